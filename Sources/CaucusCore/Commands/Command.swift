@@ -1,0 +1,57 @@
+/// Everything a session can be asked to do. Reads (pre-list, committed list, is-started)
+/// are answered from `SessionState` directly and are not commands.
+public enum Command: Hashable, Sendable, Codable {
+    // Session and roles
+    case join(JoinRequest)
+    case leave(endSession: Bool)
+    case endSession
+    case makeManager(UserID)
+    case revokeManager(UserID)
+    case transferHost(to: UserID)
+    case rename(UserID, to: String)
+    case remove(UserID)
+    case setMode(SessionMode)
+    case updateSettings(SessionSettings)
+
+    // Connection and clock (server only)
+    case connectionLost(UserID)
+    case resume(UserID)
+    case tick
+
+    // Plan and commit
+    case addToPreList([String])
+    case removeFromPreList([String])
+    case clearPreList
+    case preAssign([UserID], to: String)
+    case commit
+    case withdraw
+    case start(StartOptions)
+    case stop(countdownSeconds: Int?)
+    case broadcast(String)
+    case extendTimer(seconds: Int)
+
+    // Moving between rooms
+    case joinRoom(RoomID)
+    case returnToMain
+    case assign([UserID], to: RoomID)
+    case returnUser(UserID)
+    case autoAssign
+    case returnEveryone
+    case requestHelp
+    case answerHelp(HelpRequestID, HelpAnswer)
+
+    // Create and invite
+    case createRooms(RoomDefinition, count: Int)
+    case createAndInvite(RoomDefinition, count: Int, forceJoin: Bool)
+    case invite([UserID], to: RoomID, forceJoin: Bool)
+    case acceptInvitation(RoomID)
+    case rejectInvitation(RoomID)
+    case pauseParent
+    case resumeParent
+    case muteParent(audio: Bool, video: Bool)
+    case unmuteParent(audio: Bool, video: Bool)
+    case destroyAll
+
+    // Chat
+    case chat(String, to: ChatTarget)
+}

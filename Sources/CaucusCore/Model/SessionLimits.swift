@@ -1,0 +1,49 @@
+/// Limits that come from the app's configuration, not from the host. Defaults are the seeds'.
+/// Lengths count Unicode scalars, so a name cannot hide an unbounded payload in one
+/// user-perceived character.
+public struct SessionLimits: Hashable, Sendable, Codable {
+    public var maxSubsessions: Int
+    public var maxSessionNameLength: Int
+    public var maxUserNameLength: Int
+    public var maxPasswordLength: Int
+    public var maxUserIdentityLength: Int
+    public var maxSessionKeyLength: Int
+    public var maxRoomNameLength: Int
+    public var maxChatLength: Int
+    public var maxUsersPerSession: Int
+    public var maxRoomCapacity: Int
+    public var reconnectGraceSeconds: Int
+    public var maxTimerSeconds: Int
+    public var maxCountdownSeconds: Int
+
+    public init(
+        maxSubsessions: Int = 50, maxSessionNameLength: Int = 150, maxUserNameLength: Int = 200,
+        maxPasswordLength: Int = 10, maxUserIdentityLength: Int = 35, maxSessionKeyLength: Int = 36,
+        maxRoomNameLength: Int = 150, maxChatLength: Int = 4000, maxUsersPerSession: Int = 10_000,
+        maxRoomCapacity: Int = 1_000, reconnectGraceSeconds: Int = 30, maxTimerSeconds: Int = 86_400,
+        maxCountdownSeconds: Int = 3_600
+    ) {
+        self.maxSubsessions = maxSubsessions
+        self.maxSessionNameLength = maxSessionNameLength
+        self.maxUserNameLength = maxUserNameLength
+        self.maxPasswordLength = maxPasswordLength
+        self.maxUserIdentityLength = maxUserIdentityLength
+        self.maxSessionKeyLength = maxSessionKeyLength
+        self.maxRoomNameLength = maxRoomNameLength
+        self.maxChatLength = maxChatLength
+        self.maxUsersPerSession = maxUsersPerSession
+        self.maxRoomCapacity = maxRoomCapacity
+        self.reconnectGraceSeconds = reconnectGraceSeconds
+        self.maxTimerSeconds = maxTimerSeconds
+        self.maxCountdownSeconds = maxCountdownSeconds
+    }
+
+    public static let standard = SessionLimits()
+}
+
+extension String {
+    /// The length the limits are measured in.
+    var limitLength: Int { unicodeScalars.count }
+
+    var isBlank: Bool { allSatisfy(\.isWhitespace) }
+}

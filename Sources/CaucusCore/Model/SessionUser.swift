@@ -1,0 +1,36 @@
+/// One user present in the session (connected or holding its seat while reconnecting).
+public struct SessionUser: Hashable, Sendable, Codable {
+    public let id: UserID
+    public internal(set) var name: String
+    /// `user_identity` from the token, if any.
+    public let identity: String?
+    /// What the token claimed; a host claim takes the host role back from a user who only
+    /// inherited it.
+    public let claim: RoleClaim
+    public internal(set) var isManager: Bool
+    public internal(set) var location: Location
+    public internal(set) var presence: Presence
+    public let joinedAt: Instant
+
+    public init(
+        id: UserID, name: String, identity: String?, claim: RoleClaim, isManager: Bool = false,
+        location: Location = .main, presence: Presence = .connected, joinedAt: Instant
+    ) {
+        self.id = id
+        self.name = name
+        self.identity = identity
+        self.claim = claim
+        self.isManager = isManager
+        self.location = location
+        self.presence = presence
+        self.joinedAt = joinedAt
+    }
+}
+
+public enum Presence: Hashable, Sendable, Codable {
+    case connected
+    /// The connection dropped; the seat is held until the deadline.
+    case reconnecting(until: Instant)
+
+    public var isConnected: Bool { self == .connected }
+}
