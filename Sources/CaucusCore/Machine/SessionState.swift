@@ -47,9 +47,10 @@ public struct SessionState: Hashable, Sendable {
         self.settings = settings
     }
 
-    /// Rebuilds a session from its event log.
-    public init(replaying events: some Sequence<Event>) {
-        self.init()
+    /// Rebuilds a session from its event log, starting from the empty state the app's
+    /// configuration gives (which matters only until the first event).
+    public init(limits: SessionLimits = .standard, settings: SessionSettings = .standard, replaying events: some Sequence<Event>) {
+        self.init(limits: limits, settings: settings)
         for event in events { apply(event) }
     }
 }
