@@ -187,6 +187,26 @@ import Testing
         harness.refuse(.setMode(.lecture), by: .user(host), .breakoutActive)
     }
 
+    @Test func createAndInviteIntoAnUnstartedPlanAssignsForTheStart() {
+        var harness = Harness.session(participants: 4)
+        harness.commitRooms(["Planned"])
+        harness.perform(.createAndInvite(RoomDefinition(), count: 2, forceJoin: true), by: host)
+        #expect(harness.state.status == .committed)
+        #expect(harness.state.users.values.allSatisfy { $0.location == .main }, "nobody sits in a room that is not open")
+        #expect(harness.state.rooms.flatMap(\.assigned).count == 4)
+        harness.perform(.start(StartOptions()), by: host)
+        #expect(harness.state.rooms.flatMap(\.occupants).count == 4)
+    }
+
+    @Test func createAndInviteIntoAPlanLeavesAlreadyAssignedUsersWhereTheyAre() {
+        var harness = Harness.session(participants: 4)
+        harness.commitRooms(["Planned"])
+        harness.perform(.assign([UserID(2), UserID(3)], to: harness.roomID(named: "Planned")), by: host)
+        harness.perform(.createAndInvite(RoomDefinition(), count: 1, forceJoin: true), by: host)
+        #expect(harness.state.rooms[0].assigned == [UserID(2), UserID(3)])
+        #expect(Set(harness.state.rooms[1].assigned) == [UserID(4), UserID(5)])
+    }
+
     @Test func bothFlowsActOnOneModel() {
         var harness = Harness.session(participants: 2)
         harness.commitRooms(["Planned"])

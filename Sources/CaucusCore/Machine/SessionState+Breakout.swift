@@ -23,23 +23,28 @@ extension SessionState {
             created.append(Room(id: RoomID(nextRoomNumber + offset), name: name, definition: definition))
         }
 
+        // Rooms made this way are open at once, as the create-and-invite flow has them; rooms
+        // added to a committed (not yet started) plan wait for its start, and so do the users
+        // distributed to them, as assignments.
+        let newPhase: BreakoutPhase = phase == .committed ? .committed : .started
         var invitations: [Event] = []
         if let forceJoin {
-            let candidates = users.values.filter { $0.location == .main && role(of: $0) == .participant }.map(\.id)
+            let placed = Set(rooms.flatMap(\.assigned))
+            let candidates = users.values
+                .filter { $0.location == .main && role(of: $0) == .participant && !placed.contains($0.id) }.map(\.id)
             let added = Distribution.balanced(
                 candidates, loads: Array(repeating: 0, count: count), capacities: created.map(\.definition.capacity),
                 entropy: context.entropy)
             for index in created.indices where !added[index].isEmpty {
-                if forceJoin {
+                if newPhase == .committed {
+                    created[index].assigned = added[index]
+                } else if forceJoin {
                     created[index].occupants = added[index]
                 } else {
                     invitations.append(.invited(Invitation(users: added[index], room: created[index].id, by: context.callerID)))
                 }
             }
         }
-        // Rooms made this way are open at once, as the create-and-invite flow has them; rooms
-        // added to a committed (not yet started) plan wait for its start.
-        let newPhase: BreakoutPhase = phase == .committed ? .committed : .started
         let parent = phase.isRunning ? parent : .open
         return [.statusChanged(BreakoutSnapshot(phase: newPhase, rooms: rooms + created, timer: timer, parent: parent))]
             + invitations

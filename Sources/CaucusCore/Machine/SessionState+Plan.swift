@@ -81,7 +81,9 @@ extension SessionState {
             return BreakoutTimer.arming(
                 endsAt: context.now.adding(seconds: seconds), now: context.now, warnings: settings.timerWarningSeconds)
         }
-        var placement = rooms.map { $0.assigned.filter { users[$0] != nil } }
+        // Each present user goes to the first room that expects them.
+        var expected = Set<UserID>()
+        var placement = rooms.map { $0.assigned.filter { users[$0] != nil && expected.insert($0).inserted } }
         if options.autoAssign {
             let placed = Set(placement.joined())
             let candidates = users.values.filter { $0.location == .main && role(of: $0) == .participant && !placed.contains($0.id) }
