@@ -29,11 +29,15 @@ struct CoreBench: ParsableCommand {
         }
         rates.sort()
         let median = rates[rates.count / 2]
+        let figures: [(String, String)] = [
+            ("scenario", "core"), ("operations per run", "\(operations)"), ("runs", "\(runs)"),
+            ("median ops/s", "\(Int(median))"), ("min ops/s", "\(Int(rates[0]))"), ("max ops/s", "\(Int(rates[rates.count - 1]))"),
+        ]
         if json {
-            print(#"{"scenario":"core","operationsPerRun":\#(operations),"runs":\#(runs),"medianOpsPerSecond":\#(Int(median)),"minOpsPerSecond":\#(Int(rates.first!)),"maxOpsPerSecond":\#(Int(rates.last!))}"#)
+            print("{" + figures.map { "\"\($0.0)\": \(Int($0.1).map(String.init) ?? "\"\($0.1)\"")" }.joined(separator: ", ") + "}")
         } else {
-            print("scenario  ops/run    runs  median ops/s  min ops/s  max ops/s")
-            print("core      \(operations)  \(runs)     \(Int(median))      \(Int(rates.first!))    \(Int(rates.last!))")
+            let width = figures.map(\.0.count).max() ?? 0
+            for (name, value) in figures { print(name + String(repeating: " ", count: width - name.count + 2) + value) }
         }
     }
 }
