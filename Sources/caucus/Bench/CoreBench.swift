@@ -29,15 +29,19 @@ struct CoreBench: ParsableCommand {
         }
         rates.sort()
         let median = rates[rates.count / 2]
-        let figures: [(String, String)] = [
-            ("scenario", "core"), ("operations per run", "\(operations)"), ("runs", "\(runs)"),
-            ("median ops/s", "\(Int(median))"), ("min ops/s", "\(Int(rates[0]))"), ("max ops/s", "\(Int(rates[rates.count - 1]))"),
+        let figures: [(key: String, label: String, value: Int)] = [
+            ("operationsPerRun", "operations per run", operations), ("runs", "runs", runs),
+            ("medianOpsPerSecond", "median ops/s", Int(median)), ("minOpsPerSecond", "min ops/s", Int(rates[0])),
+            ("maxOpsPerSecond", "max ops/s", Int(rates[rates.count - 1])),
         ]
         if json {
-            print("{" + figures.map { "\"\($0.0)\": \(Int($0.1).map(String.init) ?? "\"\($0.1)\"")" }.joined(separator: ", ") + "}")
+            print(#"{"scenario": "core", "# + figures.map { #""\#($0.key)": \#($0.value)"# }.joined(separator: ", ") + "}")
         } else {
-            let width = figures.map(\.0.count).max() ?? 0
-            for (name, value) in figures { print(name + String(repeating: " ", count: width - name.count + 2) + value) }
+            let width = figures.map(\.label.count).max() ?? 0
+            print("scenario core")
+            for figure in figures {
+                print(figure.label + String(repeating: " ", count: width - figure.label.count + 2) + "\(figure.value)")
+            }
         }
     }
 }
