@@ -14,6 +14,15 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -22,13 +31,38 @@ let package = Package(
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
         .target(name: "CaucusProtocol", dependencies: ["CaucusCore"]),
-        .target(name: "CaucusServer", dependencies: ["CaucusCore", "CaucusProtocol"]),
-        .target(name: "Caucus", dependencies: ["CaucusProtocol"]),
+        .target(
+            name: "CaucusAuth",
+            dependencies: ["CaucusCore", .product(name: "JWTKit", package: "jwt-kit")]
+        ),
+        .target(
+            name: "CaucusStore",
+            dependencies: [
+                "CaucusCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CaucusServer",
+            dependencies: [
+                "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "Caucus",
+            dependencies: ["CaucusProtocol", .product(name: "WSClient", package: "swift-websocket")]
+        ),
         .executableTarget(
             name: "caucus",
             dependencies: [
-                "CaucusCore",
-                "CaucusServer",
+                "CaucusCore", "CaucusAuth", "CaucusServer", "Caucus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,7 +73,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "CaucusServerTests", dependencies: ["CaucusServer", "CaucusCore"]),
+        .testTarget(name: "CaucusAuthTests", dependencies: ["CaucusAuth"]),
+        .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),
+        .testTarget(
+            name: "CaucusServerTests",
+            dependencies: [
+                "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,20 +23,15 @@ public actor LiveSession {
 
     /// Decides, applies and numbers what `command` makes happen.
     public func perform(_ command: Command, by principal: Principal) throws(CaucusError) -> [Delivery] {
-        let events = try state.decide(command, by: principal, at: clock(), entropy: generator.next())
+        let now = clock()
+        let events = try state.decide(command, by: principal, at: now, entropy: generator.next())
         return events.map { event in
             state.apply(event)
-            let sequenced = SequencedEvent(seq: log.count + 1, event: event)
+            let sequenced = SequencedEvent(seq: log.count + 1, at: now, event: event)
             log.append(sequenced)
             return Delivery(event: sequenced, recipients: state.recipients(of: event))
         }
     }
-}
-
-/// An event with its per-session sequence number, starting at 1.
-public struct SequencedEvent: Hashable, Sendable, Codable {
-    public let seq: Int
-    public let event: Event
 }
 
 /// An event and the users who receive it.

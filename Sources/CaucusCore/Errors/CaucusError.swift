@@ -26,9 +26,24 @@ public struct CaucusError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension CaucusError {
     /// Stable numeric codes. Never renumber one; add new ones at the end of their block.
-    /// 2xxx joining, 3xxx roles, 4xxx subsessions, 5xxx breakout rooms (5067 is EnableX's),
-    /// 6xxx settings and chat.
+    /// 1xxx protocol and server, 2xxx joining (21xx tokens), 3xxx roles, 4xxx subsessions,
+    /// 5xxx breakout rooms (5067 is EnableX's), 6xxx settings and chat. The core raises 2xxx
+    /// to 6xxx; the shells raise 1xxx and 21xx. This enum is the one catalog of all of them.
     public enum Code: Int, Sendable, CaseIterable, Codable {
+        case malformedFrame = 1001
+        case unknownOperation = 1002
+        case frameTooLarge = 1003
+        case invalidArguments = 1004
+        case notJoined = 1005
+        case alreadyJoined = 1006
+        case resumeRefused = 1007
+        case binaryFrame = 1008
+        case serverShuttingDown = 1009
+        case internalError = 1010
+        case unauthorized = 1011
+        case notFound = 1012
+
+
         case sessionNameEmpty = 2001
         case sessionNameTooLong = 2002
         case userNameEmpty = 2003
@@ -42,6 +57,18 @@ extension CaucusError {
         case sessionEnded = 2012
         case sessionFull = 2013
         case sessionNotStarted = 2014
+
+        case tokenMalformed = 2101
+        case tokenAlgorithmRefused = 2102
+        case tokenSignatureInvalid = 2103
+        case tokenExpired = 2104
+        case tokenNotYetValid = 2105
+        case tokenLifetimeTooLong = 2106
+        case tokenSessionMismatch = 2107
+        case unknownApp = 2108
+        case invalidRoleType = 2109
+        case invalidTokenVersion = 2110
+        case tokenMissingClaim = 2111
 
         case notPermitted = 3001
         case userNotFound = 3002
