@@ -5,14 +5,18 @@ public struct ErrorBody: Hashable, Sendable, Codable {
     public let code: Int
     public let name: String
     public let message: String
+    /// For a refused commit, withdraw, start or stop: the seed's failure status
+    /// (`commitFailed`, …) that the one who tried reports.
+    public let status: SubsessionStatus?
 
-    public init(code: Int, name: String, message: String) {
+    public init(code: Int, name: String, message: String, status: SubsessionStatus? = nil) {
         self.code = code
         self.name = name
         self.message = message
+        self.status = status
     }
 
-    public init(_ error: CaucusError) {
-        self.init(code: error.code.rawValue, name: error.name, message: error.message)
+    public init(_ error: CaucusError, status: SubsessionStatus? = nil) {
+        self.init(code: error.code.rawValue, name: error.name, message: error.message, status: status)
     }
 }

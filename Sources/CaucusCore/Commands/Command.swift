@@ -1,6 +1,6 @@
 /// Everything a session can be asked to do. Reads (pre-list, committed list, is-started)
 /// are answered from `SessionState` directly and are not commands.
-public enum Command: Hashable, Sendable, Codable {
+public enum Command: Hashable, Sendable {
     // Session and roles
     case join(JoinRequest)
     case leave(endSession: Bool)

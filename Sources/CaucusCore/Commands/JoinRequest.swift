@@ -43,7 +43,7 @@ public enum HelpAnswer: String, Hashable, Sendable, Codable, CaseIterable {
 }
 
 /// Where a chat message goes.
-public enum ChatTarget: Hashable, Sendable, Codable {
+public enum ChatTarget: Hashable, Sendable {
     /// Everyone in the sender's room (the main session or its subsession).
     case room
     /// One user, wherever they are.

@@ -1,6 +1,6 @@
 /// Everything that happens to a session. `apply` folds events into state without checking
 /// them; replaying a session's events from an empty state rebuilds it exactly.
-public enum Event: Hashable, Sendable, Codable {
+public enum Event: Hashable, Sendable {
     case sessionStarted(SessionStarted)
     case userJoined(SessionUser, becomesHost: Bool)
     case userLeft(UserID, reason: LeaveReason, newHost: UserID?)
@@ -152,7 +152,7 @@ public struct ChatMessage: Hashable, Sendable, Codable {
     }
 }
 
-public enum ChatScope: Hashable, Sendable, Codable {
+public enum ChatScope: Hashable, Sendable {
     case room(Location)
     case direct(to: UserID)
 }

@@ -1,6 +1,6 @@
 /// Where a user is: the main session or exactly one subsession. A user's location is a single
 /// value, so "in at most one room" holds by construction, and rooms cannot nest.
-public enum Location: Hashable, Sendable, Codable, CustomStringConvertible {
+public enum Location: Hashable, Sendable, CustomStringConvertible {
     case main
     case room(RoomID)
 

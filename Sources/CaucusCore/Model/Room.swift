@@ -16,6 +16,20 @@ public struct RoomDefinition: Hashable, Sendable, Codable {
     }
 
     public static let standard = RoomDefinition()
+
+    private enum CodingKeys: String, CodingKey { case capacity, audio, video, screenShare, canvas }
+
+    /// Omitted fields take the standard definition's values.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let standard = RoomDefinition.standard
+        self.init(
+            capacity: try container.decodeIfPresent(Int.self, forKey: .capacity),
+            audio: try container.decodeIfPresent(Bool.self, forKey: .audio) ?? standard.audio,
+            video: try container.decodeIfPresent(Bool.self, forKey: .video) ?? standard.video,
+            screenShare: try container.decodeIfPresent(Bool.self, forKey: .screenShare) ?? standard.screenShare,
+            canvas: try container.decodeIfPresent(Bool.self, forKey: .canvas) ?? standard.canvas)
+    }
 }
 
 /// A committed subsession. Whichever flow created it, it is the same kind of room.

@@ -39,6 +39,33 @@ public struct SessionLimits: Hashable, Sendable, Codable {
     }
 
     public static let standard = SessionLimits()
+
+    private enum CodingKeys: String, CodingKey {
+        case maxSubsessions, maxSessionNameLength, maxUserNameLength, maxPasswordLength, maxUserIdentityLength
+        case maxSessionKeyLength, maxRoomNameLength, maxChatLength, maxUsersPerSession, maxRoomCapacity
+        case reconnectGraceSeconds, maxTimerSeconds, maxCountdownSeconds
+    }
+
+    /// An app's configuration names only the limits it changes; the rest keep the seeds' defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = SessionLimits.standard
+        func value(_ key: CodingKeys, _ fallback: Int) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? fallback }
+        self.init(
+            maxSubsessions: try value(.maxSubsessions, d.maxSubsessions),
+            maxSessionNameLength: try value(.maxSessionNameLength, d.maxSessionNameLength),
+            maxUserNameLength: try value(.maxUserNameLength, d.maxUserNameLength),
+            maxPasswordLength: try value(.maxPasswordLength, d.maxPasswordLength),
+            maxUserIdentityLength: try value(.maxUserIdentityLength, d.maxUserIdentityLength),
+            maxSessionKeyLength: try value(.maxSessionKeyLength, d.maxSessionKeyLength),
+            maxRoomNameLength: try value(.maxRoomNameLength, d.maxRoomNameLength),
+            maxChatLength: try value(.maxChatLength, d.maxChatLength),
+            maxUsersPerSession: try value(.maxUsersPerSession, d.maxUsersPerSession),
+            maxRoomCapacity: try value(.maxRoomCapacity, d.maxRoomCapacity),
+            reconnectGraceSeconds: try value(.reconnectGraceSeconds, d.reconnectGraceSeconds),
+            maxTimerSeconds: try value(.maxTimerSeconds, d.maxTimerSeconds),
+            maxCountdownSeconds: try value(.maxCountdownSeconds, d.maxCountdownSeconds))
+    }
 }
 
 extension String {

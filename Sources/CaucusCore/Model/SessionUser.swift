@@ -27,7 +27,7 @@ public struct SessionUser: Hashable, Sendable, Codable {
     }
 }
 
-public enum Presence: Hashable, Sendable, Codable {
+public enum Presence: Hashable, Sendable {
     case connected
     /// The connection dropped; the seat is held until the deadline.
     case reconnecting(until: Instant)

@@ -1,5 +1,5 @@
 /// Where the session's breakout is in its life. Only these can be a session's state.
-public enum BreakoutPhase: Hashable, Sendable, Codable {
+public enum BreakoutPhase: Hashable, Sendable {
     case none
     case committed
     case withdrawn

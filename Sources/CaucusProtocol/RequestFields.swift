@@ -1,0 +1,111 @@
+import CaucusCore
+
+/// Every argument any operation takes, all optional: JSON decoding checks their types, and
+/// `request(for:)` checks that an operation has the ones it needs.
+struct RequestFields: Decodable {
+    var id: Int?
+    var op: String?
+    var session: String?
+    var userName: String?
+    var token: String?
+    var password: String?
+    var secret: String?
+    var lastSeq: Int?
+    var endSession: Bool?
+    var user: UserID?
+    var users: [UserID]?
+    var name: String?
+    var names: [String]?
+    var mode: SessionMode?
+    var settings: SettingsChange?
+    var durationSeconds: Int?
+    var autoAssign: Bool?
+    var autoMove: Bool?
+    var countdownSeconds: Int?
+    var text: String?
+    var seconds: Int?
+    var room: RoomID?
+    var request: HelpRequestID?
+    var answer: HelpAnswer?
+    var definition: RoomDefinition?
+    var count: Int?
+    var forceJoin: Bool?
+    var audio: Bool?
+    var video: Bool?
+    var to: UserID?
+
+    private func required<Value>(_ value: Value?, _ name: String) throws(CaucusError) -> Value {
+        guard let value else { throw CaucusError(.invalidArguments, "Missing \"\(name)\".") }
+        return value
+    }
+
+    func makeRequest() throws(CaucusError) -> Request {
+        guard let op else { throw CaucusError(.invalidArguments, "Every request needs an \"op\".") }
+        guard let operation = Operation(rawValue: op) else { throw CaucusError(.unknownOperation, "Unknown op \"\(op)\".") }
+        return try request(for: operation)
+    }
+
+    func request(for operation: Operation) throws(CaucusError) -> Request {
+        switch operation {
+        case .join:
+            return .join(
+                JoinArguments(
+                    session: try required(session, "session"), userName: try required(userName, "userName"),
+                    token: try required(token, "token"), password: password))
+        case .resume:
+            return .resume(ResumeArguments(secret: try required(secret, "secret"), lastSeq: try required(lastSeq, "lastSeq")))
+        case .ping: return .query(.ping)
+        case .getPreList: return .query(.getPreList)
+        case .getCommittedList: return .query(.getCommittedList)
+        case .isStarted: return .query(.isStarted)
+        case .getSnapshot: return .query(.getSnapshot)
+        case .updateSettings: return .updateSettings(try required(settings, "settings"))
+        default: return .command(try command(for: operation))
+        }
+    }
+
+    private func command(for operation: Operation) throws(CaucusError) -> Command {
+        switch operation {
+        case .leave: return .leave(endSession: endSession ?? false)
+        case .makeManager: return .makeManager(try required(user, "user"))
+        case .revokeManager: return .revokeManager(try required(user, "user"))
+        case .transferHost: return .transferHost(to: try required(user, "user"))
+        case .rename: return .rename(try required(user, "user"), to: try required(name, "name"))
+        case .remove: return .remove(try required(user, "user"))
+        case .setMode: return .setMode(try required(mode, "mode"))
+        case .addToPreList: return .addToPreList(try required(names, "names"))
+        case .removeFromPreList: return .removeFromPreList(try required(names, "names"))
+        case .clearPreList: return .clearPreList
+        case .preAssign: return .preAssign(try required(users, "users"), to: try required(name, "name"))
+        case .commit: return .commit
+        case .withdraw: return .withdraw
+        case .start:
+            return .start(StartOptions(durationSeconds: durationSeconds, autoAssign: autoAssign ?? false, autoMove: autoMove))
+        case .stop: return .stop(countdownSeconds: countdownSeconds)
+        case .broadcast: return .broadcast(try required(text, "text"))
+        case .extendTimer: return .extendTimer(seconds: try required(seconds, "seconds"))
+        case .joinRoom: return .joinRoom(try required(room, "room"))
+        case .returnToMain, .disconnect: return .returnToMain
+        case .assign: return .assign(try required(users, "users"), to: try required(room, "room"))
+        case .returnUser: return .returnUser(try required(user, "user"))
+        case .autoAssign: return .autoAssign
+        case .returnEveryone, .clearAll: return .returnEveryone
+        case .requestHelp: return .requestHelp
+        case .answerHelp: return .answerHelp(try required(request, "request"), try required(answer, "answer"))
+        case .createRooms: return .createRooms(definition ?? .standard, count: try required(count, "count"))
+        case .createAndInvite:
+            return .createAndInvite(definition ?? .standard, count: try required(count, "count"), forceJoin: forceJoin ?? false)
+        case .invite: return .invite(try required(users, "users"), to: try required(room, "room"), forceJoin: forceJoin ?? false)
+        case .acceptInvitation: return .acceptInvitation(try required(room, "room"))
+        case .rejectInvitation: return .rejectInvitation(try required(room, "room"))
+        case .pauseParent: return .pauseParent
+        case .resumeParent: return .resumeParent
+        case .muteParent: return .muteParent(audio: audio ?? true, video: video ?? true)
+        case .unmuteParent: return .unmuteParent(audio: audio ?? true, video: video ?? true)
+        case .destroyAll: return .destroyAll
+        case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
+        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings:
+            throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CaucusCore
+
+/// Frames the server sends: replies (`re`) and events (`seq`).
+public enum ServerFrame: Sendable, Equatable {
+    case reply(re: Int, result: ReplyResult)
+    /// `re` is null when the request's id could not be read.
+    case error(re: Int?, ErrorBody)
+    case event(SequencedEvent)
+}
+
+/// What a successful request returns.
+public enum ReplyResult: Sendable, Equatable {
+    /// After a join: who you are, the secret to resume with, and the session as you see it.
+    case joined(user: UserID, secret: String, snapshot: SessionSnapshot)
+    /// After a resume: either the missed events follow (`replayingFrom` is the first seq sent),
+    /// or, if they are no longer all kept, a fresh snapshot.
+    case resumed(user: UserID, replayingFrom: Int?, snapshot: SessionSnapshot?)
+    /// A command was carried out; `seq` is that of its last event (nil if it caused none).
+    case done(seq: Int?)
+    case preList([PlannedRoom])
+    case committed(BreakoutSnapshot)
+    case started(Bool)
+    case snapshot(SessionSnapshot)
+    case pong
+}
+
+extension ServerFrame: Codable {
+    private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
+    private enum ResultKeys: String, CodingKey {
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        switch self {
+        case .reply(let re, let result):
+            try c.encode(re, forKey: .re)
+            var r = c.nestedContainer(keyedBy: ResultKeys.self, forKey: .result)
+            switch result {
+            case .joined(let user, let secret, let snapshot):
+                try r.encode(user, forKey: .user)
+                try r.encode(secret, forKey: .secret)
+                try r.encode(snapshot, forKey: .snapshot)
+            case .resumed(let user, let from, let snapshot):
+                try r.encode(user, forKey: .user)
+                try r.encodeIfPresent(from, forKey: .replayingFrom)
+                try r.encodeIfPresent(snapshot, forKey: .snapshot)
+            case .done(let seq): try r.encodeIfPresent(seq, forKey: .seq)
+            case .preList(let plan): try r.encode(plan, forKey: .preList)
+            case .committed(let breakout): try r.encode(breakout, forKey: .committed)
+            case .started(let started): try r.encode(started, forKey: .started)
+            case .snapshot(let snapshot): try r.encode(snapshot, forKey: .snapshot)
+            case .pong: try r.encode(true, forKey: .pong)
+            }
+        case .error(let re, let body):
+            try c.encode(re, forKey: .re)
+            try c.encode(body, forKey: .error)
+        case .event(let event):
+            try c.encode(event.seq, forKey: .seq)
+            try c.encode(event.at, forKey: .at)
+            try c.encode(event.event, forKey: .event)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        if c.contains(.seq) && !c.contains(.re) {
+            self = .event(
+                SequencedEvent(
+                    seq: try c.decode(Int.self, forKey: .seq), at: try c.decode(Instant.self, forKey: .at),
+                    event: try c.decode(Event.self, forKey: .event)))
+            return
+        }
+        let re = try c.decodeIfPresent(Int.self, forKey: .re)
+        if let body = try c.decodeIfPresent(ErrorBody.self, forKey: .error) {
+            self = .error(re: re, body)
+            return
+        }
+        guard let re else {
+            throw DecodingError.dataCorruptedError(forKey: .re, in: c, debugDescription: "A reply needs re.")
+        }
+        let r = try c.nestedContainer(keyedBy: ResultKeys.self, forKey: .result)
+        let result: ReplyResult
+        if r.contains(.secret) {
+            result = .joined(
+                user: try r.decode(UserID.self, forKey: .user), secret: try r.decode(String.self, forKey: .secret),
+                snapshot: try r.decode(SessionSnapshot.self, forKey: .snapshot))
+        } else if r.contains(.user) {
+            result = .resumed(
+                user: try r.decode(UserID.self, forKey: .user), replayingFrom: try r.decodeIfPresent(Int.self, forKey: .replayingFrom),
+                snapshot: try r.decodeIfPresent(SessionSnapshot.self, forKey: .snapshot))
+        } else if r.contains(.preList) {
+            result = .preList(try r.decode([PlannedRoom].self, forKey: .preList))
+        } else if r.contains(.committed) {
+            result = .committed(try r.decode(BreakoutSnapshot.self, forKey: .committed))
+        } else if r.contains(.started) {
+            result = .started(try r.decode(Bool.self, forKey: .started))
+        } else if r.contains(.snapshot) {
+            result = .snapshot(try r.decode(SessionSnapshot.self, forKey: .snapshot))
+        } else if r.contains(.pong) {
+            result = .pong
+        } else {
+            result = .done(seq: try r.decodeIfPresent(Int.self, forKey: .seq))
+        }
+        self = .reply(re: re, result: result)
+    }
+}

@@ -1,0 +1,156 @@
+import CaucusCore
+import CaucusProtocol
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// One client's socket: reads request frames, sends replies and events through the
+/// connection's bounded queue. The first frame must be `join` or `resume`.
+struct WebSocketSession {
+    let server: SessionServer
+    let channel: any Channel
+    let logger: Logger
+
+    private static let nextID = Atomic<Int>(0)
+
+    /// Where the conversation is.
+    enum Phase {
+        case awaitingJoin
+        case joined(SessionActor, UserID)
+    }
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let connection = ClientConnection(
+            id: Self.nextID.add(1, ordering: .relaxed).newValue, queueLimit: server.configuration.outboundQueueLimit)
+        let channel = channel
+        let metrics = server.metrics
+        connection.onClose.withLock {
+            $0 = { code, _ in
+                guard code == .tooSlow else { return }
+                // A client that does not read would never take the close frame: drop the socket.
+                metrics.slowClientsDropped.increment()
+                channel.close(promise: nil)
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.write(connection.outgoing, to: outbound) }
+            var phase = Phase.awaitingJoin
+            do {
+                for try await message in inbound.messages(maxSize: server.configuration.maxFrameBytes) {
+                    guard case .text(let text) = message else {
+                        send(.error(re: nil, ErrorBody(CaucusError(.binaryFrame, "Frames are JSON text; binary frames are refused."))), on: connection)
+                        continue
+                    }
+                    phase = await handle(Data(text.utf8), phase: phase, connection: connection)
+                }
+            } catch {
+                logger.debug("socket ended: \(error)")
+            }
+            if case .joined(let session, let user) = phase { await session.connectionClosed(user, connection: connection) }
+            connection.close(.normal, reason: "Goodbye.")
+        }
+    }
+
+    private static func write(_ outgoing: AsyncStream<ClientConnection.Outgoing>, to outbound: WebSocketOutboundWriter) async {
+        for await item in outgoing {
+            do {
+                switch item {
+                case .frame(let buffer):
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
+                case .close(let code, let reason):
+                    try await outbound.close(.init(codeNumber: Int(code.rawValue)), reason: reason)
+                    return
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func handle(_ data: Data, phase: Phase, connection: ClientConnection) async -> Phase {
+        let started = ContinuousClock.now
+        defer { server.metrics.requestLatency.recordInterval(ContinuousClock.now - started) }
+        let frame: ClientFrame
+        do {
+            frame = try ClientFrame.decode(data)
+        } catch {
+            send(.error(re: error.id, ErrorBody(error.error)), on: connection)
+            return phase
+        }
+        do {
+            switch (phase, frame.request) {
+            case (.awaitingJoin, .join(let arguments)):
+                return try await join(arguments, id: frame.id, connection: connection)
+            case (.awaitingJoin, .resume(let arguments)):
+                return try await resume(arguments, id: frame.id, connection: connection)
+            case (_, .query(.ping)):
+                send(.reply(re: frame.id, result: .pong), on: connection)
+            case (.awaitingJoin, _):
+                throw CaucusError(.notJoined, "Join (or resume) first: the first frame must be \"join\" or \"resume\".")
+            case (.joined, .join), (.joined, .resume):
+                throw CaucusError(.alreadyJoined, "This connection has already joined.")
+            case (.joined(let session, let user), .command(let command)):
+                do {
+                    let seq = try await session.perform(command, by: .user(user))
+                    send(.reply(re: frame.id, result: .done(seq: seq)), on: connection)
+                } catch {
+                    send(.error(re: frame.id, ErrorBody(error, status: CaucusError.failureStatus(of: command))), on: connection)
+                }
+            case (.joined(let session, let user), .updateSettings(let change)):
+                let seq = try await session.settingsChange(change, by: .user(user))
+                send(.reply(re: frame.id, result: .done(seq: seq)), on: connection)
+            case (.joined(let session, let user), .query(let query)):
+                send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
+            }
+        } catch let error as CaucusError {
+            send(.error(re: frame.id, ErrorBody(error)), on: connection)
+        } catch {
+            send(.error(re: frame.id, ErrorBody(CaucusError(.internalError, "\(error)"))), on: connection)
+        }
+        return phase
+    }
+
+    private func join(_ arguments: JoinArguments, id: Int, connection: ClientConnection) async throws(CaucusError) -> Phase {
+        let now = server.clock()
+        let token = try server.verifier.verify(arguments.token, sessionName: arguments.session, now: now)
+        guard let app = server.apps[token.appKey] else { throw CaucusError(.unknownApp, "Unknown app.") }
+        let request = JoinRequest(
+            sessionName: arguments.session, userName: arguments.userName, claim: token.role, password: arguments.password,
+            userIdentity: token.userIdentity, sessionKey: token.sessionKey)
+        // A session may end between finding it and joining it; then the name is free for a new one.
+        for attempt in 1...2 {
+            let session: SessionActor
+            do {
+                session = try await server.registry.sessionForJoin(app: app, name: arguments.session, at: now)
+            } catch {
+                throw CaucusError(.internalError, "The session could not be created: \(error)")
+            }
+            do {
+                let user = try await session.join(request, requestID: id, connection: connection)
+                server.metrics.joins.increment()
+                return .joined(session, user)
+            } catch {
+                await server.registry.discardIfUnstarted(session)
+                if error.code == .sessionEnded && attempt == 1 { continue }
+                throw error
+            }
+        }
+        throw CaucusError(.sessionEnded, "The session ended while joining; join again.")
+    }
+
+    private func resume(_ arguments: ResumeArguments, id: Int, connection: ClientConnection) async throws(CaucusError) -> Phase {
+        guard let seat = server.secrets.seat(of: arguments.secret), let session = await server.registry.session(seat.session) else {
+            throw CaucusError(.resumeRefused, "This resume secret names no live seat; join again.")
+        }
+        try await session.resume(seat.user, after: arguments.lastSeq, requestID: id, connection: connection)
+        return .joined(session, seat.user)
+    }
+
+    private func send(_ frame: ServerFrame, on connection: ClientConnection) {
+        guard let data = try? JSONEncoder().encode(frame) else { return }
+        connection.send(ByteBuffer(bytes: data))
+    }
+}

@@ -1,0 +1,191 @@
+import CaucusAuth
+import CaucusCore
+import CaucusProtocol
+import CaucusStore
+import Foundation
+import Hummingbird
+import HummingbirdCore
+
+/// The HTTP control API for an app's own servers: HTTP Basic authentication with the app's
+/// key and secret; JSON in and out; errors as `{"error": {code, name, message}}`.
+extension SessionServer {
+    func controlRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/healthz") { _, _ in Self.json(["status": "ok"]) }
+        router.get("/metrics") { _, _ in
+            await self.refreshGauges()
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
+        }
+        router.get("/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        let v1 = router.group("v1")
+        v1.get("sessions") { request, _ in
+            try await self.control(request) { app in
+                var list: [SessionSummary] = []
+                for session in await self.registry.sessions(of: app.key) { list.append(await session.summary()) }
+                return Self.json(["sessions": list])
+            }
+        }
+        v1.get("sessions/:id") { request, context in
+            try await self.control(request) { app in Self.json(try await self.session(context, app).view()) }
+        }
+        v1.delete("sessions/:id") { request, context in
+            try await self.control(request) { app in
+                let seq = try await self.session(context, app).perform(.endSession, by: .server)
+                return Self.json(["seq": seq])
+            }
+        }
+        v1.delete("sessions/:id/users/:user") { request, context in
+            try await self.control(request) { app in
+                guard let user = context.parameters.get("user", as: Int.self) else {
+                    throw CaucusError(.invalidArguments, "The user id must be an integer.")
+                }
+                let seq = try await self.session(context, app).perform(.remove(UserID(user)), by: .server)
+                return Self.json(["seq": seq])
+            }
+        }
+        v1.post("sessions/:id/operations") { request, context in
+            try await self.control(request) { app in
+                let session = try await self.session(context, app)
+                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
+                let operation: CaucusProtocol.Request
+                switch Result(catching: { () throws(FrameError) in try ClientFrame.decodeOperation(Data(buffer: body)) }) {
+                case .success(let decoded): operation = decoded
+                case .failure(let failure): throw failure.error
+                }
+                switch operation {
+                case .command(let command):
+                    let seq: Int?
+                    do {
+                        seq = try await session.perform(command, by: .server)
+                    } catch let error as CaucusError {
+                        throw ControlFailure(error: error, status: CaucusError.failureStatus(of: command))
+                    }
+                    return Self.json(["seq": seq])
+                case .updateSettings(let change):
+                    return Self.json(["seq": try await session.settingsChange(change, by: .server)])
+                case .query, .join, .resume:
+                    throw CaucusError(.unknownOperation, "Only commands run here; read state with GET /v1/sessions/{id}.")
+                }
+            }
+        }
+        v1.get("history") { request, _ in
+            try await self.control(request) { app in
+                let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 50
+                return Self.json(["sessions": try await self.store.history(app: app.key, limit: min(max(limit, 1), 1000))])
+            }
+        }
+        return router
+    }
+
+    private func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws(CaucusError) -> SessionActor {
+        guard let raw = context.parameters.get("id", as: Int64.self), let session = await registry.session(StoredSessionID(rawValue: raw)),
+            session.app == app.key
+        else { throw CaucusError(.notFound, "No live session with that id in this app.") }
+        return session
+    }
+
+    /// Authenticates the app and turns refusals into JSON error responses.
+    private func control(_ request: HummingbirdCore.Request, _ body: (AppCredentials) async throws -> Response) async throws -> Response {
+        guard let app = authenticate(request) else {
+            return Self.failure(CaucusError(.unauthorized, "Use HTTP Basic authentication with the app's key and secret."), status: nil)
+        }
+        do {
+            return try await body(app)
+        } catch let failure as ControlFailure {
+            return Self.failure(failure.error, status: failure.status)
+        } catch let error as CaucusError {
+            return Self.failure(error, status: nil)
+        }
+    }
+
+    private func authenticate(_ request: HummingbirdCore.Request) -> AppCredentials? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+            let colon = decoded.firstIndex(of: ":")
+        else { return nil }
+        let key = String(decoded[..<colon])
+        let secret = String(decoded[decoded.index(after: colon)...])
+        guard let app = apps[key], app.secret == secret else { return nil }
+        return app
+    }
+
+    static func httpStatus(for code: CaucusError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .unauthorized: .unauthorized
+        case .notFound, .userNotFound, .roomNotFound, .helpRequestNotFound, .invitationNotFound: .notFound
+        case .notPermitted: .forbidden
+        case .internalError: .internalServerError
+        case .wrongStatus, .lectureMode, .sessionEnded, .breakoutActive: .conflict
+        default: .badRequest
+        }
+    }
+
+    static func failure(_ error: CaucusError, status: SubsessionStatus?) -> Response {
+        var response = json(["error": ErrorBody(error, status: status)])
+        response.status = httpStatus(for: error.code)
+        return response
+    }
+
+    static func json(_ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func refreshGauges() async {
+        let sessions = await registry.all()
+        var users = 0
+        for session in sessions { users += await session.state.users.count }
+        metrics.sessions.record(sessions.count)
+        metrics.users.record(users)
+    }
+}
+
+/// A refused command with the seed status its refusal reports.
+struct ControlFailure: Error {
+    let error: CaucusError
+    let status: SubsessionStatus?
+}
+
+/// One line of the session list.
+struct SessionSummary: Codable, Sendable {
+    let id: StoredSessionID
+    let name: String
+    let createdAt: Instant
+    let users: Int
+    let status: SubsessionStatus
+    let seq: Int
+}
+
+/// One session as the control API shows it: everything, with no viewer's restrictions.
+struct SessionView: Codable, Sendable {
+    let id: StoredSessionID
+    let name: String
+    let createdAt: Instant
+    let seq: Int
+    let hostID: UserID?
+    let mode: SessionMode
+    let settings: SessionSettings
+    let users: [UserView]
+    let breakout: BreakoutSnapshot
+    let preList: [PlannedRoom]
+    let helpRequests: [HelpRequest]
+}
+
+extension SessionActor {
+    func summary() -> SessionSummary {
+        SessionSummary(id: id, name: state.name, createdAt: state.createdAt, users: state.users.count, status: state.status, seq: seq)
+    }
+
+    func view() -> SessionView {
+        SessionView(
+            id: id, name: state.name, createdAt: state.createdAt, seq: seq, hostID: state.hostID, mode: state.mode,
+            settings: state.settings, users: state.users.values.map { UserView($0, role: state.role(of: $0)) },
+            breakout: state.snapshot, preList: state.preList, helpRequests: state.helpRequests)
+    }
+}

@@ -1,0 +1,158 @@
+/// The control API's OpenAPI document, served at `/openapi.json`. `ControlAPITests` checks
+/// that every path here answers and every route answers here.
+enum OpenAPIDocument {
+    static let json = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "Caucus control API",
+    "version": "1.0.0",
+    "description": "Server-side control of an app's Caucus sessions. Authenticate with HTTP Basic: the app key as user name, the app secret as password. Errors are {\"error\": {\"code\", \"name\", \"message\"}} with the codes of docs/errors.md."
+  },
+  "servers": [{"url": "http://127.0.0.1:8080"}],
+  "components": {
+    "securitySchemes": {"app": {"type": "http", "scheme": "basic"}},
+    "schemas": {
+      "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": ["code", "name", "message"],
+            "properties": {
+              "code": {"type": "integer"},
+              "name": {"type": "string"},
+              "message": {"type": "string"},
+              "status": {"type": "string", "description": "For a refused commit, withdraw, start or stop: commitFailed, withdrawFailed, startFailed or stopFailed."}
+            }
+          }
+        }
+      },
+      "Seq": {"type": "object", "properties": {"seq": {"type": ["integer", "null"], "description": "The sequence number of the last event the operation caused."}}},
+      "SessionSummary": {
+        "type": "object",
+        "required": ["id", "name", "createdAt", "users", "status", "seq"],
+        "properties": {
+          "id": {"type": "integer"}, "name": {"type": "string"}, "createdAt": {"type": "integer", "description": "Unix milliseconds"},
+          "users": {"type": "integer"}, "status": {"type": "string"}, "seq": {"type": "integer"}
+        }
+      },
+      "Session": {
+        "type": "object",
+        "description": "A live session: users (with role, location, presence), the committed list with each room's occupants, the pre-list, settings and pending help requests. The shapes are those of docs/protocol.md.",
+        "required": ["id", "name", "seq", "users", "breakout"],
+        "properties": {
+          "id": {"type": "integer"}, "name": {"type": "string"}, "createdAt": {"type": "integer"}, "seq": {"type": "integer"},
+          "hostID": {"type": ["integer", "null"]}, "mode": {"type": "string", "enum": ["group", "lecture"]},
+          "settings": {"type": "object"}, "users": {"type": "array", "items": {"type": "object"}},
+          "breakout": {"type": "object"}, "preList": {"type": "array", "items": {"type": "object"}},
+          "helpRequests": {"type": "array", "items": {"type": "object"}}
+        }
+      },
+      "Operation": {
+        "type": "object",
+        "required": ["op"],
+        "description": "The same JSON as a WebSocket request, without id: e.g. {\"op\": \"start\", \"durationSeconds\": 600, \"autoAssign\": true}. Every command of docs/protocol.md that does not act on the caller's own seat is allowed, with host authority.",
+        "properties": {"op": {"type": "string"}},
+        "additionalProperties": true
+      },
+      "History": {
+        "type": "object",
+        "properties": {
+          "sessions": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "id": {"type": "integer"}, "app": {"type": "string"}, "name": {"type": "string"},
+                "startedAt": {"type": "integer"}, "endedAt": {"type": ["integer", "null"]}, "endReason": {"type": ["string", "null"]},
+                "users": {"type": "array", "items": {"type": "object", "properties": {
+                  "userID": {"type": "integer"}, "name": {"type": "string"}, "joinedAt": {"type": "integer"},
+                  "leftAt": {"type": ["integer", "null"]}, "leaveReason": {"type": ["string", "null"]}}}}
+              }
+            }
+          }
+        }
+      }
+    },
+    "responses": {
+      "Error": {"description": "Refused; nothing changed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    },
+    "parameters": {
+      "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}, "description": "The session's id, from GET /v1/sessions."}
+    }
+  },
+  "security": [{"app": []}],
+  "paths": {
+    "/healthz": {
+      "get": {"summary": "Liveness", "security": [], "responses": {"200": {"description": "Up", "content": {"application/json": {"schema": {"type": "object"}}}}}}
+    },
+    "/metrics": {
+      "get": {"summary": "Prometheus metrics", "security": [], "responses": {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}}}}
+    },
+    "/openapi.json": {
+      "get": {"summary": "This document", "security": [], "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}
+    },
+    "/v1/sessions": {
+      "get": {
+        "summary": "The app's live sessions",
+        "responses": {
+          "200": {"description": "Live sessions", "content": {"application/json": {"schema": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/SessionSummary"}}}}}}},
+          "401": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}": {
+      "parameters": [{"$ref": "#/components/parameters/session"}],
+      "get": {
+        "summary": "One session's users, rooms and status",
+        "responses": {
+          "200": {"description": "The session", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Session"}}}},
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      },
+      "delete": {
+        "summary": "End the session for everyone",
+        "responses": {
+          "200": {"description": "Ended", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/users/{user}": {
+      "parameters": [{"$ref": "#/components/parameters/session"}, {"name": "user", "in": "path", "required": true, "schema": {"type": "integer"}}],
+      "delete": {
+        "summary": "Remove a user",
+        "responses": {
+          "200": {"description": "Removed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/operations": {
+      "parameters": [{"$ref": "#/components/parameters/session"}],
+      "post": {
+        "summary": "Run any host or manager operation (pre-list, commit, start, stop, assign, broadcast, create rooms, invite, pause, destroy, settings…)",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "responses": {
+          "200": {"description": "Done", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "403": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/history": {
+      "get": {
+        "summary": "Session history, newest first",
+        "parameters": [{"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50}}],
+        "responses": {
+          "200": {"description": "Sessions with start and end, users with join and leave times", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/History"}}}},
+          "401": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    }
+  }
+}
+"""#
+}

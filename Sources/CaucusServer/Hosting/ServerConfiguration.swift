@@ -1,0 +1,32 @@
+import CaucusAuth
+import CaucusCore
+
+/// How a server runs. `caucus serve` fills it from flags, environment and defaults.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    /// 0 picks a free port (tests).
+    public var port: Int
+    /// Where the database, the server key and the development app live.
+    public var dataDirectory: String
+    /// Production apps; when empty, the development app is created and used.
+    public var apps: [AppCredentials]
+    /// Largest frame a client may send, in bytes.
+    public var maxFrameBytes: Int
+    /// Frames queued for one client before it is cut off as too slow.
+    public var outboundQueueLimit: Int
+    /// Recent events a session keeps to replay to a resuming client.
+    public var replayWindow: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
+        maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.apps = apps
+        self.maxFrameBytes = maxFrameBytes
+        self.outboundQueueLimit = outboundQueueLimit
+        self.replayWindow = replayWindow
+    }
+}

@@ -1,0 +1,113 @@
+import CaucusAuth
+import CaucusCore
+import CaucusStore
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
+/// metrics, over one session registry and one store.
+public final class SessionServer: Sendable {
+    public let configuration: ServerConfiguration
+    /// The development app, when the server runs without configured apps.
+    public let developmentApp: AppCredentials?
+    /// Whether the development app was made on this start.
+    public let createdDevelopmentApp: Bool
+    let apps: [String: AppCredentials]
+    let verifier: TokenVerifier
+    let registry: SessionRegistry
+    let store: any SessionStore
+    let secrets: ResumeSecrets
+    let metrics: ServerMetrics
+    let logger: Logger
+    let clock: @Sendable () -> Instant
+
+    /// Opens the data folder and store, and rebuilds the sessions that were live.
+    public static func open(
+        _ configuration: ServerConfiguration, logger: Logger = Logger(label: "caucus"),
+        clock: @escaping @Sendable () -> Instant = Instant.wallClock
+    ) async throws -> SessionServer {
+        let data = DataDirectory(path: configuration.dataDirectory)
+        try data.create()
+        var apps = configuration.apps
+        var development: (app: AppCredentials, created: Bool)?
+        if apps.isEmpty {
+            development = try data.developmentApp()
+            apps = [development!.app]
+        }
+        let store = try await SQLiteSessionStore.open(path: data.databasePath, logger: logger)
+        let server = SessionServer(
+            configuration: configuration, apps: apps, development: development, store: store,
+            secrets: ResumeSecrets(key: try data.serverKey()), logger: logger, clock: clock)
+        await server.registry.restore(from: try await store.liveSessions(), apps: server.apps)
+        return server
+    }
+
+    private init(
+        configuration: ServerConfiguration, apps: [AppCredentials], development: (app: AppCredentials, created: Bool)?,
+        store: any SessionStore, secrets: ResumeSecrets, logger: Logger, clock: @escaping @Sendable () -> Instant
+    ) {
+        self.configuration = configuration
+        self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        self.developmentApp = development?.app
+        self.createdDevelopmentApp = development?.created ?? false
+        self.verifier = TokenVerifier(apps: apps)
+        self.store = store
+        self.secrets = secrets
+        self.logger = logger
+        self.clock = clock
+        let metrics = ServerMetrics()
+        self.metrics = metrics
+        let replayWindow = configuration.replayWindow
+        self.registry = SessionRegistry { registry in
+            SessionEnvironment(
+                store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow,
+                sessionClosed: { id in await registry.closed(id) })
+        }
+    }
+
+    /// The Hummingbird application serving everything; `onRunning` gets the bound port.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: configuration.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+        return Application(
+            router: controlRouter(),
+            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, channel, _ in
+                guard request.path == "/ws" else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, outbound, context in
+                    await WebSocketSession(server: self, channel: channel, logger: context.logger).run(inbound: inbound, outbound: outbound)
+                }
+            },
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "caucus"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: application(onRunning: onRunning)), .init(service: ShutdownNotice(server: self))],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        try await store.close()
+    }
+
+    /// Closes every client connection with "service restart": they reconnect and resume.
+    func closeAllConnections() async {
+        for session in await registry.all() { await session.closeAllConnections(.serviceRestart, reason: "The server is restarting; reconnect and resume.") }
+    }
+}
+
+/// Waits for graceful shutdown, then tells every client to reconnect elsewhere or later.
+struct ShutdownNotice: Service {
+    let server: SessionServer
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await server.closeAllConnections()
+    }
+}

@@ -1,0 +1,44 @@
+import CoreMetrics
+import Metrics
+import Prometheus
+
+/// The server's metrics, recorded through swift-metrics and exposed at `/metrics` in
+/// Prometheus text.
+struct ServerMetrics: Sendable {
+    /// swift-metrics has one backend per process; every server in the process shares it.
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    let events: CoreMetrics.Counter
+    let deliveries: CoreMetrics.Counter
+    let slowClientsDropped: CoreMetrics.Counter
+    let joins: CoreMetrics.Counter
+    let sessions: CoreMetrics.Gauge
+    let users: CoreMetrics.Gauge
+    let requestLatency: CoreMetrics.Timer
+    let fanOut: CoreMetrics.Timer
+
+    init() {
+        _ = Self.registry
+        events = CoreMetrics.Counter(label: "caucus_events_total")
+        deliveries = CoreMetrics.Counter(label: "caucus_deliveries_total")
+        slowClientsDropped = CoreMetrics.Counter(label: "caucus_slow_clients_dropped_total")
+        joins = CoreMetrics.Counter(label: "caucus_joins_total")
+        sessions = CoreMetrics.Gauge(label: "caucus_sessions")
+        users = CoreMetrics.Gauge(label: "caucus_users")
+        requestLatency = CoreMetrics.Timer(label: "caucus_request_duration_seconds", preferredDisplayUnit: .seconds)
+        fanOut = CoreMetrics.Timer(label: "caucus_fanout_duration_seconds", preferredDisplayUnit: .seconds)
+    }
+
+    func prometheusText() -> String { Self.registry.emitToString() }
+}
+
+extension CoreMetrics.Timer {
+    func recordInterval(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,326 @@
+import CaucusCore
+import CaucusProtocol
+import CaucusStore
+import DequeModule
+import Foundation
+import NIOCore
+
+/// One live session: it owns the state, decides commands one at a time, makes their events
+/// durable (several commands' events in one store transaction when they arrive together),
+/// and fans each event out to its audience as one encoded buffer shared by every recipient.
+actor SessionActor {
+    let id: StoredSessionID
+    let app: String
+    private(set) var state: SessionState
+    private(set) var seq: Int
+    private var durableSeq: Int
+
+    /// Decided and applied, waiting for the store; delivered once durable.
+    private var pending: [Outgoing] = []
+    private var flushing = false
+    private var waiters: [(seq: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var broken = false
+
+    /// Recent events for replay to resuming clients.
+    private var recent = Deque<Outgoing>()
+    private var connections: [UserID: ClientConnection] = [:]
+    private var tickTask: Task<Void, Never>?
+    private var scheduledDeadline: Instant?
+    private let environment: SessionEnvironment
+    private let encoder = JSONEncoder()
+
+    struct Outgoing: Sendable {
+        let event: SequencedEvent
+        let frame: ByteBuffer
+        let recipients: Recipients
+    }
+
+    enum Recipients: Sendable {
+        case everyone([UserID])
+        case some([UserID])
+
+        var users: [UserID] {
+            switch self {
+            case .everyone(let users), .some(let users): users
+            }
+        }
+
+        /// Whether `user`, present then, was one of them (everyone-events are not kept per user).
+        func includes(_ user: UserID) -> Bool {
+            switch self {
+            case .everyone: true
+            case .some(let users): users.contains(user)
+            }
+        }
+    }
+
+    init(id: StoredSessionID, app: String, limits: SessionLimits, environment: SessionEnvironment) {
+        self.id = id
+        self.app = app
+        self.state = SessionState(limits: limits)
+        self.seq = 0
+        self.durableSeq = 0
+        self.environment = environment
+    }
+
+    /// Rebuilds the session from its stored log after a restart (on a fresh actor).
+    func restore(_ stored: StoredSession) {
+        for event in stored.events {
+            let departed = Self.departures(of: event.event, in: state)
+            state.apply(event.event)
+            remember(Outgoing(event: event, frame: Self.encode(.event(event), with: encoder), recipients: recipients(of: event.event, departed: departed)))
+            seq = event.seq
+        }
+        durableSeq = seq
+    }
+
+    /// Users who were connected lost their connection with the old process: their seats are
+    /// held for the grace from now.
+    func holdSeatsAfterRestart() async {
+        for user in state.users.values where user.presence.isConnected {
+            _ = try? await perform(.connectionLost(user.id), by: .server)
+        }
+        scheduleTick()
+    }
+
+    // MARK: - Commands
+
+    /// Decides, applies, persists and delivers a command's events; returns the last seq.
+    func perform(_ command: Command, by principal: Principal) async throws(CaucusError) -> Int? {
+        guard !broken else { throw CaucusError(.internalError, "This session could not be saved; reconnect.") }
+        let now = environment.clock()
+        let events = try state.decide(command, by: principal, at: now, entropy: UInt64.random(in: .min ... .max))
+        guard !events.isEmpty else { return nil }
+        let last = record(events, at: now)
+        try await waitUntilDurable(last)
+        return last
+    }
+
+    func settingsChange(_ change: SettingsChange, by principal: Principal) async throws(CaucusError) -> Int? {
+        try await perform(.updateSettings(change.applied(to: state.settings)), by: principal)
+    }
+
+    /// A new user: joins, and once its join is durable the connection is attached and told
+    /// who it is. Events with seq up to the snapshot's are already in it.
+    func join(_ request: JoinRequest, requestID: Int, connection: ClientConnection) async throws(CaucusError) -> UserID {
+        guard !broken else { throw CaucusError(.internalError, "This session could not be saved; try again.") }
+        let now = environment.clock()
+        let events = try state.decide(.join(request), by: .server, at: now, entropy: 0)
+        guard case .userJoined(let user, _)? = events.last else {
+            throw CaucusError(.internalError, "A join made no user.")
+        }
+        let last = record(events, at: now)
+        try await waitUntilDurable(last)
+        guard state.users[user.id] != nil else { throw CaucusError(.sessionEnded, "The session ended while joining.") }
+        connections[user.id] = connection
+        let secret = environment.secrets.secret(session: id, user: user.id)
+        let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: seq)
+        connection.send(Self.encode(.reply(re: requestID, result: .joined(user: user.id, secret: secret, snapshot: snapshot)), with: encoder))
+        return user.id
+    }
+
+    /// A returning connection takes its seat back: the reply, then every missed event it may
+    /// see (or a fresh snapshot if they are no longer all kept), then live events.
+    func resume(_ user: UserID, after lastSeq: Int, requestID: Int, connection: ClientConnection) async throws(CaucusError) {
+        guard let seat = state.users[user] else {
+            throw CaucusError(.resumeRefused, "This seat has expired or left; join again.")
+        }
+        guard lastSeq <= seq, lastSeq >= 0 else { throw CaucusError(.resumeRefused, "lastSeq \(lastSeq) is beyond this session's \(seq).") }
+        if let old = connections[user], old !== connection { old.close(.replaced, reason: "Resumed on another connection.") }
+        connections[user] = connection
+        let firstKept = recent.first?.event.seq ?? (durableSeq + 1)
+        if lastSeq + 1 >= firstKept {
+            let missed = recent.filter { $0.event.seq > lastSeq && $0.event.seq <= durableSeq && $0.recipients.includes(user) }
+            connection.send(Self.encode(.reply(re: requestID, result: .resumed(user: user, replayingFrom: lastSeq + 1, snapshot: nil)), with: encoder))
+            for outgoing in missed { connection.send(outgoing.frame) }
+        } else {
+            let snapshot = SessionSnapshot(state: state, viewer: user, seq: seq)
+            connection.send(Self.encode(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot)), with: encoder))
+        }
+        if !seat.presence.isConnected { _ = try? await perform(.resume(user), by: .server) }
+    }
+
+    /// The socket of `user` closed. If it was still the user's connection, the seat is held.
+    func connectionClosed(_ user: UserID, connection: ClientConnection) async {
+        guard connections[user] === connection else { return }
+        connections[user] = nil
+        guard state.users[user]?.presence.isConnected == true else { return }
+        _ = try? await perform(.connectionLost(user), by: .server)
+    }
+
+    func closeAllConnections(_ code: CloseCode, reason: String) {
+        for connection in connections.values { connection.close(code, reason: reason) }
+    }
+
+    func snapshot(for user: UserID) -> SessionSnapshot { SessionSnapshot(state: state, viewer: user, seq: seq) }
+
+    // MARK: - Recording and delivery
+
+    /// Applies events, numbers and encodes them and queues them for the store. No suspension
+    /// here, so commands never interleave between deciding and applying.
+    private func record(_ events: [Event], at now: Instant) -> Int {
+        for event in events {
+            let departed = Self.departures(of: event, in: state)
+            state.apply(event)
+            seq += 1
+            let sequenced = SequencedEvent(seq: seq, at: now, event: event)
+            let outgoing = Outgoing(
+                event: sequenced, frame: Self.encode(.event(sequenced), with: encoder),
+                recipients: recipients(of: event, departed: departed))
+            pending.append(outgoing)
+            remember(outgoing)
+        }
+        environment.metrics.events.increment(by: events.count)
+        scheduleTick()
+        return seq
+    }
+
+    private func remember(_ outgoing: Outgoing) {
+        recent.append(outgoing)
+        if recent.count > environment.replayWindow { recent.removeFirst() }
+    }
+
+    /// Who gets an event: its audience after it applied, plus anyone it took out of the
+    /// session (a removed user hears of it; everyone hears the session end).
+    private func recipients(of event: Event, departed: [UserID]) -> Recipients {
+        let audience = state.audience(of: event)
+        let users = state.recipients(of: audience) + departed
+        return audience == .everyone ? .everyone(users) : .some(users)
+    }
+
+    private static func departures(of event: Event, in state: SessionState) -> [UserID] {
+        switch event {
+        case .sessionEnded: Array(state.users.keys)
+        case .userLeft(let id, _, _): [id]
+        default: []
+        }
+    }
+
+    private func waitUntilDurable(_ target: Int) async throws(CaucusError) {
+        guard durableSeq < target else { return }
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiters.append((target, continuation))
+                startFlushing()
+            }
+        } catch {
+            throw CaucusError(.internalError, "The session could not be saved: \(error)")
+        }
+    }
+
+    private func startFlushing() {
+        guard !flushing else { return }
+        flushing = true
+        Task { await self.flush() }
+    }
+
+    /// Writes everything pending in one transaction, delivers it, and repeats while commands
+    /// arrived meanwhile: group commit.
+    private func flush() async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            do {
+                try await environment.store.append(batch.map(\.event), to: id)
+            } catch {
+                await breakDown(error)
+                return
+            }
+            deliver(batch)
+            durableSeq = batch[batch.count - 1].event.seq
+            let ready = waiters.filter { $0.seq <= durableSeq }
+            waiters.removeAll { $0.seq <= durableSeq }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+        flushing = false
+    }
+
+    private func deliver(_ batch: [Outgoing]) {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var deliveries = 0
+        for outgoing in batch {
+            for user in outgoing.recipients.users {
+                if connections[user]?.send(outgoing.frame) == true { deliveries += 1 }
+            }
+            closeConnections(after: outgoing.event.event)
+        }
+        environment.metrics.deliveries.increment(by: deliveries)
+        environment.metrics.fanOut.recordInterval(clock.now - started)
+    }
+
+    /// Connections that an event ends are closed after it is delivered to them.
+    private func closeConnections(after event: Event) {
+        switch event {
+        case .userLeft(let id, let reason, _):
+            let code: CloseCode = reason == .removed ? .removed : .left
+            connections.removeValue(forKey: id)?.close(code, reason: "You \(reason == .removed ? "were removed" : "left").")
+        case .sessionEnded:
+            for connection in connections.values { connection.close(.sessionEnded, reason: "The session ended.") }
+            connections.removeAll()
+            tickTask?.cancel()
+            Task { await environment.sessionClosed(id) }
+        default:
+            break
+        }
+    }
+
+    private func breakDown(_ error: any Error) async {
+        environment.logger.error("session \(id) could not be saved: \(error)")
+        broken = true
+        pending.removeAll()
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        waiters.removeAll()
+        for connection in connections.values { connection.close(.storeFailure, reason: "The session could not be saved.") }
+        connections.removeAll()
+        tickTask?.cancel()
+        flushing = false
+        await environment.sessionClosed(id)
+    }
+
+    // MARK: - Clock
+
+    /// Keeps one timer for the session's next deadline (timer warnings, countdowns, seats).
+    private func scheduleTick() {
+        let deadline = state.nextDeadline
+        guard deadline != scheduledDeadline else { return }
+        scheduledDeadline = deadline
+        tickTask?.cancel()
+        guard let deadline else { return }
+        let delay = max(0, deadline.milliseconds - environment.clock().milliseconds)
+        tickTask = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(delay))
+            guard !Task.isCancelled else { return }
+            await self?.tick()
+        }
+    }
+
+    private func tick() async {
+        scheduledDeadline = nil
+        _ = try? await perform(.tick, by: .server)
+        scheduleTick()
+    }
+
+    static func encode(_ frame: ServerFrame, with encoder: JSONEncoder) -> ByteBuffer {
+        // Encoding our own value types cannot fail; an empty frame would be a bug shown loudly
+        // by every test that reads it.
+        ByteBuffer(bytes: (try? encoder.encode(frame)) ?? Data())
+    }
+}
+
+extension SessionActor {
+    /// Reads: answered from the state, changing nothing.
+    func answer(_ query: Query, for user: UserID) throws(CaucusError) -> ReplyResult {
+        switch query {
+        case .ping: return .pong
+        case .getSnapshot: return .snapshot(snapshot(for: user))
+        case .isStarted: return .started(state.isStarted)
+        case .getCommittedList: return .committed(state.snapshot)
+        case .getPreList:
+            guard state.role(of: user) == .host else {
+                throw CaucusError(.notPermitted, "Only the host may read the pre-list.")
+            }
+            return .preList(state.preList)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import CaucusCore
+import CaucusStore
+import Logging
+
+/// What a live session needs from the server around it.
+struct SessionEnvironment: Sendable {
+    let store: any SessionStore
+    let clock: @Sendable () -> Instant
+    let secrets: ResumeSecrets
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// How many recent events a session keeps in memory to replay to resuming clients; a
+    /// client that missed more gets a fresh snapshot.
+    let replayWindow: Int
+    /// Told when a session has ended (or broken), so its name is free again.
+    let sessionClosed: @Sendable (StoredSessionID) async -> Void
+}

@@ -1,0 +1,80 @@
+import CaucusAuth
+import CaucusCore
+import CaucusStore
+
+/// The live sessions of every app, by id and by name. A name (per app, case-insensitive)
+/// refers to at most one live session; it is free again once that session ends.
+actor SessionRegistry {
+    private var sessions: [StoredSessionID: SessionActor] = [:]
+    private var names = SessionDirectory<StoredSessionID>()
+    private var nameOf: [StoredSessionID: (app: String, name: String)] = [:]
+    /// Sessions being created, so that two first joins of one name make one session.
+    private var creating: [String: Task<SessionActor, any Error>] = [:]
+    private let environment: @Sendable (SessionRegistry) -> SessionEnvironment
+
+    init(environment: @escaping @Sendable (SessionRegistry) -> SessionEnvironment) {
+        self.environment = environment
+    }
+
+    func session(_ id: StoredSessionID) -> SessionActor? { sessions[id] }
+
+    func session(app: String, named name: String) -> SessionActor? {
+        names.session(app: app, named: name).flatMap { sessions[$0] }
+    }
+
+    func sessions(of app: String) -> [SessionActor] {
+        sessions.values.filter { $0.app == app }.sorted { $0.id < $1.id }
+    }
+
+    var count: Int { sessions.count }
+
+    func all() -> [SessionActor] { Array(sessions.values) }
+
+    /// The live session a join of `name` goes to, created if there is none.
+    func sessionForJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionActor {
+        if let existing = session(app: app.key, named: name) { return existing }
+        let key = app.key + "\u{0}" + SessionName.key(name)
+        if let pending = creating[key] { return try await pending.value }
+        let environment = environment(self)
+        let task = Task { () throws -> SessionActor in
+            let id = try await environment.store.createSession(app: app.key, name: name, at: now)
+            return SessionActor(id: id, app: app.key, limits: app.limits, environment: environment)
+        }
+        creating[key] = task
+        defer { creating[key] = nil }
+        let actor = try await task.value
+        register(actor, app: app.key, name: name)
+        return actor
+    }
+
+    private func register(_ actor: SessionActor, app: String, name: String) {
+        sessions[actor.id] = actor
+        names.register(actor.id, app: app, named: name)
+        nameOf[actor.id] = (app, name)
+    }
+
+    /// Frees an ended (or broken) session's name.
+    func closed(_ id: StoredSessionID) {
+        guard let entry = nameOf.removeValue(forKey: id) else { return }
+        sessions[id] = nil
+        if names.session(app: entry.app, named: entry.name) == id { names.end(app: entry.app, named: entry.name) }
+    }
+
+    /// Drops a session no one managed to join (its first join was refused).
+    func discardIfUnstarted(_ actor: SessionActor) async {
+        guard await actor.state.lifecycle == .awaitingFirstJoin else { return }
+        closed(actor.id)
+    }
+
+    /// Rebuilds every live session from the store after a restart.
+    func restore(from stored: [StoredSession], apps: [String: AppCredentials]) async {
+        let environment = environment(self)
+        for session in stored where !session.events.isEmpty {
+            let limits = apps[session.app]?.limits ?? .standard
+            let actor = SessionActor(id: session.id, app: session.app, limits: limits, environment: environment)
+            await actor.restore(session)
+            register(actor, app: session.app, name: session.name)
+            await actor.holdSeatsAfterRestart()
+        }
+    }
+}

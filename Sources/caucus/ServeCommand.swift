@@ -1,0 +1,63 @@
+import ArgumentParser
+import CaucusAuth
+import CaucusServer
+import Foundation
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the session server.",
+        discussion: """
+            With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
+            development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
+            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG.
+            """)
+
+    @Option(help: "Address to listen on.") var host: String?
+    @Option(help: "Port to listen on (0 picks a free one).") var port: Int?
+    @Option(help: "Folder for the database, the server key and the development app.") var data: String?
+    @Option(help: "JSON file of production apps: {\"apps\": [{\"key\": …, \"secret\": …, \"limits\": {…}}]}.") var config: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration()
+        configuration.host = host ?? environment["CAUCUS_HOST"] ?? configuration.host
+        configuration.port = try port ?? environment["CAUCUS_PORT"].map(Self.port) ?? configuration.port
+        configuration.dataDirectory = data ?? environment["CAUCUS_DATA"] ?? configuration.dataDirectory
+        if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "caucus")
+        logger.logLevel = logLevel
+        let server = try await SessionServer.open(configuration, logger: logger)
+        let dataFolder = configuration.dataDirectory
+        try await server.run { port in
+            Self.announce(server: server, port: port, data: dataFolder)
+        }
+    }
+
+    private static func port(_ text: String) throws -> Int {
+        guard let port = Int(text), (0...65535).contains(port) else { throw ValidationError("CAUCUS_PORT must be a port number.") }
+        return port
+    }
+
+    private static func announce(server: SessionServer, port: Int, data: String) {
+        let base = "http://\(server.configuration.host):\(port)"
+        var lines = ["Caucus is listening on \(base) (WebSocket: ws://\(server.configuration.host):\(port)/ws)"]
+        if let app = server.developmentApp {
+            let dataOption = data == "./caucus-data" ? "" : " --data \(data)"
+            lines += [
+                "Development app \(app.key) (\(server.createdDevelopmentApp ? "created" : "from") \(data)/\(AppCredentials.developmentFileName); development only).",
+                "Try it:",
+                "  caucus token --session Demo --role host\(dataOption)    # mint a host token",
+                "  then send {\"id\":1,\"op\":\"join\",\"session\":\"Demo\",\"userName\":\"Ada\",\"token\":\"<token>\"} to the WebSocket",
+                "  curl -u '\(app.key):<secret from the file>' \(base)/v1/sessions",
+            ]
+        }
+        lines.append("Health: \(base)/healthz · Metrics: \(base)/metrics · API: \(base)/openapi.json")
+        // Written unbuffered: a supervisor (or a test) reading a pipe learns the port at once.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,99 @@
+import CaucusCore
+import Foundation
+import Testing
+
+typealias JSON = TestClient.JSON
+
+/// The seed flows over real sockets.
+@Suite(.serialized) struct ServerFlowTests {
+    @Test func joinGivesASnapshotAndASecretAndOthersHearOfIt() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Ada", role: .host)
+        let bob = try await server.joined("Bob")
+        let joined = try await within("Ada hears Bob") { try await host.event("userJoined") }
+        let user = (joined["event"] as? JSON)?["user"] as? JSON
+        #expect(user?["name"] as? String == "Bob")
+        #expect(await bob.secret?.isEmpty == false)
+        let snapshot = try await bob.request("getSnapshot")["snapshot"] as? JSON
+        #expect((snapshot?["users"] as? [any Sendable])?.count == 2)
+        #expect(snapshot?["hostID"] as? Int == 1)
+        await server.stop()
+    }
+
+    @Test func passwordNeededThenWrongThenRightOnTheSameConnection() async throws {
+        let server = try await TestServer.start()
+        _ = try await server.joined("Ada", role: .host, password: "s3cret")
+        let bob = try await TestClient.connect(to: server)
+        let token = try server.token(session: "Class")
+        #expect(try await bob.refused("join", ["session": "Class", "userName": "Bob", "token": token]) == 2010)
+        #expect(try await bob.refused("join", ["session": "Class", "userName": "Bob", "token": token, "password": "nope"]) == 2011)
+        try await bob.join(session: "Class", userName: "Bob", token: token, password: "s3cret")
+        #expect(await bob.user == 2)
+        await server.stop()
+    }
+
+    @Test func theSeedBlogWalkthroughWithChatScopingHelpAndBroadcast() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Teacher", role: .host)
+        let ann = try await server.joined("Ann")
+        let ben = try await server.joined("Ben")
+        let cat = try await server.joined("Cat")
+        try await host.request("addToPreList", ["names": ["Red", "Blue"]])
+        #expect((try await host.request("getPreList")["preList"] as? [any Sendable])?.count == 2)
+        #expect(try await ann.refused("getPreList") == 3001)
+        try await host.request("commit")
+        let committed = try await within("committed status") {
+            try await ann.event("statusChanged") { (($0["event"] as? JSON)?["breakout"] as? JSON).flatMap { ($0["phase"] as? JSON)?["status"] as? String } == "committed" }
+        }
+        let rooms = ((committed["event"] as? JSON)?["breakout"] as? JSON)?["rooms"] as? [JSON] ?? []
+        #expect(rooms.map { $0["name"] as? String } == ["Red", "Blue"])
+        let (red, blue) = (rooms[0]["id"] as? Int ?? 0, rooms[1]["id"] as? Int ?? 0)
+        try await host.request("start")
+        #expect(try await ann.request("isStarted")["started"] as? Bool == true)
+        // Participants choose their rooms.
+        try await ann.request("joinRoom", ["room": red])
+        try await ben.request("joinRoom", ["room": red])
+        try await cat.request("joinRoom", ["room": blue])
+        // Chat stays in its room.
+        try await ann.request("chat", ["text": "hello red"])
+        let heard = try await within("Ben hears Ann") { try await ben.event("chatMessage") }
+        #expect(((heard["event"] as? JSON)?["message"] as? JSON)?["text"] as? String == "hello red")
+        try await cat.request("chat", ["text": "hello blue"])
+        try await ben.request("ping")
+        #expect(await ben.keptEvents().allSatisfy { TestClient.type(of: $0) != "chatMessage" }, "blue's chat never reaches red")
+        // Help: Cat asks, the host joins.
+        try await cat.request("requestHelp")
+        let help = try await within("host hears the help request") { try await host.event("helpRequested") }
+        let request = ((help["event"] as? JSON)?["request"] as? JSON)
+        #expect(request?["requesterName"] as? String == "Cat" && request?["roomName"] as? String == "Blue")
+        try await host.request("answerHelp", ["request": request?["id"] as? Int ?? 0, "answer": "join"])
+        let answer = try await within("Cat hears the answer") { try await cat.event("helpAnswered") }
+        #expect((answer["event"] as? JSON)?["result"] as? String == "managerJoining")
+        // Broadcast reaches every room.
+        try await host.request("broadcast", ["text": "Two minutes"])
+        for client in [ann, ben, cat] {
+            let broadcast = try await within("broadcast") { try await client.event("broadcast") }
+            #expect((broadcast["event"] as? JSON)?["text"] as? String == "Two minutes")
+        }
+        // Stop: everyone back.
+        try await host.request("stop", ["countdownSeconds": 0])
+        let stopped = try await within("stopped") {
+            try await ben.event("statusChanged") { (($0["event"] as? JSON)?["breakout"] as? JSON).flatMap { ($0["phase"] as? JSON)?["status"] as? String } == "stopped" }
+        }
+        let after = ((stopped["event"] as? JSON)?["breakout"] as? JSON)?["rooms"] as? [JSON] ?? []
+        #expect(after.allSatisfy { ($0["occupants"] as? [any Sendable])?.isEmpty == true })
+        await server.stop()
+    }
+
+    @Test func aRefusedCommitReportsCommitFailedAndChangesNothing() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Ada", role: .host)
+        let reply = try await host.reply(to: try await host.send("commit"))
+        let error = reply["error"] as? JSON
+        #expect(error?["code"] as? Int == 4006)
+        #expect(error?["name"] as? String == "preListEmpty")
+        #expect(error?["status"] as? String == "commitFailed")
+        #expect(try await host.request("getCommittedList")["committed"] as? JSON != nil)
+        await server.stop()
+    }
+}
