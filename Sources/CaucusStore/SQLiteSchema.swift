@@ -1,0 +1,97 @@
+import Logging
+import SQLiteNIO
+
+/// The database layout, versioned with `PRAGMA user_version`. Migrations are only ever
+/// appended: `migrations[i]` takes a database from version `i` to `i + 1`.
+enum SQLiteSchema {
+    static let migrations: [[String]] = [
+        [
+            // AUTOINCREMENT so an id is never handed out twice, even after rows are deleted:
+            // logs and history may be cited by id long after a session ends.
+            """
+            CREATE TABLE sessions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                app TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                end_reason TEXT
+            )
+            """,
+            "CREATE INDEX sessions_by_app ON sessions (app, created_at DESC, id DESC)",
+            // A restart reads only the live few among possibly many ended sessions.
+            "CREATE INDEX live_sessions ON sessions (id) WHERE ended_at IS NULL",
+            // Clustered on (session, seq): replay is one range scan, and the key itself is
+            // what refuses a duplicate seq.
+            """
+            CREATE TABLE events (
+                session_id INTEGER NOT NULL REFERENCES sessions (id),
+                seq INTEGER NOT NULL CHECK (seq > 0),
+                at INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE session_users (
+                session_id INTEGER NOT NULL REFERENCES sessions (id),
+                user_id INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                joined_at INTEGER NOT NULL,
+                left_at INTEGER,
+                leave_reason TEXT,
+                PRIMARY KEY (session_id, user_id)
+            ) WITHOUT ROWID
+            """,
+        ]
+    ]
+
+    static var version: Int { migrations.count }
+
+    /// Per-connection settings, then the schema. Runs before the store serves any call.
+    static func prepare(_ connection: SQLiteConnection, isFile: Bool, logger: Logger) async throws {
+        // sqlite-nio's own busy handler retries at once and forever; a bounded, sleeping wait
+        // turns a stuck writer in another process into an error instead of a spinning thread.
+        _ = try await connection.query("PRAGMA busy_timeout = 10000")
+        if isFile {
+            // WAL lets readers (a second store, a backup) proceed while a session appends.
+            let mode = try await connection.query("PRAGMA journal_mode = WAL").first?.column("journal_mode")?.string
+            if mode?.lowercased() != "wal" {
+                logger.warning("SQLite did not switch to WAL", metadata: ["journal_mode": "\(mode ?? "?")"])
+            }
+        }
+        // FULL syncs the WAL on every commit: an acknowledged chat message survives a power cut
+        // or a killed process, which NORMAL does not promise in WAL mode.
+        _ = try await connection.query("PRAGMA synchronous = FULL")
+        _ = try await connection.query("PRAGMA foreign_keys = ON")
+        try await migrate(connection, logger: logger)
+    }
+
+    static func currentVersion(_ connection: SQLiteConnection) async throws -> Int {
+        let row = try await connection.query("PRAGMA user_version").first
+        return row?.column("user_version")?.integer.map { Int($0) } ?? 0
+    }
+
+    private static func migrate(_ connection: SQLiteConnection, logger: Logger) async throws {
+        // IMMEDIATE, and the version read inside it: two processes opening a new file at once
+        // must not both create the tables.
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            let found = try await currentVersion(connection)
+            guard found <= version else {
+                throw StoreError(
+                    .unsupportedSchema, "The database has schema version \(found); this build knows up to \(version).")
+            }
+            for step in found..<version {
+                for statement in migrations[step] { _ = try await connection.query(statement) }
+                logger.info("Migrated session store schema", metadata: ["version": "\(step + 1)"])
+            }
+            // PRAGMA takes no bound parameters; `version` is our own integer.
+            if found < version { _ = try await connection.query("PRAGMA user_version = \(version)") }
+            _ = try await connection.query("COMMIT")
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import CaucusCore
+import Foundation
+import Logging
+import SQLiteNIO
+
+/// The embedded session store: one SQLite file, one connection.
+///
+/// Every call holds the connection for its whole length (see `exclusive`), because an actor
+/// alone does not serialize async work: while one append awaits its INSERT, another call would
+/// otherwise run on the same connection, inside the first one's transaction.
+public actor SQLiteSessionStore: SessionStore {
+    let connection: SQLiteConnection
+    let logger: Logger
+    let encoder: JSONEncoder
+    let decoder = JSONDecoder()
+    private var isClosed = false
+    private var isBusy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private init(connection: SQLiteConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+        encoder = JSONEncoder()
+        // Same event, same bytes: makes the file diffable and its contents predictable.
+        encoder.outputFormatting = [.sortedKeys]
+    }
+
+    deinit {
+        // sqlite-nio asserts that a connection was closed before it is freed; a store dropped
+        // without `close()` (a crashed test, a server shutting down in a hurry) must not take
+        // the process down with it. The close job keeps the connection alive until it runs.
+        if !connection.isClosed { connection.close().whenComplete { _ in } }
+    }
+
+    /// Opens (creating if needed) the database file at `path`, creating parent folders, and
+    /// migrates the schema.
+    public static func open(path: String, logger: Logger = Logger(label: "caucus.store")) async throws
+        -> SQLiteSessionStore
+    {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.cannotOpen, "Cannot create the folder \(folder.path) for \(path): \(error)")
+        }
+        return try await open(.file(path: path), logger: logger)
+    }
+
+    /// An in-memory store (tests). It lives as long as the store and is seen by no one else.
+    public static func inMemory(logger: Logger = Logger(label: "caucus.store")) async throws -> SQLiteSessionStore {
+        try await open(.memory, logger: logger)
+    }
+
+    private static func open(_ storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteSessionStore {
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        } catch {
+            throw StoreError(.cannotOpen, "Cannot open \(storage): \(error)")
+        }
+        do {
+            try await SQLiteSchema.prepare(connection, isFile: storage != .memory, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw StoreError.database(error)
+        }
+        return SQLiteSessionStore(connection: connection, logger: logger)
+    }
+
+    /// Waits for calls already admitted, then closes. Closing twice is harmless.
+    public func close() async throws {
+        await acquire()
+        defer { admitNext() }
+        guard !isClosed else { return }
+        isClosed = true
+        do {
+            try await connection.close()
+        } catch {
+            throw StoreError.database(error)
+        }
+    }
+
+    public func createSession(app: String, name: String, at: Instant) async throws -> StoredSessionID {
+        try await exclusive {
+            let rows = try await connection.query(
+                "INSERT INTO sessions (app, name, created_at) VALUES (?1, ?2, ?3) RETURNING id",
+                [.text(app), .text(name), SQLiteData(at)])
+            guard let row = rows.first else { throw StoreError(.database, "INSERT … RETURNING gave no id.") }
+            return try row.sessionID("id")
+        }
+    }
+
+    /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
+    /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID) async throws {
+        guard let first = events.first else { return }
+        try Self.checkShape(of: events, in: session)
+        let bodies = try events.map { sequenced in
+            do {
+                return String(decoding: try encoder.encode(sequenced.event), as: UTF8.self)
+            } catch {
+                throw StoreError(.unencodableEvent, "Event \(sequenced.seq) for session \(session) does not encode: \(error)")
+            }
+        }
+        try await exclusive {
+            // IMMEDIATE takes the write lock before reading the log's end, so another process
+            // cannot slip the same seq in between the check and the insert.
+            try await transaction(.immediate) {
+                let last = try await lastSeq(of: session)
+                if first.seq <= last { throw StoreError.duplicateSeq(first.seq, in: session, last: last) }
+                if first.seq != last + 1 { throw StoreError.gap(expected: last + 1, got: first.seq, in: session) }
+                for (sequenced, body) in zip(events, bodies) {
+                    _ = try await connection.query(
+                        "INSERT INTO events (session_id, seq, at, body) VALUES (?1, ?2, ?3, ?4)",
+                        [SQLiteData(session), SQLiteData(sequenced.seq), SQLiteData(sequenced.at), .text(body)])
+                    for statement in HistoryProjection.statements(for: sequenced, in: session) {
+                        _ = try await connection.query(statement.sql, statement.binds)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Refuses a batch that is not contiguous and increasing, or goes on after sessionEnded:
+    /// either would leave a log that no longer replays into the session that wrote it.
+    private static func checkShape(of events: [SequencedEvent], in session: StoredSessionID) throws {
+        for (previous, next) in zip(events, events.dropFirst()) where next.seq != previous.seq + 1 {
+            throw StoreError(
+                .outOfOrder, "Events for session \(session) must be numbered contiguously: \(previous.seq) then \(next.seq).")
+        }
+        for sequenced in events.dropLast() {
+            if case .sessionEnded = sequenced.event {
+                throw StoreError(.outOfOrder, "Event \(sequenced.seq) ends session \(session) but more events follow it.")
+            }
+        }
+    }
+
+    /// The seq the session's log ends at (0 when empty), refusing unknown and ended sessions.
+    private func lastSeq(of session: StoredSessionID) async throws -> Int {
+        let rows = try await connection.query(
+            """
+            SELECT ended_at, (SELECT max(seq) FROM events WHERE session_id = ?1) AS last
+            FROM sessions WHERE id = ?1
+            """, [SQLiteData(session)])
+        guard let row = rows.first else { throw StoreError.unknownSession(session) }
+        if try row.optionalInt64("ended_at") != nil { throw StoreError.ended(session) }
+        return try row.optionalInt64("last").map(Int.init) ?? 0
+    }
+}
+
+// MARK: - Serial access
+
+extension SQLiteSessionStore {
+    enum TransactionKind: String {
+        /// Reads: a consistent snapshot across several SELECTs.
+        case deferred = "DEFERRED"
+        /// Writes: the write lock is taken up front.
+        case immediate = "IMMEDIATE"
+    }
+
+    /// Runs `body` with the connection to itself, callers admitted first come first served.
+    /// Any error leaves as a `StoreError`.
+    func exclusive<T>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        defer { admitNext() }
+        guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
+        do {
+            return try await body()
+        } catch {
+            throw StoreError.database(error)
+        }
+    }
+
+    private func acquire() async {
+        if isBusy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            isBusy = true
+        }
+    }
+
+    /// Hands the connection straight to the next waiter, so that no newcomer overtakes it.
+    private func admitNext() {
+        if waiting.isEmpty {
+            isBusy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+
+    /// Runs `body` in one transaction, rolled back if it throws. Call only inside `exclusive`.
+    func transaction<T>(_ kind: TransactionKind, _ body: () async throws -> T) async throws -> T {
+        _ = try await connection.query("BEGIN \(kind.rawValue)")
+        do {
+            let result = try await body()
+            _ = try await connection.query("COMMIT")
+            return result
+        } catch {
+            do {
+                _ = try await connection.query("ROLLBACK")
+            } catch let rollbackError {
+                // SQLite may already have rolled back by itself (e.g. after an I/O error).
+                logger.warning("ROLLBACK failed", metadata: ["error": "\(rollbackError)", "cause": "\(error)"])
+            }
+            throw error
+        }
+    }
+
+    /// The schema version the file is at (tests).
+    func schemaVersion() async throws -> Int {
+        try await exclusive { try await SQLiteSchema.currentVersion(connection) }
+    }
+
+    /// A setting of this connection as SQLite reports it (tests). `name` is ours, never input.
+    func pragma(_ name: String) async throws -> String? {
+        try await exclusive { try await connection.query("PRAGMA \(name)").first?.column(name)?.string }
+    }
+
+    /// Runs raw SQL (tests that need a file in a state the API cannot produce).
+    func execute(_ sql: String) async throws {
+        try await exclusive { _ = try await connection.query(sql) }
+    }
+}

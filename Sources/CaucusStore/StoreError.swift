@@ -1,0 +1,64 @@
+import CaucusCore
+
+/// Why the store refused or failed an operation. Every error a store throws is one of these,
+/// so callers can tell a caller bug (`duplicateSeq`, `unknownSession`) from a broken database.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable, Hashable {
+        /// A seq that is already in the session's log.
+        case duplicateSeq
+        /// A batch that is not contiguous and increasing, or leaves a gap after the log's end.
+        case outOfOrder
+        case unknownSession
+        /// An append after the session's log already ended with sessionEnded.
+        case sessionEnded
+        /// A stored event body that no longer decodes as an `Event`.
+        case undecodableEvent
+        /// An event that JSONEncoder refused (never expected from the core's events).
+        case unencodableEvent
+        /// A row whose columns are not what the schema promises.
+        case corruptRow
+        /// The database was written by a newer version of the store.
+        case unsupportedSchema
+        case closed
+        /// The file or its folder could not be created or opened.
+        case cannotOpen
+        /// SQLite itself failed (I/O, locking, constraints the store does not pre-check).
+        case database
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension StoreError {
+    static func duplicateSeq(_ seq: Int, in session: StoredSessionID, last: Int) -> StoreError {
+        StoreError(.duplicateSeq, "Session \(session) already has event \(seq) (its log ends at \(last)).")
+    }
+
+    static func gap(expected: Int, got seq: Int, in session: StoredSessionID) -> StoreError {
+        StoreError(.outOfOrder, "Session \(session) expects event \(expected) next, not \(seq).")
+    }
+
+    static func unknownSession(_ session: StoredSessionID) -> StoreError {
+        StoreError(.unknownSession, "No session \(session) in the store.")
+    }
+
+    static func ended(_ session: StoredSessionID) -> StoreError {
+        StoreError(.sessionEnded, "Session \(session) has ended; its log takes no more events.")
+    }
+
+    static func undecodable(_ seq: Int, in session: StoredSessionID, _ error: any Error) -> StoreError {
+        StoreError(.undecodableEvent, "Event \(seq) of session \(session) does not decode: \(error)")
+    }
+
+    static func database(_ error: any Error) -> StoreError {
+        error as? StoreError ?? StoreError(.database, "\(error)")
+    }
+}

@@ -1,0 +1,81 @@
+import CaucusCore
+import Foundation
+import Testing
+
+@Suite(.serialized) struct ReconnectTests {
+    static func status(_ frame: JSON) -> String? {
+        (((frame["event"] as? JSON)?["breakout"] as? JSON)?["phase"] as? JSON)?["status"] as? String
+    }
+
+    @Test func aSocketDroppedMidBreakoutResumesIntoTheSameRoomWithEveryMissedMessage() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Teacher", role: .host)
+        let ann = try await server.joined("Ann")
+        let ben = try await server.joined("Ben")
+        try await host.request("addToPreList", ["names": ["Red"]])
+        try await host.request("commit")
+        try await host.request("start")
+        let red = try #require((((try await host.request("getCommittedList"))["committed"] as? JSON)?["rooms"] as? [JSON])?.first?["id"] as? Int)
+        try await ann.request("joinRoom", ["room": red])
+        try await ben.request("joinRoom", ["room": red])
+        let secret = try #require(await ben.secret)
+        // Ben's socket drops.
+        try await ben.request("ping")
+        let lastSeen = await ben.lastSeq
+        await ben.close()
+        _ = try await ben.closed()
+        _ = try await within("Ben reconnecting") { try await ann.event("userReconnecting") }
+        // Ann keeps talking in the room.
+        for index in 1...5 { try await ann.request("chat", ["text": "missed \(index)"]) }
+        // Ben comes back on a new socket.
+        let back = try await TestClient.connect(to: server)
+        let resumed = try await back.request("resume", ["secret": secret, "lastSeq": lastSeen])
+        #expect(resumed["user"] as? Int == 3)
+        #expect(resumed["replayingFrom"] as? Int == lastSeen + 1)
+        var texts: [String] = []
+        for _ in 1...5 {
+            let message = try await within("replayed chat") { try await back.event("chatMessage") }
+            texts.append(((message["event"] as? JSON)?["message"] as? JSON)?["text"] as? String ?? "")
+        }
+        #expect(texts == (1...5).map { "missed \($0)" }, "every missed message, in order")
+        let snapshot = try await back.request("getSnapshot")["snapshot"] as? JSON
+        let me = (snapshot?["users"] as? [JSON])?.first { $0["id"] as? Int == 3 }
+        #expect(me?["location"] as? Int == red, "back in the same room")
+        #expect((me?["presence"] as? JSON)?["connected"] as? Bool == true)
+        // And live again: Ann's next message reaches Ben.
+        try await ann.request("chat", ["text": "welcome back"])
+        let live = try await within("live chat") { try await back.event("chatMessage") }
+        #expect(((live["event"] as? JSON)?["message"] as? JSON)?["text"] as? String == "welcome back")
+        await server.stop()
+    }
+
+    @Test func aBadOrExpiredResumeSecretIsRefused() async throws {
+        var limits = SessionLimits.standard
+        limits.reconnectGraceSeconds = 1
+        let server = try await TestServer.start(limits: limits)
+        let host = try await server.joined("Teacher", role: .host)
+        let ann = try await server.joined("Ann")
+        let secret = try #require(await ann.secret)
+        let stranger = try await TestClient.connect(to: server)
+        #expect(try await stranger.refused("resume", ["secret": secret + "x", "lastSeq": 0]) == 1007)
+        #expect(try await stranger.refused("resume", ["secret": "1.2.AAAA", "lastSeq": 0]) == 1007)
+        await ann.close()
+        _ = try await ann.closed()
+        let left = try await within(seconds: 15, "grace expires") { try await host.event("userLeft") }
+        #expect((left["event"] as? JSON)?["reason"] as? String == "timedOut")
+        #expect(try await stranger.refused("resume", ["secret": secret, "lastSeq": 0]) == 1007)
+        await server.stop()
+    }
+
+    @Test func aResumeOnANewSocketReplacesTheOldOne() async throws {
+        let server = try await TestServer.start()
+        _ = try await server.joined("Teacher", role: .host)
+        let ann = try await server.joined("Ann")
+        let secret = try #require(await ann.secret)
+        let second = try await TestClient.connect(to: server)
+        try await second.request("resume", ["secret": secret, "lastSeq": await ann.lastSeq])
+        #expect(try await ann.closed() == 4004)
+        try await second.request("chat", ["text": "still me"])
+        await server.stop()
+    }
+}
