@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CaucusProtocol", dependencies: ["CaucusCore"]),
         .target(
             name: "CaucusAuth",
-            dependencies: ["CaucusCore", .product(name: "JWTKit", package: "jwt-kit")]
+            dependencies: ["CaucusCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "CaucusStore",
@@ -76,7 +76,15 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "CaucusAuthTests", dependencies: ["CaucusAuth"]),
+        .testTarget(
+            name: "CaucusAuthTests",
+            dependencies: [
+                "CaucusAuth", "CaucusCore",
+                // jwt-kit mints and checks tokens in the interoperability tests.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),
         .testTarget(
             name: "CaucusServerTests",

@@ -1,0 +1,36 @@
+public import CaucusCore
+
+/// An app (tenant): the key its tokens name in `app_key` and the secret they are signed with.
+public struct AppCredentials: Sendable, Hashable, Codable {
+    public let key: String
+    public let secret: String
+    public var limits: SessionLimits
+
+    public init(key: String, secret: String, limits: SessionLimits = .standard) {
+        self.key = key
+        self.secret = secret
+        self.limits = limits
+    }
+
+    /// The file in the server's data directory that holds the development app, written by
+    /// `caucus serve` on first start and read by `caucus token`; one name so both agree.
+    public static let developmentFileName = "development-app.json"
+
+    private enum CodingKeys: String, CodingKey {
+        case key, secret, limits
+    }
+
+    // Written by hand only so that a file holding just a key and a secret gets the standard limits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        secret = try container.decode(String.self, forKey: .secret)
+        limits = try container.decodeIfPresent(SessionLimits.self, forKey: .limits) ?? .standard
+    }
+}
+
+// Credentials end up in log lines and test failure messages; the secret must not.
+extension AppCredentials: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "AppCredentials(key: \(key), secret: <redacted>)" }
+    public var debugDescription: String { description }
+}
