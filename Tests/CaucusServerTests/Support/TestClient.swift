@@ -26,12 +26,15 @@ actor TestClient {
     private(set) var lastSeq = 0
 
     static func connect(to server: TestServer) async throws -> TestClient {
+        try await connect(url: server.webSocketURL)
+    }
+
+    static func connect(url: String) async throws -> TestClient {
         let (received, receiver) = AsyncStream.makeStream(of: Received.self)
         let (outgoing, sender) = AsyncStream.makeStream(of: WebSocketOutboundWriter.OutboundFrame.self)
         let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
         var logger = Logger(label: "test-client")
         logger.logLevel = .critical
-        let url = server.webSocketURL
         Task {
             let close = try? await WebSocketClient.connect(
                 url: url, configuration: .init(maxFrameSize: 1 << 24), logger: logger

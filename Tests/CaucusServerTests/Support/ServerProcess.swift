@@ -1,0 +1,75 @@
+import CaucusAuth
+import CaucusCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `caucus serve` as a real child process, for killing it.
+final class ServerProcess {
+    let process = Process()
+    let port: Int
+    let dataDirectory: String
+
+    static let app = AppCredentials(key: "process-app", secret: "process-secret-0123456789")
+
+    /// The `caucus` executable `swift build` made beside the tests (`swift test` alone does not
+    /// build executables, hence the README's `swift build && swift test`).
+    static var executable: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/caucus")
+    }
+
+    init(dataDirectory: String) throws {
+        self.dataDirectory = dataDirectory
+        let config = dataDirectory + "/apps.json"
+        if !FileManager.default.fileExists(atPath: config) {
+            let apps = try JSONEncoder().encode(AppsList(apps: [Self.app]))
+            _ = FileManager.default.createFile(atPath: config, contents: apps)
+        }
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw TestFailure("\(Self.executable.path) is missing: run `swift build && swift test`, as the README says")
+        }
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--config", config, "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line says where it listens.
+        var line = Data()
+        let handle = output.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.readData(ofLength: 1)
+            guard !chunk.isEmpty else { throw TestFailure("caucus serve exited before listening") }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+            let port = Int(text[range].split(separator: ":").last ?? "")
+        else { throw TestFailure("no port in \(text)") }
+        self.port = port
+    }
+
+    var webSocketURL: String { "ws://127.0.0.1:\(port)/ws" }
+
+    func token(session: String, role: RoleClaim = .participant) throws -> String {
+        try TokenMinter.mint(app: Self.app, sessionName: session, role: role, issuedAt: Instant.wallClock())
+    }
+
+    func joined(_ userName: String, session: String = "Class", role: RoleClaim = .participant) async throws -> TestClient {
+        let client = try await TestClient.connect(url: webSocketURL)
+        try await client.join(session: session, userName: userName, token: try token(session: session, role: role))
+        return client
+    }
+
+    func kill(_ signal: Int32) {
+        Glibc.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+
+    private struct AppsList: Encodable { let apps: [AppCredentials] }
+}
