@@ -97,3 +97,22 @@ typealias JSON = TestClient.JSON
         await server.stop()
     }
 }
+
+@Suite(.serialized) struct LeavingTests {
+    @Test func leavingIsAnsweredThenTheSocketClosesAndOthersHearIt() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Ada", role: .host)
+        let bob = try await server.joined("Bob")
+        let result = try await bob.request("leave")
+        #expect(result["seq"] as? Int != nil)
+        #expect(try await bob.closed() == 4005)
+        let left = try await within("host hears") { try await host.event("userLeft") }
+        #expect((left["event"] as? JSON)?["reason"] as? String == "left")
+        // The host ends the session: everyone is told, then closed.
+        let cy = try await server.joined("Cy")
+        try await host.send("leave", ["endSession": true])
+        _ = try await within("Cy hears the end") { try await cy.event("sessionEnded") }
+        #expect(try await cy.closed() == 4002)
+        await server.stop()
+    }
+}

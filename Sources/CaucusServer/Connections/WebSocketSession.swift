@@ -96,6 +96,7 @@ struct WebSocketSession {
                 do {
                     let seq = try await session.perform(command, by: .user(user))
                     send(.reply(re: frame.id, result: .done(seq: seq)), on: connection)
+                    if case .leave = command { connection.close(.left, reason: "You left the session.") }
                 } catch {
                     send(.error(re: frame.id, ErrorBody(error, status: CaucusError.failureStatus(of: command))), on: connection)
                 }

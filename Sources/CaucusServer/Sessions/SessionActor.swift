@@ -253,8 +253,9 @@ actor SessionActor {
     private func closeConnections(after event: Event) {
         switch event {
         case .userLeft(let id, let reason, _):
-            let code: CloseCode = reason == .removed ? .removed : .left
-            connections.removeValue(forKey: id)?.close(code, reason: "You \(reason == .removed ? "were removed" : "left").")
+            let connection = connections.removeValue(forKey: id)
+            // One who left still gets the reply to its `leave`; the socket closes after it.
+            if reason == .removed { connection?.close(.removed, reason: "You were removed from the session.") }
         case .sessionEnded:
             for connection in connections.values { connection.close(.sessionEnded, reason: "The session ended.") }
             connections.removeAll()
