@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -67,6 +69,12 @@ let package = Package(
             dependencies: [
                 "CaucusCore", "CaucusAuth", "CaucusServer", "Caucus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The load generator's lean WebSocket client and its latency histograms.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
         .testTarget(

@@ -11,5 +11,6 @@ struct CaucusCommand: AsyncParsableCommand {
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure Caucus under load.", subcommands: [CoreBench.self])
+        abstract: "Measure Caucus under load.",
+        subcommands: [CoreBench.self, ClassroomBench.self])
 }

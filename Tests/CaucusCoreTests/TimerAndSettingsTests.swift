@@ -144,5 +144,6 @@ import Testing
         harness.refuse(.updateSettings(SessionSettings(timerWarningSeconds: Array(1...11))), by: .user(host), .invalidSettings)
         harness.refuse(.setMode(.group), by: .user(host), .invalidSettings)
         harness.refuse(.updateSettings(.standard), by: .user(UserID(2)), .notPermitted)
+        harness.refuse(.updateSettings(.standard), by: .user(host), .invalidSettings)
     }
 }

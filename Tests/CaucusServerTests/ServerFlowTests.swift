@@ -116,3 +116,24 @@ typealias JSON = TestClient.JSON
         await server.stop()
     }
 }
+
+@Suite(.serialized) struct ResumeBoundaryTests {
+    @Test func aResumeNeverReplaysWhatCameBeforeTheUserJoined() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.joined("Ada", role: .host, password: "pw")
+        try await host.request("chat", ["text": "before Bob"])
+        let bob = try await TestClient.connect(to: server)
+        try await bob.join(session: "Class", userName: "Bob", token: try server.token(session: "Class"), password: "pw")
+        let secret = try #require(await bob.secret)
+        await bob.close()
+        _ = try await bob.closed()
+        let back = try await TestClient.connect(to: server)
+        let resumed = try await back.request("resume", ["secret": secret, "lastSeq": 0])
+        try await back.request("ping")
+        let types = await back.keptEvents().compactMap { TestClient.type(of: $0) }
+        #expect(!types.contains("sessionStarted"), "the creator's session (and its password) stays private")
+        #expect(!types.contains("chatMessage"), "nothing from before the join")
+        #expect((resumed["replayingFrom"] as? Int ?? 0) > 3)
+        await server.stop()
+    }
+}

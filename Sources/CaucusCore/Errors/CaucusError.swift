@@ -38,7 +38,6 @@ extension CaucusError {
         case alreadyJoined = 1006
         case resumeRefused = 1007
         case binaryFrame = 1008
-        case serverShuttingDown = 1009
         case internalError = 1010
         case unauthorized = 1011
         case notFound = 1012

@@ -29,7 +29,9 @@ extension SessionState {
         let newPhase: BreakoutPhase = phase == .committed ? .committed : .started
         var invitations: [Event] = []
         if let forceJoin {
-            let placed = Set(rooms.flatMap(\.assigned))
+            // An unstarted plan keeps the users it already expects; open rooms take anyone in
+            // the main session.
+            let placed = newPhase == .committed ? Set(rooms.flatMap(\.assigned)) : []
             let candidates = users.values
                 .filter { $0.location == .main && role(of: $0) == .participant && !placed.contains($0.id) }.map(\.id)
             let added = Distribution.balanced(

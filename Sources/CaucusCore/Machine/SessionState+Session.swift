@@ -119,6 +119,7 @@ extension SessionState {
     }
 
     func decideSettings(_ new: SessionSettings) throws(CaucusError) -> [Event] {
+        guard new != settings else { throw CaucusError(.invalidSettings, "Nothing to change: these are the settings already.") }
         guard (0...limits.maxCountdownSeconds).contains(new.countdownSeconds) else {
             throw CaucusError(.invalidSettings, "countdownSeconds must be between 0 and \(limits.maxCountdownSeconds).")
         }

@@ -1,44 +1,49 @@
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
-/// One client's way out: a bounded queue of encoded frames drained by the socket's writer.
-/// A client that cannot keep up is cut off rather than allowed to stall its session: when
-/// the queue is full the connection is closed with `CloseCode.tooSlow`.
+/// One client's way out. Frames go straight to the socket's channel (no task per client on
+/// the way), and the number not yet taken by the socket is bounded: a client that cannot
+/// keep up is cut off rather than allowed to stall its session or grow the server's memory.
 public final class ClientConnection: Sendable {
     public enum Outgoing: Sendable {
-        case frame(ByteBuffer)
         case close(CloseCode, reason: String)
     }
 
     let id: Int
+    private let channel: (any Channel)?
+    private let queueLimit: Int
+    /// Frames written but not yet handed to the kernel.
+    private let inFlight = Atomic<Int>(0)
     private let continuation: AsyncStream<Outgoing>.Continuation
+    /// Closes, for the socket's writer to perform with a proper close frame.
     let outgoing: AsyncStream<Outgoing>
     private let closed = Atomic<Bool>(false)
 
-    init(id: Int, queueLimit: Int) {
+    init(id: Int, queueLimit: Int, channel: (any Channel)?) {
         self.id = id
-        (outgoing, continuation) = AsyncStream.makeStream(of: Outgoing.self, bufferingPolicy: .bufferingOldest(queueLimit))
+        self.queueLimit = queueLimit
+        self.channel = channel
+        (outgoing, continuation) = AsyncStream.makeStream(of: Outgoing.self)
     }
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-    /// Queues a frame. Returns false if the connection is closed or just overflowed.
+    /// Queues a text frame. Returns false if the connection is closed or just overflowed.
     @discardableResult
     func send(_ frame: ByteBuffer) -> Bool {
-        guard !isClosed else { return false }
-        switch continuation.yield(.frame(frame)) {
-        case .enqueued: return true
-        case .dropped:
-            // The queue is full: this client is too slow. A close frame queued behind frames it
-            // is not reading would never arrive, so `onClose` drops the socket at once.
+        guard !isClosed, let channel else { return false }
+        guard inFlight.add(1, ordering: .relaxed).newValue <= queueLimit else {
+            // The socket has not taken the last `queueLimit` frames: this client is too slow.
             close(.tooSlow, reason: "Outbound queue full: the client is not reading fast enough.")
             return false
-        case .terminated: return false
-        @unknown default: return false
         }
+        let written = channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame))
+        written.whenComplete { _ in self.inFlight.subtract(1, ordering: .relaxed) }
+        return true
     }
 
-    /// Closes the connection after (or, for a slow client, instead of) what is queued.
+    /// Closes the connection after what is already queued (a slow client is dropped at once).
     func close(_ code: CloseCode, reason: String) {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         onClose.withLock { $0?(code, reason) }

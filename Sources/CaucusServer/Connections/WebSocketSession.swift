@@ -24,7 +24,8 @@ struct WebSocketSession {
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let connection = ClientConnection(
-            id: Self.nextID.add(1, ordering: .relaxed).newValue, queueLimit: server.configuration.outboundQueueLimit)
+            id: Self.nextID.add(1, ordering: .relaxed).newValue, queueLimit: server.configuration.outboundQueueLimit,
+            channel: channel)
         let channel = channel
         let metrics = server.metrics
         connection.onClose.withLock {
@@ -36,7 +37,7 @@ struct WebSocketSession {
             }
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(connection.outgoing, to: outbound) }
+            group.addTask { await Self.closeWhenAsked(connection.outgoing, outbound: outbound) }
             var phase = Phase.awaitingJoin
             do {
                 for try await message in inbound.messages(maxSize: server.configuration.maxFrameBytes) {
@@ -54,19 +55,11 @@ struct WebSocketSession {
         }
     }
 
-    private static func write(_ outgoing: AsyncStream<ClientConnection.Outgoing>, to outbound: WebSocketOutboundWriter) async {
-        for await item in outgoing {
-            do {
-                switch item {
-                case .frame(let buffer):
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: buffer)))
-                case .close(let code, let reason):
-                    try await outbound.close(.init(codeNumber: Int(code.rawValue)), reason: reason)
-                    return
-                }
-            } catch {
-                return
-            }
+    /// Frames go straight to the channel; only a close needs the writer, for its close frame.
+    private static func closeWhenAsked(_ outgoing: AsyncStream<ClientConnection.Outgoing>, outbound: WebSocketOutboundWriter) async {
+        for await case .close(let code, let reason) in outgoing {
+            try? await outbound.close(.init(codeNumber: Int(code.rawValue)), reason: reason)
+            return
         }
     }
 
@@ -94,15 +87,20 @@ struct WebSocketSession {
                 throw CaucusError(.alreadyJoined, "This connection has already joined.")
             case (.joined(let session, let user), .command(let command)):
                 do {
-                    let seq = try await session.perform(command, by: .user(user))
-                    send(.reply(re: frame.id, result: .done(seq: seq)), on: connection)
+                    let reply = SessionActor.ReplyTarget(connection: connection, requestID: frame.id)
+                    // The session answers after the command's last event; a command with none is answered here.
+                    if try await session.perform(command, by: .user(user), reply: reply) == nil {
+                        send(.reply(re: frame.id, result: .done(seq: nil)), on: connection)
+                    }
                     if case .leave = command { connection.close(.left, reason: "You left the session.") }
                 } catch {
                     send(.error(re: frame.id, ErrorBody(error, status: CaucusError.failureStatus(of: command))), on: connection)
                 }
             case (.joined(let session, let user), .updateSettings(let change)):
-                let seq = try await session.settingsChange(change, by: .user(user))
-                send(.reply(re: frame.id, result: .done(seq: seq)), on: connection)
+                let reply = SessionActor.ReplyTarget(connection: connection, requestID: frame.id)
+                if try await session.settingsChange(change, by: .user(user), reply: reply) == nil {
+                    send(.reply(re: frame.id, result: .done(seq: nil)), on: connection)
+                }
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }

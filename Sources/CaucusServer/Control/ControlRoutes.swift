@@ -11,6 +11,7 @@ import HummingbirdCore
 extension SessionServer {
     func controlRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ControlErrorMiddleware())
         router.get("/healthz") { _, _ in Self.json(["status": "ok"]) }
         router.get("/metrics") { _, _ in
             await self.refreshGauges()
@@ -74,7 +75,10 @@ extension SessionServer {
         }
         v1.get("history") { request, _ in
             try await self.control(request) { app in
-                let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 50
+                let given = request.uri.queryParameters.get("limit")
+                guard let limit = given.map({ Int($0) }) ?? 50 else {
+                    throw CaucusError(.invalidArguments, "limit must be an integer from 1 to 1000.")
+                }
                 return Self.json(["sessions": try await self.store.history(app: app.key, limit: min(max(limit, 1), 1000))])
             }
         }
@@ -103,7 +107,8 @@ extension SessionServer {
     }
 
     private func authenticate(_ request: HummingbirdCore.Request) -> AppCredentials? {
-        guard let header = request.headers[.authorization], header.hasPrefix("Basic "),
+        // The scheme name is case-insensitive (RFC 7235).
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
             let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
             let colon = decoded.firstIndex(of: ":")
         else { return nil }
@@ -143,6 +148,29 @@ extension SessionServer {
         for session in sessions { users += await session.state.users.count }
         metrics.sessions.record(sessions.count)
         metrics.users.record(users)
+    }
+}
+
+/// Hummingbird's own refusals (no such route, a body too large) in the API's JSON error form.
+struct ControlErrorMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: HummingbirdCore.Request, context: Context, next: (HummingbirdCore.Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            var response: Response
+            switch error.status {
+            case .notFound, .methodNotAllowed:
+                response = SessionServer.failure(CaucusError(.notFound, "No such route: \(request.method) \(request.uri.path)."), status: nil)
+            case .contentTooLarge:
+                response = SessionServer.failure(CaucusError(.frameTooLarge, "The request body is too large."), status: nil)
+            default:
+                response = SessionServer.failure(CaucusError(.invalidArguments, (error as? HTTPError)?.body ?? "Bad request."), status: nil)
+            }
+            response.status = error.status
+            return response
+        }
     }
 }
 

@@ -76,6 +76,8 @@ public final class SessionServer: Sendable {
             router: controlRouter(),
             server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, channel, _ in
                 guard request.path == "/ws" else { return .dontUpgrade }
+                // Events are small and latency matters: no Nagle delay behind unacknowledged data.
+                try await channel.setOption(.socketOption(.tcp_nodelay), value: 1).get()
                 return .upgrade([:]) { inbound, outbound, context in
                     await WebSocketSession(server: self, channel: channel, logger: context.logger).run(inbound: inbound, outbound: outbound)
                 }

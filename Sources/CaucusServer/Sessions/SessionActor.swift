@@ -23,11 +23,22 @@ actor SessionActor {
 
     /// Recent events for replay to resuming clients.
     private var recent = Deque<Outgoing>()
+    /// The seq of each present user's join: a resume never replays what came before it.
+    private var joinedAt: [UserID: Int] = [:]
+    /// Replies owed once a command's last event is delivered, by that event's seq.
+    private var pendingReplies: [Int: ReplyTarget] = [:]
     private var connections: [UserID: ClientConnection] = [:]
     private var tickTask: Task<Void, Never>?
     private var scheduledDeadline: Instant?
     private let environment: SessionEnvironment
     private let encoder = JSONEncoder()
+
+    /// Where a command's reply goes: sent right after its last event, so it comes before any
+    /// close that event causes (a host ending the session still hears "done").
+    struct ReplyTarget: Sendable {
+        let connection: ClientConnection
+        let requestID: Int
+    }
 
     struct Outgoing: Sendable {
         let event: SequencedEvent
@@ -66,6 +77,7 @@ actor SessionActor {
     /// Rebuilds the session from its stored log after a restart (on a fresh actor).
     func restore(_ stored: StoredSession) {
         for event in stored.events {
+            if case .userJoined(let user, _) = event.event { joinedAt[user.id] = event.seq }
             let departed = Self.departures(of: event.event, in: state)
             state.apply(event.event)
             remember(Outgoing(event: event, frame: Self.encode(.event(event), with: encoder), recipients: recipients(of: event.event, departed: departed)))
@@ -86,18 +98,20 @@ actor SessionActor {
     // MARK: - Commands
 
     /// Decides, applies, persists and delivers a command's events; returns the last seq.
-    func perform(_ command: Command, by principal: Principal) async throws(CaucusError) -> Int? {
+    /// With `reply`, the actor itself answers `done` right after the last event (when there is one).
+    func perform(_ command: Command, by principal: Principal, reply: ReplyTarget? = nil) async throws(CaucusError) -> Int? {
         guard !broken else { throw CaucusError(.internalError, "This session could not be saved; reconnect.") }
         let now = environment.clock()
         let events = try state.decide(command, by: principal, at: now, entropy: UInt64.random(in: .min ... .max))
         guard !events.isEmpty else { return nil }
         let last = record(events, at: now)
+        if let reply { pendingReplies[last] = reply }
         try await waitUntilDurable(last)
         return last
     }
 
-    func settingsChange(_ change: SettingsChange, by principal: Principal) async throws(CaucusError) -> Int? {
-        try await perform(.updateSettings(change.applied(to: state.settings)), by: principal)
+    func settingsChange(_ change: SettingsChange, by principal: Principal, reply: ReplyTarget? = nil) async throws(CaucusError) -> Int? {
+        try await perform(.updateSettings(change.applied(to: state.settings)), by: principal, reply: reply)
     }
 
     /// A new user: joins, and once its join is durable the connection is attached and told
@@ -128,10 +142,11 @@ actor SessionActor {
         guard lastSeq <= seq, lastSeq >= 0 else { throw CaucusError(.resumeRefused, "lastSeq \(lastSeq) is beyond this session's \(seq).") }
         if let old = connections[user], old !== connection { old.close(.replaced, reason: "Resumed on another connection.") }
         connections[user] = connection
+        let seen = max(lastSeq, joinedAt[user] ?? 0)
         let firstKept = recent.first?.event.seq ?? (durableSeq + 1)
-        if lastSeq + 1 >= firstKept {
-            let missed = recent.filter { $0.event.seq > lastSeq && $0.event.seq <= durableSeq && $0.recipients.includes(user) }
-            connection.send(Self.encode(.reply(re: requestID, result: .resumed(user: user, replayingFrom: lastSeq + 1, snapshot: nil)), with: encoder))
+        if seen + 1 >= firstKept {
+            let missed = recent.filter { $0.event.seq > seen && $0.event.seq <= durableSeq && $0.recipients.includes(user) }
+            connection.send(Self.encode(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil)), with: encoder))
             for outgoing in missed { connection.send(outgoing.frame) }
         } else {
             let snapshot = SessionSnapshot(state: state, viewer: user, seq: seq)
@@ -163,6 +178,11 @@ actor SessionActor {
             let departed = Self.departures(of: event, in: state)
             state.apply(event)
             seq += 1
+            switch event {
+            case .userJoined(let user, _): joinedAt[user.id] = seq
+            case .userLeft(let id, _, _): joinedAt[id] = nil
+            default: break
+            }
             let sequenced = SequencedEvent(seq: seq, at: now, event: event)
             let outgoing = Outgoing(
                 event: sequenced, frame: Self.encode(.event(sequenced), with: encoder),
@@ -228,6 +248,8 @@ actor SessionActor {
             }
             deliver(batch)
             durableSeq = batch[batch.count - 1].event.seq
+            // The name is free before anyone hears that the command ending the session is done.
+            if case .sessionEnded = batch[batch.count - 1].event.event { await environment.sessionClosed(id) }
             let ready = waiters.filter { $0.seq <= durableSeq }
             waiters.removeAll { $0.seq <= durableSeq }
             for waiter in ready { waiter.continuation.resume() }
@@ -242,6 +264,9 @@ actor SessionActor {
         for outgoing in batch {
             for user in outgoing.recipients.users {
                 if connections[user]?.send(outgoing.frame) == true { deliveries += 1 }
+            }
+            if let reply = pendingReplies.removeValue(forKey: outgoing.event.seq) {
+                reply.connection.send(Self.encode(.reply(re: reply.requestID, result: .done(seq: outgoing.event.seq)), with: encoder))
             }
             closeConnections(after: outgoing.event.event)
         }
@@ -260,7 +285,6 @@ actor SessionActor {
             for connection in connections.values { connection.close(.sessionEnded, reason: "The session ended.") }
             connections.removeAll()
             tickTask?.cancel()
-            Task { await environment.sessionClosed(id) }
         default:
             break
         }
@@ -270,6 +294,7 @@ actor SessionActor {
         environment.logger.error("session \(id) could not be saved: \(error)")
         broken = true
         pending.removeAll()
+        pendingReplies.removeAll()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         waiters.removeAll()
         for connection in connections.values { connection.close(.storeFailure, reason: "The session could not be saved.") }

@@ -1,0 +1,107 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// One simulated user: a lean connection that matches replies to requests and hands every
+/// event frame to the scenario.
+final class BenchUser: Sendable {
+    private struct State {
+        var nextID = 1
+        var waiting: [Int: CheckedContinuation<ByteBuffer, any Error>] = [:]
+        var onEvent: @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void = { _, _ in }
+        var user = 0
+        var secret = ""
+        var lastSeq = 0
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let client: Mutex<LeanClient?> = Mutex(nil)
+
+    var userID: Int { state.withLock { $0.user } }
+    var secret: String { state.withLock { $0.secret } }
+    var lastSeq: Int { state.withLock { $0.lastSeq } }
+
+    func onEvent(_ handler: @escaping @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void) {
+        state.withLock { $0.onEvent = handler }
+    }
+
+    func connect(to server: ServerUnderTest, group: any EventLoopGroup) async throws {
+        state.withLock { $0.closed = false }
+        let lean = try await LeanClient.connect(
+            host: server.host, port: server.port, group: group,
+            onText: { [weak self] frame, time in self?.received(frame, at: time) },
+            onClose: { [weak self] in self?.closed() })
+        client.withLock { $0 = lean }
+    }
+
+    private func received(_ frame: ByteBuffer, at time: ContinuousClock.Instant) {
+        if let re = frame.integer(after: "re") {
+            let waiter = state.withLock { $0.waiting.removeValue(forKey: re) }
+            waiter?.resume(returning: frame)
+            return
+        }
+        let handler = state.withLock { state in
+            if let seq = frame.integer(after: "seq") { state.lastSeq = max(state.lastSeq, seq) }
+            return state.onEvent
+        }
+        handler(frame, time)
+    }
+
+    private func closed() {
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for waiter in waiters { waiter.resume(throwing: BenchError("connection closed")) }
+    }
+
+    /// Sends `{"id": n, "op": op, <arguments>}` and returns the reply frame.
+    @discardableResult
+    func request(_ op: String, _ arguments: String = "") async throws -> ByteBuffer {
+        let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer, any Error>) in
+            let id: Int? = state.withLock { state in
+                guard !state.closed else { return nil }
+                let id = state.nextID
+                state.nextID += 1
+                state.waiting[id] = continuation
+                return id
+            }
+            guard let id else { return continuation.resume(throwing: BenchError("connection closed")) }
+            let text = #"{"id":\#(id),"op":"\#(op)""# + (arguments.isEmpty ? "" : "," + arguments) + "}"
+            client.withLock { $0?.send(text) }
+        }
+        if reply.contains(#""error":"#) { throw BenchError("\(op) refused: \(String(buffer: reply))") }
+        return reply
+    }
+
+    /// Sends without waiting for the reply.
+    func fire(_ op: String, _ arguments: String) {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        client.withLock { $0?.send(#"{"id":\#(id),"op":"\#(op)","# + arguments + "}") }
+    }
+
+    func join(server: ServerUnderTest, session: String, name: String, host: Bool = false) async throws {
+        let token = try server.token(session: session, role: host ? .host : .participant)
+        let reply = try await request("join", #""session":"\#(session)","userName":"\#(name)","token":"\#(token)""#)
+        let object = try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any]
+        let result = object?["result"] as? [String: Any]
+        let snapshot = result?["snapshot"] as? [String: Any]
+        state.withLock { state in
+            state.user = result?["user"] as? Int ?? 0
+            state.secret = result?["secret"] as? String ?? ""
+            state.lastSeq = snapshot?["seq"] as? Int ?? 0
+        }
+    }
+
+    func resume() async throws -> ByteBuffer {
+        let (secret, seq) = state.withLock { ($0.secret, $0.lastSeq) }
+        return try await request("resume", #""secret":"\#(secret)","lastSeq":\#(seq)"#)
+    }
+
+    func drop() { client.withLock { $0?.drop() } }
+}

@@ -1,0 +1,88 @@
+import CaucusAuth
+import CaucusCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server a benchmark measures: a `caucus serve` child process started on a fresh data
+/// folder (so its memory and CPU can be read from /proc), or a running one given by URL.
+final class ServerUnderTest: @unchecked Sendable {
+    // @unchecked: `process` is only touched by the benchmark's own sequential code (start,
+    // sampling between phases, stop); nothing shares it across tasks.
+    let host: String
+    let port: Int
+    let app: AppCredentials
+    private let process: Process?
+
+    static let benchApp = AppCredentials(
+        key: "bench", secret: "bench-secret-0123456789abcdef",
+        limits: SessionLimits(maxUsersPerSession: 20_000, maxRoomCapacity: 10_000))
+
+    init(url: String?, app: AppCredentials?) throws {
+        if let url {
+            guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+                throw BenchError("--url must look like ws://127.0.0.1:8080")
+            }
+            guard let app else { throw BenchError("--url needs --app-key and --app-secret") }
+            (self.host, self.port, self.app, self.process) = (host, port, app, nil)
+            return
+        }
+        let folder = NSTemporaryDirectory() + "caucus-bench-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let config = folder + "/apps.json"
+        struct AppsList: Encodable { let apps: [AppCredentials] }
+        _ = FileManager.default.createFile(atPath: config, contents: try JSONEncoder().encode(AppsList(apps: [Self.benchApp])))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        process.arguments = ["serve", "--port", "0", "--data", folder, "--config", config, "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { throw BenchError("caucus serve exited before listening") }
+            line += byte
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+            let port = Int(text[range].split(separator: ":").last ?? "")
+        else { throw BenchError("no port in: \(text)") }
+        (self.host, self.port, self.app, self.process) = ("127.0.0.1", port, Self.benchApp, process)
+    }
+
+    func token(session: String, role: RoleClaim) throws -> String {
+        try TokenMinter.mint(app: app, sessionName: session, role: role, issuedAt: Instant.wallClock(), lifetimeSeconds: 7200)
+    }
+
+    /// Resident memory of the server process, in KiB (nil for a server given by URL).
+    var residentKiB: Int? {
+        guard let pid = process?.processIdentifier,
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" })[1])
+    }
+
+    /// CPU time the server process has used (user + system), in seconds.
+    var cpuSeconds: Double? {
+        guard let pid = process?.processIdentifier,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
