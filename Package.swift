@@ -62,7 +62,12 @@ let package = Package(
         ),
         .target(
             name: "Caucus",
-            dependencies: ["CaucusProtocol", .product(name: "WSClient", package: "swift-websocket")]
+            dependencies: [
+                "CaucusProtocol", "CaucusCore",
+                .product(name: "WSClient", package: "swift-websocket"),
+                // WSClient takes a Logger; apps may pass their own.
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "caucus",
@@ -101,6 +106,7 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
             ]
         ),
+        .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,6 +27,8 @@ actor SessionActor {
     private var joinedAt: [UserID: Int] = [:]
     /// Replies owed once a command's last event is delivered, by that event's seq.
     private var pendingReplies: [Int: ReplyTarget] = [:]
+    /// A new user's connection gets no event its join snapshot already includes.
+    private var deliveryFloor: [UserID: Int] = [:]
     private var connections: [UserID: ClientConnection] = [:]
     private var tickTask: Task<Void, Never>?
     private var scheduledDeadline: Instant?
@@ -38,6 +40,8 @@ actor SessionActor {
     struct ReplyTarget: Sendable {
         let connection: ClientConnection
         let requestID: Int
+        /// A reply other than `done(seq:)`.
+        var frame: ByteBuffer? = nil
     }
 
     struct Outgoing: Sendable {
@@ -114,8 +118,10 @@ actor SessionActor {
         try await perform(.updateSettings(change.applied(to: state.settings)), by: principal, reply: reply)
     }
 
-    /// A new user: joins, and once its join is durable the connection is attached and told
-    /// who it is. Events with seq up to the snapshot's are already in it.
+    /// A new user joins. Its connection is attached at once, with a floor: it is sent the join
+    /// reply (with a snapshot that includes everything up to the join) right after the join's
+    /// last event is durable, and every event after that, so nothing falls between the
+    /// snapshot and the live events.
     func join(_ request: JoinRequest, requestID: Int, connection: ClientConnection) async throws(CaucusError) -> UserID {
         guard !broken else { throw CaucusError(.internalError, "This session could not be saved; try again.") }
         let now = environment.clock()
@@ -124,12 +130,14 @@ actor SessionActor {
             throw CaucusError(.internalError, "A join made no user.")
         }
         let last = record(events, at: now)
-        try await waitUntilDurable(last)
-        guard state.users[user.id] != nil else { throw CaucusError(.sessionEnded, "The session ended while joining.") }
         connections[user.id] = connection
+        deliveryFloor[user.id] = last
         let secret = environment.secrets.secret(session: id, user: user.id)
-        let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: seq)
-        connection.send(Self.encode(.reply(re: requestID, result: .joined(user: user.id, secret: secret, snapshot: snapshot)), with: encoder))
+        let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: last)
+        pendingReplies[last] = ReplyTarget(
+            connection: connection, requestID: requestID,
+            frame: Self.encode(.reply(re: requestID, result: .joined(user: user.id, secret: secret, snapshot: snapshot)), with: encoder))
+        try await waitUntilDurable(last)
         return user.id
     }
 
@@ -168,6 +176,13 @@ actor SessionActor {
     }
 
     func snapshot(for user: UserID) -> SessionSnapshot { SessionSnapshot(state: state, viewer: user, seq: seq) }
+
+    /// A snapshot sent only once every event it includes has been delivered, so that the
+    /// events a client already has and the snapshot agree, and none is skipped.
+    func deliveredSnapshot(for user: UserID) async throws(CaucusError) -> SessionSnapshot {
+        while durableSeq < seq { try await waitUntilDurable(seq) }
+        return snapshot(for: user)
+    }
 
     // MARK: - Recording and delivery
 
@@ -262,11 +277,14 @@ actor SessionActor {
         let started = clock.now
         var deliveries = 0
         for outgoing in batch {
+            let seq = outgoing.event.seq
             for user in outgoing.recipients.users {
+                if let floor = deliveryFloor[user], seq <= floor { continue }
                 if connections[user]?.send(outgoing.frame) == true { deliveries += 1 }
             }
-            if let reply = pendingReplies.removeValue(forKey: outgoing.event.seq) {
-                reply.connection.send(Self.encode(.reply(re: reply.requestID, result: .done(seq: outgoing.event.seq)), with: encoder))
+            if let reply = pendingReplies.removeValue(forKey: seq) {
+                reply.connection.send(reply.frame ?? Self.encode(.reply(re: reply.requestID, result: .done(seq: seq)), with: encoder))
+                deliveryFloor = deliveryFloor.filter { $0.value > seq }
             }
             closeConnections(after: outgoing.event.event)
         }
@@ -336,10 +354,10 @@ actor SessionActor {
 
 extension SessionActor {
     /// Reads: answered from the state, changing nothing.
-    func answer(_ query: Query, for user: UserID) throws(CaucusError) -> ReplyResult {
+    func answer(_ query: Query, for user: UserID) async throws(CaucusError) -> ReplyResult {
         switch query {
         case .ping: return .pong
-        case .getSnapshot: return .snapshot(snapshot(for: user))
+        case .getSnapshot: return .snapshot(try await deliveredSnapshot(for: user))
         case .isStarted: return .started(state.isStarted)
         case .getCommittedList: return .committed(state.snapshot)
         case .getPreList:

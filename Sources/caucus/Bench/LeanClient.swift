@@ -118,8 +118,11 @@ extension ByteBuffer {
     }
 
     /// The integer after `"key":` in a frame, without decoding the JSON.
-    func integer(after key: String) -> Int? {
-        let needle = Array("\"\(key)\":".utf8)
+    func integer(after key: String) -> Int? { integer(following: "\"\(key)\":") }
+
+    /// The integer right after the first occurrence of `prefix`.
+    func integer(following prefix: String) -> Int? {
+        let needle = Array(prefix.utf8)
         guard let start = offset(of: needle) else { return nil }
         return withUnsafeReadableBytes { bytes -> Int? in
             var value = 0

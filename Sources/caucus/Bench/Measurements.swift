@@ -104,3 +104,17 @@ extension Duration {
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }
+
+/// A value several tasks update, behind a lock, shareable by reference.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
+
+/// A counter several tasks bump, shareable by reference.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func add(_ amount: Int = 1) { value.add(amount, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}

@@ -1,0 +1,126 @@
+import CaucusCore
+import CaucusProtocol
+
+/// Joining, leaving, and the end of a session.
+extension SessionEngine {
+    typealias PasswordSource = @Sendable (PasswordPrompt) async -> String?
+
+    /// Connects and joins. On need-password or password-wrong, asks `password` for another
+    /// and retries on the same connection; gives up when it answers nil.
+    func join(
+        url: String, sessionName: String, userName: String, token: String, password: String?, askPassword: PasswordSource
+    ) async throws(SessionError) -> CaucusSession.Snapshot {
+        guard phase == .idle || phase == .closed else { throw .alreadyJoined }
+        phase = .joining
+        self.url = url
+        model = nil
+        secret = nil
+        endReason = nil
+        setConnection(.connecting)
+        do throws(SessionError) {
+            let socket = try await Socket.connect(to: url, configuration: configuration)
+            attach(socket)
+            var password = password
+            while true {
+                let request = WireRequest.join(session: sessionName, userName: userName, token: token, password: password)
+                switch await exchange(request, on: socket) {
+                case .success(.joined(_, let secret, let snapshot)):
+                    return joined(secret: secret, snapshot: snapshot)
+                case .success(let other):
+                    throw .invalidResponse("join was answered with \(other)")
+                case .failure(.refused(let error)) where error.knownCode == .needPassword || error.knownCode == .passwordWrong:
+                    let prompt: PasswordPrompt = error.knownCode == .needPassword ? .needed : .wrong
+                    hub.emit(prompt == .needed ? .needPassword : .passwordWrong)
+                    guard phase == .joining, let next = await askPassword(prompt), phase == .joining else {
+                        throw .refused(error)
+                    }
+                    password = next
+                case .failure(let error):
+                    throw error
+                }
+            }
+        } catch {
+            socket?.close()
+            socket = nil
+            failPending()
+            if phase == .joining { phase = .idle }
+            releaseWaiters(.failure(.notJoined))
+            setConnection(.disconnected)
+            throw error
+        }
+    }
+
+    private func joined(secret: String, snapshot: SessionSnapshot) -> CaucusSession.Snapshot {
+        self.secret = secret
+        let model = LocalModel(snapshot: snapshot)
+        self.model = model
+        phase = .connected
+        setConnection(.connected)
+        releaseWaiters(.success(()))
+        let view = CaucusSession.Snapshot(model: model, engine: self)
+        var events: [SessionEvent] = [.sessionJoined(view)]
+        if view.myRole.isManaging { events.append(.managerHandle(SubsessionManager(engine: self))) }
+        if let room = view.mySubsession { events.append(.participantHandle(SubsessionParticipant(subsession: room, engine: self))) }
+        hub.emit(events)
+        return view
+    }
+
+    /// Leaves; a host may end the session for everyone. Returns once the server has let go.
+    func leave(endSession: Bool) async throws(SessionError) {
+        if phase == .joining || phase == .reconnecting { try await waitUntilConnected() }
+        guard phase == .connected, let socket else { throw .notJoined }
+        phase = .leaving
+        switch await exchange(.leave(endSession: endSession), on: socket) {
+        case .success, .failure(.connectionLost):
+            // Ending the session closes every connection before the reply can be sent.
+            finish(endReason ?? .left)
+        case .failure(let error):
+            if phase == .leaving { phase = .connected }
+            throw error
+        }
+    }
+
+    /// The socket ended. An unexpected end (a drop, a restart, being too slow) starts a
+    /// reconnect; the server's own ends (session ended, removed, replaced, left) are final.
+    func socketClosed(_ id: Int, code: UInt16?) {
+        guard id == socket?.id else { return }
+        socket = nil
+        failPending(on: id)
+        guard phase == .connected else { return }
+        switch code {
+        case 4002: finish(endReason ?? .sessionEnded(.endedByServer))
+        case 4003: finish(.removed)
+        case 4004: finish(.replaced)
+        case 4005: finish(endReason ?? .left)
+        default: beginReconnect()
+        }
+    }
+
+    /// The session is over for this user.
+    func finish(_ reason: SessionLeftReason) {
+        guard phase != .closed else { return }
+        phase = .closed
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        socket?.close()
+        socket = nil
+        failPending()
+        releaseWaiters(.failure(.notJoined))
+        setConnection(.disconnected)
+        hub.emit(.sessionLeft(reason))
+    }
+
+    /// The session object is gone: drop the connection (the server holds the seat for its
+    /// grace, then lets it go) and end the event streams.
+    func shutdown() {
+        if phase != .closed && phase != .idle {
+            phase = .closed
+            reconnectTask?.cancel()
+            socket?.close()
+            socket = nil
+            failPending()
+            releaseWaiters(.failure(.notJoined))
+        }
+        hub.finish()
+    }
+}

@@ -1,0 +1,85 @@
+import CaucusCore
+import CaucusProtocol
+
+/// Reconnecting: a dropped connection comes back on a new socket, resumes the same seat with
+/// the secret from the join and the last event seen, and gets every missed event in order.
+extension SessionEngine {
+    func beginReconnect() {
+        phase = .reconnecting
+        setConnection(.reconnecting)
+        // The server holds the seat for its grace; past it, a resume can only be refused.
+        let grace = model?.state.limits.reconnectGraceSeconds ?? 30
+        let deadline = ContinuousClock.now + .seconds(grace) + configuration.reconnectExtraTime
+        reconnectTask = Task { await self.reconnect(until: deadline) }
+    }
+
+    private func reconnect(until deadline: ContinuousClock.Instant) async {
+        var attempt = 0
+        while phase == .reconnecting && !Task.isCancelled {
+            try? await Task.sleep(for: configuration.delay(beforeAttempt: attempt))
+            attempt += 1
+            guard phase == .reconnecting && !Task.isCancelled else { return }
+            guard ContinuousClock.now < deadline else {
+                hub.emit(.error(.connectionFailed("The server stayed unreachable past the reconnect grace.")))
+                finish(.connectionLost)
+                return
+            }
+            if await resumeOnce() { return }
+        }
+    }
+
+    /// One attempt. Returns true when reconnecting is over (resumed, or refused for good).
+    private func resumeOnce() async -> Bool {
+        guard let secret, let lastSeq = model?.deliveredSeq else {
+            finish(.connectionLost)
+            return true
+        }
+        let socket: Socket
+        do throws(SessionError) {
+            socket = try await Socket.connect(to: url, configuration: configuration)
+        } catch {
+            return false
+        }
+        guard phase == .reconnecting else {
+            socket.close()
+            return true
+        }
+        attach(socket)
+        switch await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket) {
+        case .success(.resumed(_, _, let fresh)):
+            if let fresh, var current = model {
+                // Too long away to replay: a fresh snapshot instead of the missed events.
+                current.reset(to: fresh)
+                model = current
+                if let view = snapshot { hub.emit(.resynchronized(view)) }
+            }
+            // The server sends the missed events right after the resume reply, before it reads
+            // the next request: once a ping is answered, all of them have been delivered.
+            guard case .success = await exchange(WireRequest(.ping), on: socket), phase == .reconnecting,
+                self.socket === socket
+            else {
+                drop(socket)
+                return phase != .reconnecting
+            }
+            phase = .connected
+            setConnection(.connected)
+            releaseWaiters(.success(()))
+            return true
+        case .failure(.refused(let error)) where error.knownCode == .resumeRefused:
+            hub.emit(.error(.refused(error)))
+            finish(.connectionLost)
+            return true
+        default:
+            drop(socket)
+            return phase != .reconnecting
+        }
+    }
+
+    private func drop(_ socket: Socket) {
+        if self.socket === socket {
+            self.socket = nil
+            failPending(on: socket.id)
+        }
+        socket.close()
+    }
+}

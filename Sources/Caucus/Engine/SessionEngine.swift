@@ -1,0 +1,230 @@
+import CaucusCore
+import CaucusProtocol
+import Foundation
+
+/// The session's one serial owner of the connection, the pending requests and the local
+/// model. Each socket has one reader task that hands it frames in order; handling a frame
+/// never suspends, so an event is applied, published and delivered before the next frame
+/// (and before the reply of the call that caused it) is looked at.
+actor SessionEngine {
+    enum Phase: Equatable {
+        case idle, joining, connected, reconnecting, leaving, closed
+    }
+
+    struct Pending {
+        let socket: Int
+        let continuation: CheckedContinuation<Result<ReplyResult, SessionError>, Never>
+        let timeout: Task<Void, Never>
+    }
+
+    nonisolated let configuration: CaucusSession.Configuration
+    nonisolated let hub: EventHub
+    nonisolated let published = PublishedState()
+
+    var phase = Phase.idle
+    var url = ""
+    var socket: Socket?
+    var secret: String?
+    var model: LocalModel? {
+        didSet { published.publish(model) }
+    }
+    /// Why the session is over, when an event said so before the socket closed.
+    var endReason: SessionLeftReason?
+    var reconnectTask: Task<Void, Never>?
+    private var nextRequestID = 1
+    private var pending: [Int: Pending] = [:]
+    private var connectionWaiters: [CheckedContinuation<Result<Void, SessionError>, Never>] = []
+    /// Rooms each recent status change created, by seq: what create-rooms calls return.
+    private var createdRooms: [Int: [RoomID]] = [:]
+    private let decoder = JSONDecoder()
+
+    init(configuration: CaucusSession.Configuration, hub: EventHub) {
+        self.configuration = configuration
+        self.hub = hub
+    }
+
+    var snapshot: CaucusSession.Snapshot? { model.map { CaucusSession.Snapshot(model: $0, engine: self) } }
+
+    // MARK: - Requests
+
+    /// Sends a request once connected (waiting through a reconnect) and returns the reply.
+    @discardableResult
+    func perform(_ request: WireRequest) async throws(SessionError) -> ReplyResult {
+        try await waitUntilConnected()
+        guard let socket else { throw .connectionLost }
+        return try await exchange(request, on: socket).get()
+    }
+
+    /// Sends a request on `socket` and waits for its reply (or the socket's end, or the timeout).
+    func exchange(_ request: WireRequest, on socket: Socket) async -> Result<ReplyResult, SessionError> {
+        let id = nextRequestID
+        nextRequestID += 1
+        let text: String
+        do throws(SessionError) {
+            text = try request.frame(id: id)
+        } catch {
+            return .failure(error)
+        }
+        let limit = configuration.requestTimeout
+        return await withCheckedContinuation { continuation in
+            let timeout = Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled else { return }
+                await self?.complete(id, .failure(.timedOut))
+            }
+            pending[id] = Pending(socket: socket.id, continuation: continuation, timeout: timeout)
+            socket.send(text)
+        }
+    }
+
+    private func complete(_ id: Int, _ result: Result<ReplyResult, SessionError>) {
+        guard let request = pending.removeValue(forKey: id) else { return }
+        request.timeout.cancel()
+        request.continuation.resume(returning: result)
+    }
+
+    /// Fails the requests waiting on a socket (all of them if nil): their replies will not come.
+    func failPending(on socket: Int? = nil) {
+        for (id, request) in pending where socket == nil || request.socket == socket {
+            complete(id, .failure(.connectionLost))
+        }
+    }
+
+    func waitUntilConnected() async throws(SessionError) {
+        switch phase {
+        case .connected:
+            return
+        case .joining, .reconnecting:
+            try await withCheckedContinuation { connectionWaiters.append($0) }.get()
+        case .idle, .leaving, .closed:
+            throw .notJoined
+        }
+    }
+
+    func releaseWaiters(_ result: Result<Void, SessionError>) {
+        let waiters = connectionWaiters
+        connectionWaiters.removeAll()
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    func setConnection(_ state: ConnectionState) {
+        if published.publish(state) { hub.emit(.connectionStateChanged(state)) }
+    }
+
+    // MARK: - Reading
+
+    /// Makes `socket` the current one and starts reading it.
+    func attach(_ socket: Socket) {
+        self.socket = socket
+        Task {
+            for await item in socket.inbound {
+                switch item {
+                case .text(let text): self.receive(text, from: socket.id)
+                case .closed(let code, _): self.socketClosed(socket.id, code: code)
+                }
+            }
+        }
+    }
+
+    private func receive(_ text: String, from socketID: Int) {
+        guard socketID == socket?.id else { return }
+        let frame: ServerFrame
+        do {
+            frame = try decoder.decode(ServerFrame.self, from: Data(text.utf8))
+        } catch {
+            hub.emit(.error(.invalidResponse("\(error)")))
+            return
+        }
+        switch frame {
+        case .reply(let re, let result):
+            complete(re, .success(result))
+        case .error(let re, let body):
+            if let re, pending[re] != nil {
+                complete(re, .failure(.refused(ServerError(body))))
+            } else {
+                hub.emit(.error(.refused(ServerError(body))))
+            }
+        case .event(let event):
+            take(event)
+        }
+    }
+
+    /// Applies one event, publishes the new snapshot, then delivers the event.
+    private func take(_ event: SequencedEvent) {
+        guard var current = model else { return }
+        var events: [SessionEvent] = []
+        if let settled = current.settleRefresh(before: event.seq) { events += describe(settled, in: current).revealed() }
+        guard let (before, after) = current.absorb(event) else {
+            model = current
+            hub.emit(events)
+            return
+        }
+        if case .statusChanged = event.event { rememberCreatedRooms(before: before, after: after, seq: event.seq) }
+        events += describe((before, after), in: current).translate(event.event)
+        if let settled = current.settleRefresh() { events += describe(settled, in: current).revealed() }
+        model = current
+        hub.emit(events)
+        afterEffects(of: event.event, before: before, after: after)
+    }
+
+    private func describe(_ states: (before: SessionState, after: SessionState), in model: LocalModel) -> EventTranslator {
+        EventTranslator(me: model.me, before: states.before, after: states.after, model: model, engine: self)
+    }
+
+    /// What an event means for the connection: the end of the session, or a larger role.
+    private func afterEffects(of event: Event, before: SessionState, after: SessionState) {
+        guard let me = model?.me else { return }
+        switch event {
+        case .sessionEnded(let reason):
+            endReason = .sessionEnded(reason)
+            if phase != .leaving { finish(.sessionEnded(reason)) }
+        case .userLeft(me, .removed, _):
+            endReason = .removed
+            if phase != .leaving { finish(.removed) }
+        default:
+            let was = before.role(of: me) ?? .participant
+            let now = after.role(of: me) ?? .participant
+            // A larger role may see more (the pre-list, help requests): ask for it.
+            if (now == .host && was != .host) || (now.isManaging && !was.isManaging) {
+                Task { await self.refresh() }
+            }
+        }
+    }
+
+    /// Replaces the model by a fresh snapshot from the server, then tells what it revealed.
+    func refresh() async {
+        guard phase == .connected, let socket else { return }
+        guard case .success(.snapshot(let fresh)) = await exchange(WireRequest(.getSnapshot), on: socket),
+            var current = model, fresh.you == current.me
+        else { return }
+        current.refresh(with: fresh)
+        let settled = current.settleRefresh()
+        model = current
+        if let settled { hub.emit(describe(settled, in: current).revealed()) }
+    }
+
+    // MARK: - Created rooms
+
+    private func rememberCreatedRooms(before: SessionState, after: SessionState, seq: Int) {
+        let old = Set(before.rooms.map(\.id))
+        createdRooms[seq] = after.rooms.map(\.id).filter { !old.contains($0) }
+        if createdRooms.count > 32, let oldest = createdRooms.keys.min() { createdRooms[oldest] = nil }
+    }
+
+    /// Creates rooms and returns them. A command's events are numbered together and reach
+    /// this client before its reply, so the last status change up to the reply's seq is the
+    /// one that created them (any later events of the same command are invitations).
+    func createRooms(_ request: WireRequest) async throws(SessionError) -> [SubsessionKit] {
+        guard case .done(let seq?) = try await perform(request),
+            let change = createdRooms.keys.filter({ $0 <= seq }).max(), let ids = createdRooms[change], let model
+        else { return [] }
+        return ids.compactMap { model.state.kit($0, engine: self) }
+    }
+
+    /// The rooms of a committed list the server sent, with users as this client knows them.
+    func kits(for breakout: BreakoutSnapshot) -> [SubsessionKit] {
+        guard var scratch = model?.state else { return [] }
+        scratch.apply(.statusChanged(breakout))
+        return scratch.kits(engine: self)
+    }
+}

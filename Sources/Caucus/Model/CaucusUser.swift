@@ -1,0 +1,53 @@
+import CaucusCore
+
+/// A user of the session as this client sees them.
+public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    public let id: UserID
+    public let name: String
+    public let role: Role
+    /// The main session or the subsession the user is in.
+    public let location: Location
+    /// False while the user's connection is down and the server holds their seat.
+    public let isConnected: Bool
+    /// `user_identity` from the user's token, if any.
+    public let identity: String?
+    public let joinedAt: Instant
+
+    public init(
+        id: UserID, name: String, role: Role, location: Location = .main, isConnected: Bool = true, identity: String? = nil,
+        joinedAt: Instant
+    ) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.location = location
+        self.isConnected = isConnected
+        self.identity = identity
+        self.joinedAt = joinedAt
+    }
+
+    init(_ user: SessionUser, role: Role) {
+        self.init(
+            id: user.id, name: user.name, role: role, location: user.location, isConnected: user.presence.isConnected,
+            identity: user.identity, joinedAt: user.joinedAt)
+    }
+
+    public var isHost: Bool { role == .host }
+    public var isManager: Bool { role == .manager }
+    /// Host and managers hold the subsession-manager powers.
+    public var canManageSubsessions: Bool { role.isManaging }
+    public var isInSubsession: Bool { location != .main }
+    /// The subsession the user is in, if any.
+    public var subsessionID: RoomID? { location.roomID }
+
+    public var description: String { "\(name) (\(id), \(role.rawValue), in \(location))" }
+}
+
+extension SessionState {
+    /// A present user as the SDK shows them.
+    func caucusUser(_ id: UserID) -> CaucusUser? {
+        users[id].map { CaucusUser($0, role: role(of: $0)) }
+    }
+
+    func caucusUsers(_ ids: [UserID]) -> [CaucusUser] { ids.compactMap(caucusUser) }
+}

@@ -1,0 +1,137 @@
+import CaucusCore
+import Foundation
+import Synchronization
+
+/// A Caucus session, as one user takes part in it.
+///
+/// ```swift
+/// let session = CaucusSession()
+/// Task { for await event in session.events { print(event) } }
+/// try await session.join(url: server, sessionName: "Class", userName: "Ada", token: jwt)
+/// try await session.subsessionHelper.addToPreList("Red", "Blue")
+/// try await session.subsessionHelper.commit()
+/// try await session.subsessionManager?.start()
+/// ```
+///
+/// Every call returns once the server has carried it out (or throws its refusal), and by then
+/// `snapshot` shows the result. Events arrive through `events` (an `AsyncStream`, as many as
+/// you like) or the `delegate`. A dropped connection is restored by itself: the user keeps
+/// their seat and receives every event they missed.
+public final class CaucusSession: Sendable {
+    public let configuration: Configuration
+    let engine: SessionEngine
+    private let hub: EventHub
+    private let delegateBox = Mutex(WeakDelegate())
+
+    private struct WeakDelegate {
+        weak var value: (any CaucusSessionDelegate)?
+    }
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        hub = EventHub()
+        engine = SessionEngine(configuration: configuration, hub: hub)
+        // The delegate hears events on the main actor, one at a time, in order.
+        Task { [weak self, queue = hub.delegateQueue] in
+            for await event in queue {
+                guard let self else { return }
+                guard let delegate = self.delegate else { continue }
+                await delegate.deliver(event, from: self)
+            }
+        }
+    }
+
+    deinit {
+        let engine = engine
+        Task { await engine.shutdown() }
+    }
+
+    // MARK: - Events
+
+    /// A new stream of every event from now on. Subscribe before `join` to hear it.
+    public var events: AsyncStream<SessionEvent> { hub.subscribe() }
+
+    /// Receives the events as callbacks on the main actor. Held weakly.
+    public var delegate: (any CaucusSessionDelegate)? {
+        get { delegateBox.withLock { $0.value } }
+        set {
+            delegateBox.withLock { $0.value = newValue }
+            hub.setDelegateAttached(newValue != nil)
+        }
+    }
+
+    // MARK: - State
+
+    public var connectionState: ConnectionState { engine.published.connection }
+    /// The session as this user sees it now; nil before the first join.
+    public var snapshot: Snapshot? { engine.published.snapshot(engine: engine) }
+    /// This user; nil before the first join.
+    public var myself: CaucusUser? { snapshot?.myself }
+    /// Everyone else in the session.
+    public var remoteUsers: [CaucusUser] { snapshot?.remoteUsers ?? [] }
+
+    // MARK: - Joining and leaving
+
+    /// Joins `sessionName` on the server at `url` (`ws://host:port/ws`), creating the session
+    /// if none is active with that name.
+    ///
+    /// - Parameters:
+    ///   - token: the JWT for this session (HS256 with the app's secret).
+    ///   - password: the session's password; a session created with one is private.
+    ///   - passwordHandler: asked for a password when the server says one is needed or was
+    ///     wrong; return nil to give up. Without it, the delegate is asked.
+    /// - Returns: the session as it was on joining.
+    @discardableResult
+    public func join(
+        url: URL, sessionName: String, userName: String, token: String, password: String? = nil,
+        passwordHandler: (@Sendable (PasswordPrompt) async -> String?)? = nil
+    ) async throws(SessionError) -> Snapshot {
+        let ask: SessionEngine.PasswordSource = { [weak self] prompt in
+            if let passwordHandler { return await passwordHandler(prompt) }
+            guard let self, let delegate = self.delegate else { return nil }
+            switch prompt {
+            case .needed: return await delegate.sessionNeedsPassword(self)
+            case .wrong: return await delegate.sessionPasswordWasWrong(self)
+            }
+        }
+        return try await engine.join(
+            url: url.absoluteString, sessionName: sessionName, userName: userName, token: token, password: password,
+            askPassword: ask)
+    }
+
+    /// Leaves the session. The host may end it for everyone with `endSession`.
+    public func leave(endSession: Bool = false) async throws(SessionError) {
+        try await engine.leave(endSession: endSession)
+    }
+
+    // MARK: - Helpers
+
+    /// Roles and users (host): managers, host hand-over, renaming, removing.
+    public var userHelper: UserHelper { UserHelper(engine: engine) }
+    /// The host's pre-list, commit and withdraw.
+    public var subsessionHelper: SubsessionHelper { SubsessionHelper(engine: engine) }
+    /// Start, stop, broadcast and moves: while this user is the host or a manager, else nil.
+    public var subsessionManager: SubsessionManager? {
+        snapshot?.myRole.isManaging == true ? SubsessionManager(engine: engine) : nil
+    }
+    /// Return to main and request help: while this user is in a subsession, else nil.
+    public var subsessionParticipant: SubsessionParticipant? {
+        snapshot?.mySubsession.map { SubsessionParticipant(subsession: $0, engine: engine) }
+    }
+    /// The create-and-invite flow.
+    public var breakoutRooms: BreakoutRooms { BreakoutRooms(engine: engine) }
+    /// Chat in this user's room, and direct messages.
+    public var chat: Chat { Chat(engine: engine) }
+
+    // MARK: - Session settings
+
+    /// Changes the named settings (host); the rest stay.
+    public func updateSettings(_ change: SettingsChange) async throws(SessionError) {
+        try await engine.perform(.updateSettings(change))
+    }
+
+    /// Switches between group mode (breakouts allowed) and lecture mode (host).
+    public func setMode(_ mode: SessionMode) async throws(SessionError) {
+        try await engine.perform(.setMode(mode))
+    }
+}

@@ -1,0 +1,74 @@
+import CaucusCore
+import CaucusProtocol
+
+/// Why a call failed. Every call either returns once the server carried it out, or throws
+/// one of these.
+public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server refused the request and changed nothing.
+    case refused(ServerError)
+    /// Not in a session: join first (or the session was left, ended or lost).
+    case notJoined
+    /// `join` on a session object that is already joined or joining.
+    case alreadyJoined
+    /// The server could not be reached.
+    case connectionFailed(String)
+    /// The connection dropped before the reply: the request may or may not have been carried
+    /// out. The snapshot says which once the session has reconnected.
+    case connectionLost
+    /// No reply within `Configuration.requestTimeout`.
+    case timedOut
+    /// The request could not be encoded (a bug, or a value the protocol cannot carry).
+    case invalidRequest(String)
+    /// The server sent a frame the SDK could not read.
+    case invalidResponse(String)
+
+    /// The server's refusal, if that is what this is.
+    public var serverError: ServerError? {
+        if case .refused(let error) = self { return error }
+        return nil
+    }
+
+    /// The server's error code, when the server refused and the code is one this SDK knows.
+    public var code: CaucusError.Code? { serverError?.knownCode }
+
+    public var description: String {
+        switch self {
+        case .refused(let error): error.description
+        case .notJoined: "Not in a session."
+        case .alreadyJoined: "This session object has already joined."
+        case .connectionFailed(let reason): "Could not connect: \(reason)"
+        case .connectionLost: "The connection dropped before the server replied."
+        case .timedOut: "The server did not reply in time."
+        case .invalidRequest(let reason): "Invalid request: \(reason)"
+        case .invalidResponse(let reason): "Unreadable reply: \(reason)"
+        }
+    }
+}
+
+/// A refusal as the server sent it: the stable code and name of `docs/errors.md`, and a
+/// message for people.
+public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let code: Int
+    public let name: String
+    public let message: String
+    /// For a refused commit, withdraw, start or stop: the seeds' failure status
+    /// (`commitFailed`, `withdrawFailed`, `startFailed`, `stopFailed`). The session's own
+    /// status is unchanged.
+    public let failureStatus: SubsessionStatus?
+
+    public init(code: Int, name: String, message: String, failureStatus: SubsessionStatus? = nil) {
+        self.code = code
+        self.name = name
+        self.message = message
+        self.failureStatus = failureStatus
+    }
+
+    init(_ body: ErrorBody) {
+        self.init(code: body.code, name: body.name, message: body.message, failureStatus: body.status)
+    }
+
+    /// The code as this SDK's catalog knows it (nil for a code from a newer server).
+    public var knownCode: CaucusError.Code? { CaucusError.Code(rawValue: code) }
+
+    public var description: String { "\(code) \(name): \(message)" }
+}

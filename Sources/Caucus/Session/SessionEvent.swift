@@ -1,0 +1,77 @@
+import CaucusCore
+
+/// Everything that happens, as `CaucusSession.events` delivers it, in the order the server
+/// decided it. The snapshot already includes each event when it is delivered.
+public enum SessionEvent: Sendable {
+    // MARK: Session
+
+    /// This user joined; the snapshot is the session as it was then.
+    case sessionJoined(CaucusSession.Snapshot)
+    /// This user is no longer in the session.
+    case sessionLeft(SessionLeftReason)
+    case connectionStateChanged(ConnectionState)
+    /// The session is private and no password was given (the password hook is asked next).
+    case needPassword
+    /// The password was wrong (the password hook is asked next).
+    case passwordWrong
+    /// Something failed outside any call (a resume refused, an unreadable frame).
+    case error(SessionError)
+    /// After a long disconnection the server sent a fresh snapshot instead of the missed
+    /// events: the snapshot is right, but events in between were not delivered.
+    case resynchronized(CaucusSession.Snapshot)
+
+    // MARK: Users
+
+    case usersJoined([CaucusUser])
+    case usersLeft([CaucusUser], reason: LeaveReason)
+    case hostChanged(from: CaucusUser?, to: CaucusUser)
+    /// A user became or stopped being a manager (see their `role`).
+    case managerChanged(CaucusUser)
+    case userRenamed(CaucusUser)
+    /// A user's connection dropped or came back (see their `isConnected`).
+    case userConnectionChanged(CaucusUser)
+    case modeChanged(SessionMode)
+    case settingsChanged(SessionSettings)
+
+    // MARK: Subsessions
+
+    /// The host's pre-list changed (host only).
+    case preListChanged([PlannedRoom])
+    /// The breakout's status changed; the full committed list comes with it.
+    case subsessionStatusChanged(SubsessionStatus, [SubsessionKit])
+    /// This user gained (or, with nil, lost) the subsession-manager powers.
+    case managerHandle(SubsessionManager?)
+    /// This user entered a subsession (or, with nil, left it for the main session).
+    case participantHandle(SubsessionParticipant?)
+    /// A subsession's users changed.
+    case subsessionUsersUpdated(SubsessionKit)
+    /// Users moved between rooms (one event however many moved).
+    case usersMoved([UserMove])
+    /// This user moved: to a subsession, or (nil) to the main session.
+    case moved(to: SubsessionKit?)
+    /// Who the committed subsessions expect changed (while they are not open).
+    case assignmentsChanged([SubsessionKit])
+    /// This user is invited to a room.
+    case invited(to: SubsessionKit, by: CaucusUser?)
+    /// Users were invited to a room (host and managers).
+    case usersInvited([CaucusUser], to: SubsessionKit, by: CaucusUser?)
+    /// A user declined an invitation (host and managers).
+    case invitationRejected(CaucusUser, SubsessionKit)
+    case parentControlChanged(ParentControl)
+    /// The timer started, changed (extended) or ended (nil).
+    case timerChanged(BreakoutTimer?)
+    case timerWarning(secondsRemaining: Int)
+    /// Someone asks for help (host and managers): answer with the handler.
+    case helpRequested(HelpRequestHandler)
+    /// The answer to this user's help request.
+    case helpRequestResult(HelpResult)
+    /// Someone's help request was answered (host and managers).
+    case helpRequestAnswered(HelpRequestID, result: HelpResult, by: CaucusUser?)
+    /// A message from the main session to everyone.
+    case broadcast(String, from: CaucusUser?)
+
+    // MARK: Chat
+
+    /// A message to this user's room, or a direct message.
+    case chatMessage(ChatMessage, from: CaucusUser?)
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+
+/// Drops many users at once mid-breakout while the host keeps broadcasting, then brings them
+/// all back with resume: time until all are back, and broadcasts lost (must be 0).
+struct ReconnectBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reconnect", abstract: "Mass drop and resume.")
+
+    @OptionGroup var server: ServerOptions
+    @Option(help: "Users to drop.") var users = 500
+    @Option(help: "Broadcasts sent while they are away.") var missed = 5
+
+    func run() async throws {
+        let (target, group) = try server.start()
+        defer { target.stop() }
+        let host = try await joinHost("reconnect", server: target, group: group)
+        let received = Locked([Int](repeating: 0, count: users))
+        let participants = try await joinUsers(users, server: target, group: group, session: { _ in "reconnect" }) { user, index in
+            user.onEvent { frame, _ in
+                if frame.contains(#""type":"broadcast""#) { received.withLock { $0[index] += 1 } }
+            }
+        }
+        try await host.request("addToPreList", #""names":["A","B","C","D","E"]"#)
+        try await host.request("commit")
+        try await host.request("start", #""autoAssign":true"#)
+        let away = Arrivals(expecting: users)
+        host.onEvent { frame, time in if frame.contains(#""type":"userReconnecting""#) { away.arrived(at: time) } }
+        for user in participants { user.drop() }
+        _ = await away.all()
+        for index in 0..<missed { try await host.request("broadcast", #""text":"while away \#(index)""#) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for user in participants {
+                tasks.addTask {
+                    try await user.connect(to: target, group: group)
+                    _ = try await user.resume()
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        // Replayed events follow each resume reply; wait (up to 10 s) until every one arrived.
+        var waited = 0
+        while received.withLock({ $0.reduce(0, +) }) < users * missed && waited < 500 {
+            try await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
+        let back = (clock.now - start).milliseconds
+        let got = received.withLock { $0.reduce(0, +) }
+        let short = received.withLock { counts in counts.enumerated().filter { $0.element < missed } }
+        for (index, count) in short.prefix(5) {
+            FileHandle.standardError.write(Data("reconnect: user \(index) (id \(participants[index].userID)) got \(count) of \(missed)\n".utf8))
+        }
+        var report = Report(scenario: "reconnect")
+        report.add("users dropped at once", "\(users) (mid-breakout, in 5 rooms)")
+        report.add("all resumed and caught up", milliseconds: back)
+        report.add("broadcasts missed while away", "\(users * missed)")
+        report.add("lost", "\(users * missed - got)")
+        report.add("target", "0 lost")
+        report.print(json: server.json)
+    }
+}
