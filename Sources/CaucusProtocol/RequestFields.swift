@@ -1,38 +1,41 @@
 import CaucusCore
 
 /// Every argument any operation takes, all optional: JSON decoding checks their types, and
-/// `request(for:)` checks that an operation has the ones it needs.
-struct RequestFields: Decodable {
-    var id: Int?
-    var op: String?
-    var session: String?
-    var userName: String?
-    var token: String?
-    var password: String?
-    var secret: String?
-    var lastSeq: Int?
-    var endSession: Bool?
-    var user: UserID?
-    var users: [UserID]?
-    var name: String?
-    var names: [String]?
-    var mode: SessionMode?
-    var settings: SettingsChange?
-    var durationSeconds: Int?
-    var autoAssign: Bool?
-    var autoMove: Bool?
-    var countdownSeconds: Int?
-    var text: String?
-    var seconds: Int?
-    var room: RoomID?
-    var request: HelpRequestID?
-    var answer: HelpAnswer?
-    var definition: RoomDefinition?
-    var count: Int?
-    var forceJoin: Bool?
-    var audio: Bool?
-    var video: Bool?
-    var to: UserID?
+/// `request(for:)` checks that an operation has the ones it needs. Clients encode the same
+/// struct, so the argument names are written once.
+public struct RequestFields: Codable, Sendable {
+    public var id: Int?
+    public var op: String?
+    public var session: String?
+    public var userName: String?
+    public var token: String?
+    public var password: String?
+    public var secret: String?
+    public var lastSeq: Int?
+    public var endSession: Bool?
+    public var user: UserID?
+    public var users: [UserID]?
+    public var name: String?
+    public var names: [String]?
+    public var mode: SessionMode?
+    public var settings: SettingsChange?
+    public var durationSeconds: Int?
+    public var autoAssign: Bool?
+    public var autoMove: Bool?
+    public var countdownSeconds: Int?
+    public var text: String?
+    public var seconds: Int?
+    public var room: RoomID?
+    public var request: HelpRequestID?
+    public var answer: HelpAnswer?
+    public var definition: RoomDefinition?
+    public var count: Int?
+    public var forceJoin: Bool?
+    public var audio: Bool?
+    public var video: Bool?
+    public var to: UserID?
+
+    public init(_ operation: Operation) { op = operation.rawValue }
 
     private func required<Value>(_ value: Value?, _ name: String) throws(CaucusError) -> Value {
         guard let value else { throw CaucusError(.invalidArguments, "Missing \"\(name)\".") }

@@ -4,42 +4,11 @@ import Foundation
 
 typealias WireOperation = CaucusProtocol.Operation
 
-/// One request as the server reads it: `{"id": 7, "op": "chat", "text": "hello"}`. The
-/// argument names are those of `CaucusProtocol.RequestFields`; absent arguments are omitted.
-struct WireRequest: Encodable, Sendable {
-    var id = 0
-    let op: WireOperation
-    var session: String?
-    var userName: String?
-    var token: String?
-    var password: String?
-    var secret: String?
-    var lastSeq: Int?
-    var endSession: Bool?
-    var user: UserID?
-    var users: [UserID]?
-    var name: String?
-    var names: [String]?
-    var mode: SessionMode?
-    var settings: SettingsChange?
-    var durationSeconds: Int?
-    var autoAssign: Bool?
-    var autoMove: Bool?
-    var countdownSeconds: Int?
-    var text: String?
-    var seconds: Int?
-    var room: RoomID?
-    var request: HelpRequestID?
-    var answer: HelpAnswer?
-    var definition: RoomDefinition?
-    var count: Int?
-    var forceJoin: Bool?
-    var audio: Bool?
-    var video: Bool?
-    var to: UserID?
+/// One request as the server reads it: `{"id": 7, "op": "chat", "text": "hello"}`, built
+/// from the protocol's own `RequestFields`, so client and server share the argument names.
+typealias WireRequest = RequestFields
 
-    init(_ op: WireOperation) { self.op = op }
-
+extension WireRequest {
     /// The request's text frame under `id`.
     func frame(id: Int) throws(SessionError) -> String {
         var numbered = self
@@ -47,7 +16,7 @@ struct WireRequest: Encodable, Sendable {
         do {
             return String(decoding: try JSONEncoder().encode(numbered), as: UTF8.self)
         } catch {
-            throw .invalidRequest("\(op.rawValue) could not be encoded: \(error)")
+            throw .invalidRequest("\(op ?? "a request") could not be encoded: \(error)")
         }
     }
 }
