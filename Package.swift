@@ -82,6 +82,15 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        .target(
+            name: "CaucusTestSupport",
+            dependencies: [
+                "CaucusServer", "CaucusAuth", "CaucusCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/CaucusTestSupport"
+        ),
         .testTarget(
             name: "CaucusCoreTests",
             dependencies: [
@@ -102,11 +111,11 @@ let package = Package(
         .testTarget(
             name: "CaucusServerTests",
             dependencies: [
-                "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth",
+                "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
             ]
         ),
-        .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth"]),
+        .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -136,41 +136,25 @@ extension TestClient {
 
 /// A real server with several apps, for what one app must not see of another.
 final class MultiAppServer: Sendable {
-    let port: Int
-    let apps: [AppCredentials]
-    private let task: Task<Void, any Error>
+    let running: RunningServer
 
     static func start(appKeys: [String]) async throws -> MultiAppServer {
         let apps = appKeys.map { AppCredentials(key: $0, secret: "\($0)-secret-\(UUID().uuidString)") }
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: TestServer.temporaryFolder(), apps: apps)
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .critical
-        let server = try await SessionServer.open(configuration, logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = server.application { port in continuation.yield(port) }
-        let task = Task { try await application.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestFailure("server did not start") }
-        return MultiAppServer(port: port, apps: apps, task: task)
+        return MultiAppServer(running: try await RunningServer.start(apps: apps))
     }
 
-    private init(port: Int, apps: [AppCredentials], task: Task<Void, any Error>) {
-        self.port = port
-        self.apps = apps
-        self.task = task
-    }
+    private init(running: RunningServer) { self.running = running }
+
+    var port: Int { running.port }
+    var apps: [AppCredentials] { running.apps }
 
     func joined(_ userName: String, session: String, app: AppCredentials, role: RoleClaim = .participant) async throws -> TestClient {
-        let client = try await TestClient.connect(url: "ws://127.0.0.1:\(port)/ws")
-        let token = try TokenMinter.mint(app: app, sessionName: session, role: role, issuedAt: Instant.wallClock())
-        try await client.join(session: session, userName: userName, token: token)
+        let client = try await TestClient.connect(url: running.webSocketURL)
+        try await client.join(session: session, userName: userName, token: try running.token(session: session, role: role, app: app))
         return client
     }
 
-    func stop() async {
-        task.cancel()
-        _ = try? await task.value
-    }
+    func stop() async { await running.stop() }
 }
 
 /// The OpenAPI document's paths and methods, and the python validator when it is installed.

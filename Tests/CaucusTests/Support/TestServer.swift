@@ -1,51 +1,37 @@
 import Caucus
+@_exported import CaucusTestSupport
 import CaucusAuth
 import CaucusServer
 import Foundation
 import Hummingbird
 import Logging
 
-/// A real Caucus server on a free loopback port, in this process, with its own data folder.
+/// The server the SDK tests talk to: a `RunningServer` with one app.
 final class TestServer: Sendable {
-    let server: SessionServer
-    let port: Int
-    let app: AppCredentials
-    private let task: Task<Void, any Error>
+    let running: RunningServer
 
     static func start(limits: SessionLimits = .standard, replayWindow: Int = 10_000) async throws -> TestServer {
-        let folder = NSTemporaryDirectory() + "caucus-sdk-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let app = AppCredentials(key: "sdk-test-app", secret: "sdk-test-secret-\(UUID().uuidString)", limits: limits)
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: folder, apps: [app])
-        configuration.maxFrameBytes = 1 << 20
-        configuration.replayWindow = replayWindow
-        var logger = Logger(label: "sdk-test-server")
-        logger.logLevel = .critical
-        let server = try await SessionServer.open(configuration, logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = server.application { port in continuation.yield(port) }
-        let task = Task { try await application.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
-        return TestServer(server: server, port: port, app: app, task: task)
+        let running = try await RunningServer.start(apps: [app], dataDirectory: temporaryFolder(prefix: "caucus-sdk-test-")) {
+            configuration in
+            configuration.maxFrameBytes = 1 << 20
+            configuration.replayWindow = replayWindow
+        }
+        return TestServer(running: running)
     }
 
-    private init(server: SessionServer, port: Int, app: AppCredentials, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.app = app
-        self.task = task
-    }
+    private init(running: RunningServer) { self.running = running }
 
-    func stop() async {
-        task.cancel()
-        _ = try? await task.value
-    }
+    var server: SessionServer { running.server }
+    var port: Int { running.port }
+    var app: AppCredentials { running.apps[0] }
 
-    var url: URL { URL(string: "ws://127.0.0.1:\(port)/ws")! }
+    func stop() async { await running.stop() }
+
+    var url: URL { URL(string: running.webSocketURL)! }
 
     func token(session: String, role: RoleClaim) throws -> String {
-        try TokenMinter.mint(app: app, sessionName: session, role: role, issuedAt: Instant.wallClock(), lifetimeSeconds: 3600)
+        try running.token(session: session, role: role)
     }
 
     /// An SDK client that has joined `session` (through `url`, e.g. a proxy, if given).
@@ -87,28 +73,6 @@ struct Client: Sendable {
 
     var id: UserID {
         get throws { try snapshot.myself.id }
-    }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Runs `operation`, failing rather than hanging if it never finishes. Only liveness is
-/// checked: the bound is generous and nothing asserts on timing.
-@discardableResult
-func within<T: Sendable>(
-    seconds: Double = 15, _ what: String, _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw TestFailure("timed out waiting for \(what)")
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }
 
