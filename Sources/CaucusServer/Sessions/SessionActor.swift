@@ -211,7 +211,11 @@ actor SessionActor {
     }
 
     private func remember(_ outgoing: Outgoing) {
-        recent.append(outgoing)
+        // The replay window keeps who got an event only when it was not everyone: a list of
+        // every user per event would cost (events × users) memory.
+        var kept = outgoing
+        if case .everyone = outgoing.recipients { kept = Outgoing(event: outgoing.event, frame: outgoing.frame, recipients: .everyone([])) }
+        recent.append(kept)
         if recent.count > environment.replayWindow { recent.removeFirst() }
     }
 
