@@ -8,9 +8,7 @@ import Glibc
 
 /// The server a benchmark measures: a `caucus serve` child process started on a fresh data
 /// folder (so its memory and CPU can be read from /proc), or a running one given by URL.
-final class ServerUnderTest: @unchecked Sendable {
-    // @unchecked: `process` is only touched by the benchmark's own sequential code (start,
-    // sampling between phases, stop); nothing shares it across tasks.
+final class ServerUnderTest: Sendable {
     let host: String
     let port: Int
     let app: AppCredentials
