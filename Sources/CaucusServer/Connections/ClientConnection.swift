@@ -31,15 +31,25 @@ public final class ClientConnection: Sendable {
 
     /// Queues a text frame. Returns false if the connection is closed or just overflowed.
     @discardableResult
-    func send(_ frame: ByteBuffer) -> Bool {
-        guard !isClosed, let channel else { return false }
-        guard inFlight.add(1, ordering: .relaxed).newValue <= queueLimit else {
+    func send(_ frame: ByteBuffer) -> Bool { send([frame]) }
+
+    /// Queues text frames, in order, with one trip to the socket's event loop and one flush.
+    @discardableResult
+    func send(_ frames: [ByteBuffer]) -> Bool {
+        guard !isClosed, let channel, !frames.isEmpty else { return false }
+        guard inFlight.add(frames.count, ordering: .relaxed).newValue <= queueLimit else {
             // The socket has not taken the last `queueLimit` frames: this client is too slow.
             close(.tooSlow, reason: "Outbound queue full: the client is not reading fast enough.")
             return false
         }
-        let written = channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame))
-        written.whenComplete { _ in self.inFlight.subtract(1, ordering: .relaxed) }
+        let count = frames.count
+        channel.eventLoop.execute {
+            for frame in frames.dropLast() {
+                channel.write(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
+            }
+            let last = channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frames[count - 1]))
+            last.whenComplete { _ in self.inFlight.subtract(count, ordering: .relaxed) }
+        }
         return true
     }
 

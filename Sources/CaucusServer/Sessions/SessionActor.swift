@@ -276,39 +276,59 @@ actor SessionActor {
         flushing = false
     }
 
+    /// Delivers a durable batch: each connection gets its frames (events, then the replies
+    /// they complete) in one write, and connections the batch ends are closed after.
     private func deliver(_ batch: [Outgoing]) {
         let clock = ContinuousClock()
         let started = clock.now
-        var deliveries = 0
+        var outbox: [ObjectIdentifier: (connection: ClientConnection, frames: [ByteBuffer])] = [:]
+        var order: [ObjectIdentifier] = []
+        func queue(_ frame: ByteBuffer, to connection: ClientConnection) {
+            let key = ObjectIdentifier(connection)
+            if outbox[key] == nil {
+                outbox[key] = (connection, [])
+                order.append(key)
+            }
+            outbox[key]?.frames.append(frame)
+        }
+        var closing: [(ClientConnection, CloseCode, String)] = []
         for outgoing in batch {
             let seq = outgoing.event.seq
             for user in outgoing.recipients.users {
                 if let floor = deliveryFloor[user], seq <= floor { continue }
-                if connections[user]?.send(outgoing.frame) == true { deliveries += 1 }
+                if let connection = connections[user] { queue(outgoing.frame, to: connection) }
             }
             if let reply = pendingReplies.removeValue(forKey: seq) {
-                reply.connection.send(reply.frame ?? Self.encode(.reply(re: reply.requestID, result: .done(seq: seq)), with: encoder))
+                queue(reply.frame ?? Self.encode(.reply(re: reply.requestID, result: .done(seq: seq)), with: encoder), to: reply.connection)
                 deliveryFloor = deliveryFloor.filter { $0.value > seq }
             }
-            closeConnections(after: outgoing.event.event)
+            closing += connectionsEnded(by: outgoing.event.event)
         }
+        var deliveries = 0
+        for key in order {
+            guard let (connection, frames) = outbox[key], connection.send(frames) else { continue }
+            deliveries += frames.count
+        }
+        for (connection, code, reason) in closing { connection.close(code, reason: reason) }
         environment.metrics.deliveries.increment(by: deliveries)
         environment.metrics.fanOut.recordInterval(clock.now - started)
     }
 
-    /// Connections that an event ends are closed after it is delivered to them.
-    private func closeConnections(after event: Event) {
+    /// Connections an event ends: taken out of the session now (so later events skip them),
+    /// closed once the batch's frames are on their way.
+    private func connectionsEnded(by event: Event) -> [(ClientConnection, CloseCode, String)] {
         switch event {
         case .userLeft(let id, let reason, _):
-            let connection = connections.removeValue(forKey: id)
-            // One who left still gets the reply to its `leave`; the socket closes after it.
-            if reason == .removed { connection?.close(.removed, reason: "You were removed from the session.") }
+            // One who left still gets the reply to its `leave`; its socket closes after it.
+            guard let connection = connections.removeValue(forKey: id), reason == .removed else { return [] }
+            return [(connection, .removed, "You were removed from the session.")]
         case .sessionEnded:
-            for connection in connections.values { connection.close(.sessionEnded, reason: "The session ended.") }
+            let ended = connections.values.map { ($0, CloseCode.sessionEnded, "The session ended.") }
             connections.removeAll()
             tickTask?.cancel()
+            return ended
         default:
-            break
+            return []
         }
     }
 
