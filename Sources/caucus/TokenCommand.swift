@@ -49,30 +49,7 @@ struct TokenCommand: ParsableCommand {
 
     private func credentials() throws -> AppCredentials {
         if let appKey, let appSecret { return AppCredentials(key: appKey, secret: appSecret) }
-        let file = URL(fileURLWithPath: data).appendingPathComponent(AppCredentials.developmentFileName)
-        guard FileManager.default.fileExists(atPath: file.path) else {
-            throw Failure(
-                description: "No app to sign for: \(file.path) does not exist. Pass --app-key and --app-secret, "
-                    + "or run `caucus serve` once (with the same --data) to create the development app.")
-        }
-        do {
-            return try JSONDecoder().decode(AppCredentials.self, from: Data(contentsOf: file))
-        } catch let error as DecodingError {
-            throw Failure(description: "\(file.path) is not an app's JSON ({\"key\": ..., \"secret\": ...}): \(Self.reason(error))")
-        } catch {
-            throw Failure(description: "Cannot read \(file.path): \(error.localizedDescription)")
-        }
-    }
-
-    private static func reason(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, _): "no \"\(key.stringValue)\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.isEmpty
-                ? context.debugDescription
-                : "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
-        @unknown default: "\(error)"
-        }
+        return try DevelopmentApp.load(data: data)
     }
 
     /// A failure at run time: reported without the usage text, which would not help.

@@ -1,0 +1,84 @@
+import Caucus
+
+/// Commands for being in rooms, and the create-and-invite flow.
+extension ClientShell {
+    static let roomVerbs: [Verb] = [
+        Verb(usage: "join ROOM", summary: "go to an open subsession") { shell, a in
+            let room = try shell.room(&a)
+            try a.end()
+            try await room.join()
+        },
+        Verb(usage: "back", summary: "return to the main session") { shell, a in
+            try a.end()
+            try await shell.participant.returnToMain()
+        },
+        Verb(usage: "help-request", summary: "in a subsession: ask the host and managers for help") { shell, a in
+            try a.end()
+            try await shell.participant.requestHelp()
+        },
+        Verb(usage: "create N [CAPACITY]", summary: "create N rooms, open at once, of CAPACITY participants each") { shell, a in
+            let count = try a.integer("N")
+            let capacity = try a.optionalInteger("CAPACITY")
+            try a.end()
+            try await shell.session.breakoutRooms.create(RoomDefinition(capacity: capacity), count: count)
+        },
+        Verb(usage: "create-invite N", summary: "create N rooms and invite the main session's participants over them") { shell, a in
+            let count = try a.integer("N")
+            try a.end()
+            try await shell.session.breakoutRooms.createAndInvite(count: count)
+        },
+        Verb(usage: "invite USER ROOM [force]", summary: "invite USER to ROOM; `force` moves them without asking") { shell, a in
+            let user = try shell.user(&a)
+            let room = try shell.room(&a)
+            let force = a.flag("force")
+            try a.end()
+            try await shell.session.breakoutRooms.invite([user.id], to: room.id, forceJoin: force)
+        },
+        Verb(usage: "accept ROOM", summary: "accept your invitation to ROOM") { shell, a in
+            let room = try shell.room(&a)
+            try a.end()
+            try await shell.session.breakoutRooms.accept(room.id)
+        },
+        Verb(usage: "reject ROOM", summary: "decline your invitation to ROOM") { shell, a in
+            let room = try shell.room(&a)
+            try a.end()
+            try await shell.session.breakoutRooms.reject(room.id)
+        },
+        Verb(usage: "pause", summary: "pause the main session while subsessions run") { shell, a in
+            try a.end()
+            try await shell.session.breakoutRooms.pauseParent()
+        },
+        Verb(usage: "resume", summary: "resume the main session") { shell, a in
+            try a.end()
+            try await shell.session.breakoutRooms.resumeParent()
+        },
+        Verb(usage: "mute [audio|video]", summary: "mute the main session's audio and video, or one of them") { shell, a in
+            let (audio, video) = try media(&a)
+            try await shell.session.breakoutRooms.muteParent(audio: audio, video: video)
+        },
+        Verb(usage: "unmute [audio|video]", summary: "unmute the main session's audio and video, or one of them") { shell, a in
+            let (audio, video) = try media(&a)
+            try await shell.session.breakoutRooms.unmuteParent(audio: audio, video: video)
+        },
+        Verb(usage: "clear", summary: "everyone back to the main session; the rooms stay") { shell, a in
+            try a.end()
+            try await shell.session.breakoutRooms.clearAll()
+        },
+        Verb(usage: "destroy", summary: "remove every room, everyone back, the main session resumed and unmuted") { shell, a in
+            try a.end()
+            try await shell.session.breakoutRooms.destroyAll()
+        },
+    ]
+
+    /// `audio`, `video` or neither (both).
+    private static func media(_ a: inout ClientArguments) throws(ClientError) -> (audio: Bool, video: Bool) {
+        let which = a.optionalWord()?.lowercased()
+        try a.end()
+        switch which {
+        case nil: return (true, true)
+        case "audio": return (true, false)
+        case "video": return (false, true)
+        case let other?: throw .usage("audio or video, not \"\(other)\": \(a.usage)")
+        }
+    }
+}
