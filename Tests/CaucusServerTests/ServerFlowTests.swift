@@ -137,3 +137,26 @@ typealias JSON = TestClient.JSON
         await server.stop()
     }
 }
+
+@Suite(.serialized) struct SimultaneousJoinTests {
+    /// However joins interleave (even both first joins of a new session, committed in one
+    /// batch), each joiner learns of the other: in its snapshot or by a later event.
+    @Test func simultaneousJoinersEachLearnOfTheOther() async throws {
+        let server = try await TestServer.start()
+        for round in 0..<20 {
+            let session = "Race \(round)"
+            async let first = server.joined("Ada", session: session, role: .host)
+            async let second = server.joined("Bob", session: session)
+            let (ada, bob) = try await (first, second)
+            for (client, other) in [(ada, "Bob"), (bob, "Ada")] {
+                try await client.request("ping")
+                // What the client knows: its join snapshot, then the events after it.
+                let known = (await client.joinSnapshot["users"] as? [JSON] ?? []).compactMap { $0["name"] as? String }
+                let joinedLater = await client.keptEvents().filter { TestClient.type(of: $0) == "userJoined" }
+                    .compactMap { (($0["event"] as? JSON)?["user"] as? JSON)?["name"] as? String }
+                #expect((known + joinedLater).filter { $0 == other }.count == 1, "round \(round): snapshot \(known), events \(joinedLater)")
+            }
+        }
+        await server.stop()
+    }
+}

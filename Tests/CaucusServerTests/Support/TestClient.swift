@@ -24,6 +24,8 @@ actor TestClient {
     private(set) var user: Int?
     private(set) var secret: String?
     private(set) var lastSeq = 0
+    /// The snapshot the join reply carried.
+    private(set) var joinSnapshot: JSON = [:]
 
     static func connect(to server: TestServer) async throws -> TestClient {
         try await connect(url: server.webSocketURL)
@@ -144,7 +146,8 @@ actor TestClient {
         let result = try await request("join", arguments)
         user = result["user"] as? Int
         secret = result["secret"] as? String
-        lastSeq = (result["snapshot"] as? JSON)?["seq"] as? Int ?? 0
+        joinSnapshot = result["snapshot"] as? JSON ?? [:]
+        lastSeq = joinSnapshot["seq"] as? Int ?? 0
     }
 
     /// The first event of `type` (kept or still to come), removing it from the kept ones.
