@@ -1,68 +1,64 @@
 import NIOCore
-import NIOWebSocket
+import CoreMetrics
 import Synchronization
 
-/// One client's way out. Frames go straight to the socket's channel (no task per client on
-/// the way), and the number not yet taken by the socket is bounded: a client that cannot
-/// keep up is cut off rather than allowed to stall its session or grow the server's memory.
+/// One client's way out. Frames, already framed (`ServerFrames`), go straight to the socket's
+/// channel (no task per client on the way), and the number not yet taken by the socket is
+/// bounded: a client that cannot keep up is cut off rather than allowed to stall its session
+/// or grow the server's memory.
 public final class ClientConnection: Sendable {
-    public enum Outgoing: Sendable {
-        case close(CloseCode, reason: String)
-    }
-
     let id: Int
-    private let channel: (any Channel)?
+    private let channel: any Channel
     private let queueLimit: Int
     /// Frames written but not yet handed to the kernel.
     private let inFlight = Atomic<Int>(0)
-    private let continuation: AsyncStream<Outgoing>.Continuation
-    /// Closes, for the socket's writer to perform with a proper close frame.
-    let outgoing: AsyncStream<Outgoing>
     private let closed = Atomic<Bool>(false)
+    private let slowClientsDropped: CoreMetrics.Counter?
 
-    init(id: Int, queueLimit: Int, channel: (any Channel)?) {
+    init(id: Int, queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.id = id
         self.queueLimit = queueLimit
         self.channel = channel
-        (outgoing, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+        self.slowClientsDropped = slowClientsDropped
     }
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-    /// Queues a text frame. Returns false if the connection is closed or just overflowed.
+    /// Queues a frame. Returns false if the connection is closed or just overflowed.
     @discardableResult
-    func send(_ frame: ByteBuffer) -> Bool { send([frame]) }
+    func send(_ frame: ByteBuffer) -> Bool { send(CollectionOfOne(frame)) }
 
-    /// Queues text frames, in order, with one trip to the socket's event loop and one flush.
+    /// Queues frames, in order, with one trip to the socket's event loop and one flush.
     @discardableResult
-    func send(_ frames: [ByteBuffer]) -> Bool {
-        guard !isClosed, let channel, !frames.isEmpty else { return false }
-        guard inFlight.add(frames.count, ordering: .relaxed).newValue <= queueLimit else {
+    func send(_ frames: some Collection<ByteBuffer> & Sendable) -> Bool {
+        guard !isClosed, !frames.isEmpty else { return false }
+        let count = frames.count
+        guard inFlight.add(count, ordering: .relaxed).newValue <= queueLimit else {
             // The socket has not taken the last `queueLimit` frames: this client is too slow.
+            slowClientsDropped?.increment()
             close(.tooSlow, reason: "Outbound queue full: the client is not reading fast enough.")
             return false
         }
-        let count = frames.count
+        let channel = channel
         channel.eventLoop.execute {
-            for frame in frames.dropLast() {
-                channel.write(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            var remaining = count
+            for frame in frames {
+                remaining -= 1
+                channel.write(frame, promise: remaining == 0 ? promise : nil)
             }
-            let last = channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frames[count - 1]))
-            last.whenComplete { _ in self.inFlight.subtract(count, ordering: .relaxed) }
+            channel.flush()
+            promise.futureResult.whenComplete { _ in self.inFlight.subtract(count, ordering: .relaxed) }
         }
         return true
     }
 
-    /// Closes the connection after what is already queued (a slow client is dropped at once).
+    /// Closes the connection after what is already queued, with a close frame (a slow client
+    /// is dropped at once instead).
     func close(_ code: CloseCode, reason: String) {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        onClose.withLock { $0?(code, reason) }
-        continuation.yield(.close(code, reason: reason))
-        continuation.finish()
+        channel.triggerUserOutboundEvent(WebSocketConnectionHandler.CloseRequest(code: code, reason: reason), promise: nil)
     }
-
-    /// Called once, when the connection is closed from the server side.
-    let onClose = Mutex<(@Sendable (CloseCode, String) -> Void)?>(nil)
 }
 
 /// WebSocket close codes the server uses (4xxx are Caucus's own; see docs/protocol.md).

@@ -16,10 +16,13 @@ public struct ServerConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// Recent events a session keeps to replay to a resuming client.
     public var replayWindow: Int
+    /// How often the server pings each client; one that sends nothing between two pings is closed.
+    public var keepAliveInterval: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
-        maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000
+        maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
+        keepAliveInterval: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -28,5 +31,6 @@ public struct ServerConfiguration: Sendable {
         self.maxFrameBytes = maxFrameBytes
         self.outboundQueueLimit = outboundQueueLimit
         self.replayWindow = replayWindow
+        self.keepAliveInterval = keepAliveInterval
     }
 }

@@ -2,10 +2,11 @@ import CaucusAuth
 import CaucusCore
 import CaucusStore
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
 /// metrics, over one session registry and one store.
@@ -70,22 +71,29 @@ public final class SessionServer: Sendable {
 
     /// The Hummingbird application serving everything; `onRunning` gets the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let webSocket = WebSocketServerConfiguration(
-            maxFrameSize: configuration.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
-        return Application(
+        Application(
             router: controlRouter(),
-            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, channel, _ in
-                guard request.path == "/ws" else { return .dontUpgrade }
-                // Events are small and latency matters: no Nagle delay behind unacknowledged data.
-                try await channel.setOption(.socketOption(.tcp_nodelay), value: 1).get()
-                return .upgrade([:]) { inbound, outbound, context in
-                    await WebSocketSession(server: self, channel: channel, logger: context.logger).run(inbound: inbound, outbound: outbound)
-                }
+            server: HTTPServerBuilder { responder in
+                CaucusChannel(responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: self.webSocketHandler)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "caucus"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
+    }
+
+    private static let nextConnectionID = Atomic<Int>(0)
+
+    /// The handler serving one upgraded WebSocket, and its conversation.
+    @Sendable private func webSocketHandler(for channel: any Channel) -> WebSocketConnectionHandler {
+        let connection = ClientConnection(
+            id: Self.nextConnectionID.add(1, ordering: .relaxed).newValue, queueLimit: configuration.outboundQueueLimit,
+            channel: channel, slowClientsDropped: metrics.slowClientsDropped)
+        return WebSocketConnectionHandler(
+            conversation: WebSocketSession(server: self, connection: connection, logger: logger),
+            limits: .init(
+                maxMessageBytes: configuration.maxFrameBytes, keepAlive: TimeAmount(configuration.keepAliveInterval),
+                closeTimeout: .seconds(2), maxQueuedMessages: 16))
     }
 
     /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.

@@ -372,7 +372,7 @@ actor SessionActor {
     static func encode(_ frame: ServerFrame, with encoder: JSONEncoder) -> ByteBuffer {
         // Encoding our own value types cannot fail; an empty frame would be a bug shown loudly
         // by every test that reads it.
-        ByteBuffer(bytes: (try? encoder.encode(frame)) ?? Data())
+        ServerFrames.text((try? encoder.encode(frame)) ?? Data())
     }
 }
 

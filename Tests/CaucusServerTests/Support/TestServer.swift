@@ -10,12 +10,13 @@ final class TestServer: Sendable {
 
     static func start(
         limits: SessionLimits = .standard, outboundQueueLimit: Int = 1024, maxFrameBytes: Int = 64 * 1024,
-        dataDirectory: String? = nil
+        dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30)
     ) async throws -> TestServer {
         let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits)
         let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory) { configuration in
             configuration.outboundQueueLimit = outboundQueueLimit
             configuration.maxFrameBytes = maxFrameBytes
+            configuration.keepAliveInterval = keepAliveInterval
         }
         return TestServer(running: running)
     }

@@ -1,65 +1,42 @@
 import CaucusCore
 import CaucusProtocol
 import Foundation
-import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOWebSocket
-import Synchronization
 
-/// One client's socket: reads request frames, sends replies and events through the
-/// connection's bounded queue. The first frame must be `join` or `resume`.
-struct WebSocketSession {
+/// One client's conversation: handles its requests, one at a time and in order, and sends
+/// replies and events through its connection. The first frame must be `join` or `resume`.
+/// The `WebSocketConnectionHandler` feeds it whole messages and keeps its `Phase`.
+struct WebSocketSession: Sendable {
     let server: SessionServer
-    let channel: any Channel
+    let connection: ClientConnection
     let logger: Logger
 
-    private static let nextID = Atomic<Int>(0)
-
     /// Where the conversation is.
-    enum Phase {
+    enum Phase: Sendable {
         case awaitingJoin
         case joined(SessionActor, UserID)
     }
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let connection = ClientConnection(
-            id: Self.nextID.add(1, ordering: .relaxed).newValue, queueLimit: server.configuration.outboundQueueLimit,
-            channel: channel)
-        let channel = channel
-        let metrics = server.metrics
-        connection.onClose.withLock {
-            $0 = { code, _ in
-                guard code == .tooSlow else { return }
-                // A client that does not read would never take the close frame: drop the socket.
-                metrics.slowClientsDropped.increment()
-                channel.close(promise: nil)
-            }
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.closeWhenAsked(connection.outgoing, outbound: outbound) }
-            var phase = Phase.awaitingJoin
-            do {
-                for try await message in inbound.messages(maxSize: server.configuration.maxFrameBytes) {
-                    guard case .text(let text) = message else {
-                        send(.error(re: nil, ErrorBody(CaucusError(.binaryFrame, "Frames are JSON text; binary frames are refused."))), on: connection)
-                        continue
-                    }
-                    phase = await handle(Data(text.utf8), phase: phase, connection: connection)
-                }
-            } catch {
-                logger.debug("socket ended: \(error)")
-            }
-            if case .joined(let session, let user) = phase { await session.connectionClosed(user, connection: connection) }
-            connection.close(.normal, reason: "Goodbye.")
-        }
+    /// What the socket hands over.
+    enum Inbound: Sendable {
+        case text(ByteBuffer)
+        case binary
+        /// The socket closed: the seat is held for the reconnect grace.
+        case closed
     }
 
-    /// Frames go straight to the channel; only a close needs the writer, for its close frame.
-    private static func closeWhenAsked(_ outgoing: AsyncStream<ClientConnection.Outgoing>, outbound: WebSocketOutboundWriter) async {
-        for await case .close(let code, let reason) in outgoing {
-            try? await outbound.close(.init(codeNumber: Int(code.rawValue)), reason: reason)
-            return
+    func handle(_ inbound: Inbound, phase: Phase) async -> Phase {
+        switch inbound {
+        case .text(let bytes):
+            return await handle(Data(bytes.readableBytesView), phase: phase, connection: connection)
+        case .binary:
+            send(.error(re: nil, ErrorBody(CaucusError(.binaryFrame, "Frames are JSON text; binary frames are refused."))), on: connection)
+            return phase
+        case .closed:
+            if case .joined(let session, let user) = phase { await session.connectionClosed(user, connection: connection) }
+            connection.close(.normal, reason: "Goodbye.")
+            return .awaitingJoin
         }
     }
 
@@ -150,6 +127,6 @@ struct WebSocketSession {
 
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
         guard let data = try? JSONEncoder().encode(frame) else { return }
-        connection.send(ByteBuffer(bytes: data))
+        connection.send(ServerFrames.text(data))
     }
 }

@@ -1,0 +1,259 @@
+import DequeModule
+import NIOCore
+import NIOWebSocket
+
+/// One client's WebSocket, served inside its channel pipeline: it assembles text messages,
+/// answers pings, keeps the socket alive, runs the close handshake, and hands complete
+/// messages to the conversation one at a time, in order. An idle socket holds no task: a
+/// task exists only while a request is being handled.
+///
+/// Everything here runs on the channel's event loop.
+final class WebSocketConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Asks the handler to close with a close frame (or, for `.tooSlow`, to drop the socket).
+    struct CloseRequest: Sendable {
+        let code: CloseCode
+        let reason: String
+    }
+
+    struct Limits {
+        let maxMessageBytes: Int
+        let keepAlive: TimeAmount
+        /// How long a close frame waits for the client's before the socket is closed anyway.
+        let closeTimeout: TimeAmount
+        /// Messages read but not yet handled before the handler stops reading the socket.
+        let maxQueuedMessages: Int
+    }
+
+    private let limits: Limits
+    private let conversation: WebSocketSession
+    private var phase = WebSocketSession.Phase.awaitingJoin
+
+    /// A message being assembled from fragments: its opcode and the bytes so far.
+    private var partial: (opcode: WebSocketOpcode, bytes: ByteBuffer)?
+    private var queue = Deque<WebSocketSession.Inbound>()
+    private var handling = false
+    private var readHeld = false
+
+    private var closeSent = false
+    private var closeReceived = false
+    /// After a protocol failure nothing more is read but the client's close.
+    private var discarding = false
+    private var closeTimer: Scheduled<Void>?
+    private var keepAliveTimer: Scheduled<Void>?
+    private var heardSincePing = true
+    private var context: ChannelHandlerContext?
+
+    init(conversation: WebSocketSession, limits: Limits) {
+        self.conversation = conversation
+        self.limits = limits
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        scheduleKeepAlive(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        keepAliveTimer?.cancel()
+        closeTimer?.cancel()
+        self.context = nil
+    }
+
+    // MARK: - Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        heardSincePing = true
+        if frame.opcode == .connectionClose { return receivedClose(frame, context: context) }
+        guard !closeReceived, !discarding else { return }
+        guard frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
+            return fail(.protocolError, "Reserved bits are set but no extension was agreed.", context: context)
+        }
+        switch frame.opcode {
+        case .ping:
+            guard !closeSent else { return }
+            context.writeAndFlush(wrapOutboundOut(ServerFrames.control(.pong, payload: frame.unmaskedData)), promise: nil)
+        case .pong: break
+        case .text, .binary:
+            guard partial == nil else { return fail(.protocolError, "A new message began before the last one ended.", context: context) }
+            partial = (frame.opcode, frame.unmaskedData)
+            if frame.fin { finishMessage(context: context) }
+        case .continuation:
+            guard partial != nil else { return fail(.protocolError, "A continuation frame with no message to continue.", context: context) }
+            var data = frame.unmaskedData
+            guard partial!.bytes.readableBytes + data.readableBytes <= limits.maxMessageBytes else {
+                return fail(.messageTooLarge, "The message is larger than \(limits.maxMessageBytes) bytes.", context: context)
+            }
+            partial!.bytes.writeBuffer(&data)
+            if frame.fin { finishMessage(context: context) }
+        default:
+            fail(.protocolError, "Unknown opcode.", context: context)
+        }
+    }
+
+    private func finishMessage(context: ChannelHandlerContext) {
+        guard let (opcode, bytes) = partial else { return }
+        partial = nil
+        guard !closeSent else { return }
+        if opcode == .binary {
+            enqueue(.binary, context: context)
+        } else if String(validating: bytes.readableBytesView, as: UTF8.self) == nil {
+            fail(.invalidPayload, "Text frames must be valid UTF-8.", context: context)
+        } else {
+            enqueue(.text(bytes), context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error as? NIOWebSocketError {
+        case .invalidFrameLength?: fail(.messageTooLarge, "The frame is larger than \(limits.maxMessageBytes) bytes.", context: context)
+        case .some: fail(.protocolError, "The frame breaks the WebSocket protocol.", context: context)
+        case nil: context.close(promise: nil)
+        }
+    }
+
+    /// The server allows half-closure for HTTP; a WebSocket client that stops sending is gone.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        keepAliveTimer?.cancel()
+        closeTimer?.cancel()
+        enqueue(.closed, context: context)
+        context.fireChannelInactive()
+    }
+
+    /// Holds the socket's reads while too many messages wait: a client that floods requests
+    /// is slowed down by TCP instead of growing the server's memory.
+    func read(context: ChannelHandlerContext) {
+        if queue.count >= limits.maxQueuedMessages {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    // MARK: - Handling, one message at a time
+
+    private func enqueue(_ inbound: WebSocketSession.Inbound, context: ChannelHandlerContext) {
+        queue.append(inbound)
+        handleNext(on: context.eventLoop)
+    }
+
+    /// Starts handling the next message unless one is in hand. The queue outlives the
+    /// pipeline: the final `.closed` is handled after the channel is gone.
+    private func handleNext(on eventLoop: any EventLoop) {
+        guard !handling, let next = queue.popFirst() else { return }
+        if readHeld && queue.count < limits.maxQueuedMessages {
+            readHeld = false
+            context?.read()
+        }
+        handling = true
+        let phase = phase
+        let conversation = conversation
+        let handler = NIOLoopBound(self, eventLoop: eventLoop)
+        Task {
+            let after = await conversation.handle(next, phase: phase)
+            handler.eventLoop.execute {
+                let handler = handler.value
+                handler.phase = after
+                handler.handling = false
+                handler.handleNext(on: eventLoop)
+            }
+        }
+    }
+
+    // MARK: - Writing and closing
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !closeSent else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let request = event as? CloseRequest else {
+            return context.triggerUserOutboundEvent(event, promise: promise)
+        }
+        promise?.succeed()
+        if request.code == .tooSlow {
+            // A client that does not read would never take the close frame: drop the socket.
+            context.close(promise: nil)
+        } else {
+            sendClose(code: request.code.rawValue, reason: request.reason, context: context)
+        }
+    }
+
+    /// Sends a close frame after everything already written; the socket closes when the
+    /// client answers, or after the close timeout.
+    private func sendClose(code: UInt16, reason: String, context: ChannelHandlerContext) {
+        guard !closeSent else { return }
+        let frame = wrapOutboundOut(ServerFrames.close(code: code, reason: reason))
+        closeSent = true
+        keepAliveTimer?.cancel()
+        if closeReceived {
+            context.writeAndFlush(frame).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            context.writeAndFlush(frame, promise: nil)
+            closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.closeTimeout) { context.close(promise: nil) }
+        }
+    }
+
+    private func receivedClose(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        guard !closeReceived else { return }
+        closeReceived = true
+        if closeSent {
+            context.close(promise: nil)
+        } else {
+            var payload = frame.unmaskedData
+            // Echo the client's code (RFC 6455 §5.5.1); a close without one is answered 1000.
+            let code = payload.readInteger(as: UInt16.self) ?? CloseCode.normal.rawValue
+            sendClose(code: code, reason: "", context: context)
+        }
+    }
+
+    /// A protocol failure: the reason goes in the close frame and nothing more is read.
+    private func fail(_ code: ProtocolClose, _ reason: String, context: ChannelHandlerContext) {
+        partial = nil
+        discarding = true
+        sendClose(code: code.rawValue, reason: reason, context: context)
+    }
+
+    /// Close codes of RFC 6455 for a client that broke the protocol.
+    private enum ProtocolClose: UInt16 {
+        case goingAway = 1001
+        case protocolError = 1002
+        case invalidPayload = 1007
+        case messageTooLarge = 1009
+    }
+
+    // MARK: - Keep-alive
+
+    /// Pings the client every interval; one that has sent nothing since the last ping
+    /// (not even the pong) is gone, and its seat is held for the reconnect grace.
+    private func scheduleKeepAlive(context: ChannelHandlerContext) {
+        keepAliveTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.keepAlive) { [self] in
+            guard !closeSent else { return }
+            guard heardSincePing else {
+                return fail(.goingAway, "No answer to the last ping.", context: context)
+            }
+            heardSincePing = false
+            context.writeAndFlush(wrapOutboundOut(ServerFrames.control(.ping, payload: ByteBuffer())), promise: nil)
+            scheduleKeepAlive(context: context)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension WebSocketConnectionHandler: Sendable {}

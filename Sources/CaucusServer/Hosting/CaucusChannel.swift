@@ -1,0 +1,92 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// Each accepted socket: HTTP/1.1 for the control API, or, for `GET /ws` with an upgrade,
+/// a WebSocket served entirely inside the channel pipeline. The WebSocket branch returns at
+/// once: an idle socket costs its pipeline and nothing else (no task waits on it).
+struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        case webSocket
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let maxFrameBytes: Int
+    let makeWebSocketHandler: @Sendable (any Channel) -> WebSocketConnectionHandler
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let upgrader = WebSocketUpgrader(maxFrameBytes: maxFrameBytes, makeHandler: makeWebSocketHandler)
+            let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
+                upgraders: [TrackingUpgrader(upgrader: upgrader, attempted: upgradeAttempted)],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        return upgradeAttempted.value ? .failedUpgrade(http) : .notUpgraded(http)
+                    }
+                })
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: upgrade)
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false
+            configuration.enableResponseHeaderValidation = false
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            return Value(upgradeResult: result, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .webSocket: return
+            case .notUpgraded(let http): await handleHTTP(asyncChannel: http, logger: logger)
+            case .failedUpgrade(let http): await refuseUpgrade(http)
+            }
+        } catch {
+            logger.debug("connection ended before its first request: \(error)")
+        }
+    }
+
+    /// A WebSocket handshake the server would not take (another path, a bad key or version).
+    private func refuseUpgrade(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>) async {
+        try? await http.executeThenClose { _, outbound in
+            let response = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+            try await outbound.write(contentsOf: [.head(response), .end(nil)])
+        }
+    }
+}
+
+/// Notes that a WebSocket handshake was tried, so a refused one is answered 400, not routed.
+private struct TrackingUpgrader: NIOTypedHTTPServerProtocolUpgrader {
+    let upgrader: WebSocketUpgrader
+    let attempted: NIOLoopBoundBox<Bool>
+
+    var supportedProtocol: String { upgrader.supportedProtocol }
+    var requiredUpgradeHeaders: [String] { upgrader.requiredUpgradeHeaders }
+
+    func buildUpgradeResponse(
+        channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders
+    ) -> EventLoopFuture<HTTPHeaders> {
+        attempted.value = true
+        return upgrader.buildUpgradeResponse(channel: channel, upgradeRequest: upgradeRequest, initialResponseHeaders: initialResponseHeaders)
+    }
+
+    func upgrade(channel: any Channel, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<CaucusChannel.UpgradeResult> {
+        upgrader.upgrade(channel: channel, upgradeRequest: upgradeRequest)
+    }
+}
