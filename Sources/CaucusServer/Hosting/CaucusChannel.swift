@@ -26,8 +26,13 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     let maxFrameBytes: Int
     let makeWebSocketHandler: @Sendable (any Channel) -> WebSocketConnectionHandler
 
+    /// Each socket keeps its last receive buffer for reuse; NIO's default first size (2 KiB)
+    /// would be a quarter of an idle user's memory budget. It grows when reads fill it.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 64 * 1024)
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(.recvAllocator, value: Self.receiveBuffers)
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = WebSocketUpgrader(maxFrameBytes: maxFrameBytes, makeHandler: makeWebSocketHandler)
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(

@@ -108,7 +108,7 @@ public final class SessionServer: Sendable {
 
     /// Closes every client connection with "service restart": they reconnect and resume.
     func closeAllConnections() async {
-        for session in await registry.all() { await session.closeAllConnections(.serviceRestart, reason: "The server is restarting; reconnect and resume.") }
+        for session in await registry.all() { await session.closeForRestart() }
     }
 }
 

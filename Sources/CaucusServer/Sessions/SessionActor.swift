@@ -20,9 +20,11 @@ actor SessionActor {
     private var flushing = false
     private var waiters: [(seq: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     private var broken = false
+    private var stopping = false
 
-    /// Recent events for replay to resuming clients.
-    private var recent = Deque<Outgoing>()
+    /// Recent events for replay to resuming clients: only what a replay needs (an idle
+    /// session's window is most of its memory per user).
+    private var recent = Deque<Kept>()
     /// The seq of each present user's join: a resume never replays what came before it.
     private var joinedAt: [UserID: Int] = [:]
     /// Replies owed once a command's last event is delivered, by that event's seq.
@@ -50,6 +52,16 @@ actor SessionActor {
         let recipients: Recipients
     }
 
+    /// An event as the replay window keeps it.
+    struct Kept: Sendable {
+        let seq: Int
+        let frame: ByteBuffer
+        /// Who got it, when that was not everyone.
+        let only: [UserID]?
+
+        func wasSent(to user: UserID) -> Bool { only?.contains(user) ?? true }
+    }
+
     enum Recipients: Sendable {
         case everyone([UserID])
         case some([UserID])
@@ -57,14 +69,6 @@ actor SessionActor {
         var users: [UserID] {
             switch self {
             case .everyone(let users), .some(let users): users
-            }
-        }
-
-        /// Whether `user`, present then, was one of them (everyone-events are not kept per user).
-        func includes(_ user: UserID) -> Bool {
-            switch self {
-            case .everyone: true
-            case .some(let users): users.contains(user)
             }
         }
     }
@@ -151,9 +155,9 @@ actor SessionActor {
         if let old = connections[user], old !== connection { old.close(.replaced, reason: "Resumed on another connection.") }
         connections[user] = connection
         let seen = max(lastSeq, joinedAt[user] ?? 0)
-        let firstKept = recent.first?.event.seq ?? (durableSeq + 1)
+        let firstKept = recent.first?.seq ?? (durableSeq + 1)
         if seen + 1 >= firstKept {
-            let missed = recent.filter { $0.event.seq > seen && $0.event.seq <= durableSeq && $0.recipients.includes(user) }
+            let missed = recent.filter { $0.seq > seen && $0.seq <= durableSeq && $0.wasSent(to: user) }
             connection.send(Self.encode(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil)), with: encoder))
             for outgoing in missed { connection.send(outgoing.frame) }
         } else {
@@ -165,14 +169,19 @@ actor SessionActor {
 
     /// The socket of `user` closed. If it was still the user's connection, the seat is held.
     func connectionClosed(_ user: UserID, connection: ClientConnection) async {
-        guard connections[user] === connection else { return }
+        guard !stopping, connections[user] === connection else { return }
         connections[user] = nil
         guard state.users[user]?.presence.isConnected == true else { return }
         _ = try? await perform(.connectionLost(user), by: .server)
     }
 
-    func closeAllConnections(_ code: CloseCode, reason: String) {
-        for connection in connections.values { connection.close(code, reason: reason) }
+    /// The server is stopping: every client is told to reconnect and resume, and their
+    /// departures are not recorded (the store is about to close; on the next start every seat
+    /// that was connected is held for the grace).
+    func closeForRestart() {
+        stopping = true
+        for connection in connections.values { connection.close(.serviceRestart, reason: "The server is restarting; reconnect and resume.") }
+        connections.removeAll()
     }
 
     func snapshot(for user: UserID) -> SessionSnapshot { SessionSnapshot(state: state, viewer: user, seq: seq) }
@@ -211,11 +220,10 @@ actor SessionActor {
     }
 
     private func remember(_ outgoing: Outgoing) {
-        // The replay window keeps who got an event only when it was not everyone: a list of
-        // every user per event would cost (events × users) memory.
-        var kept = outgoing
-        if case .everyone = outgoing.recipients { kept = Outgoing(event: outgoing.event, frame: outgoing.frame, recipients: .everyone([])) }
-        recent.append(kept)
+        // The window keeps who got an event only when it was not everyone: a list of every
+        // user per event would cost (events × users) memory.
+        let only: [UserID]? = if case .some(let users) = outgoing.recipients { users } else { nil }
+        recent.append(Kept(seq: outgoing.event.seq, frame: outgoing.frame, only: only))
         if recent.count > environment.replayWindow { recent.removeFirst() }
     }
 
