@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "caucus",
             dependencies: [
-                "CaucusCore", "CaucusAuth", "CaucusServer", "Caucus",
+                "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "Caucus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The load generator's lean WebSocket client and its latency histograms.
                 .product(name: "NIOCore", package: "swift-nio"),

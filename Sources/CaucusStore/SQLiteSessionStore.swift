@@ -13,12 +13,16 @@ public actor SQLiteSessionStore: SessionStore {
     let logger: Logger
     let encoder: JSONEncoder
     let decoder = JSONDecoder()
+    let syncPolicy: SyncPolicy
+    /// Whether the connection is at `synchronous = FULL` now (else NORMAL).
+    private var syncingCommits = true
     private var isClosed = false
     private var isBusy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    private init(connection: SQLiteConnection, logger: Logger) {
+    private init(connection: SQLiteConnection, syncPolicy: SyncPolicy, logger: Logger) {
         self.connection = connection
+        self.syncPolicy = syncPolicy
         self.logger = logger
         encoder = JSONEncoder()
         // Same event, same bytes: makes the file diffable and its contents predictable.
@@ -34,16 +38,16 @@ public actor SQLiteSessionStore: SessionStore {
 
     /// Opens (creating if needed) the database file at `path`, creating parent folders, and
     /// migrates the schema.
-    public static func open(path: String, logger: Logger = Logger(label: "caucus.store")) async throws
-        -> SQLiteSessionStore
-    {
+    public static func open(
+        path: String, syncPolicy: SyncPolicy = .messages, logger: Logger = Logger(label: "caucus.store")
+    ) async throws -> SQLiteSessionStore {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw StoreError(.cannotOpen, "Cannot create the folder \(folder.path) for \(path): \(error)")
         }
-        return try await open(.file(path: path), logger: logger)
+        return try await open(.file(path: path), syncPolicy: syncPolicy, logger: logger)
     }
 
     /// An in-memory store (tests). It lives as long as the store and is seen by no one else.
@@ -51,7 +55,9 @@ public actor SQLiteSessionStore: SessionStore {
         try await open(.memory, logger: logger)
     }
 
-    private static func open(_ storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteSessionStore {
+    private static func open(
+        _ storage: SQLiteConnection.Storage, syncPolicy: SyncPolicy = .messages, logger: Logger
+    ) async throws -> SQLiteSessionStore {
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: storage, logger: logger)
@@ -64,7 +70,7 @@ public actor SQLiteSessionStore: SessionStore {
             try? await connection.close()
             throw StoreError.database(error)
         }
-        return SQLiteSessionStore(connection: connection, logger: logger)
+        return SQLiteSessionStore(connection: connection, syncPolicy: syncPolicy, logger: logger)
     }
 
     /// Waits for calls already admitted, then closes. Closing twice is harmless.
@@ -102,7 +108,13 @@ public actor SQLiteSessionStore: SessionStore {
                 throw StoreError(.unencodableEvent, "Event \(sequenced.seq) for session \(session) does not encode: \(error)")
             }
         }
+        let sync = syncPolicy.syncs(events)
         try await exclusive {
+            if sync != syncingCommits {
+                // Set between transactions; a synced commit also syncs the WAL frames before it.
+                _ = try await connection.query("PRAGMA synchronous = \(sync ? "FULL" : "NORMAL")")
+                syncingCommits = sync
+            }
             // IMMEDIATE takes the write lock before reading the log's end, so another process
             // cannot slip the same seq in between the check and the insert.
             try await transaction(.immediate) {

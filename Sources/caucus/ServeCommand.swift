@@ -1,6 +1,7 @@
 import ArgumentParser
 import CaucusAuth
 import CaucusServer
+import CaucusStore
 import Foundation
 import Logging
 
@@ -10,13 +11,15 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
-            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG.
+            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC.
             """)
 
     @Option(help: "Address to listen on.") var host: String?
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int?
     @Option(help: "Folder for the database, the server key and the development app.") var data: String?
     @Option(help: "JSON file of production apps: {\"apps\": [{\"key\": …, \"secret\": …, \"limits\": {…}}]}.") var config: String?
+    @Option(help: "Which commits wait for the disk: messages (chat, broadcast; the default) or every-commit.")
+    var sync: SyncPolicy?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -25,6 +28,7 @@ struct Serve: AsyncParsableCommand {
         configuration.host = host ?? environment["CAUCUS_HOST"] ?? configuration.host
         configuration.port = try port ?? environment["CAUCUS_PORT"].map(Self.port) ?? configuration.port
         configuration.dataDirectory = data ?? environment["CAUCUS_DATA"] ?? configuration.dataDirectory
+        configuration.syncPolicy = try sync ?? environment["CAUCUS_SYNC"].map(Self.syncPolicy) ?? configuration.syncPolicy
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "caucus")
@@ -34,6 +38,11 @@ struct Serve: AsyncParsableCommand {
         try await server.run { port in
             Self.announce(server: server, port: port, data: dataFolder)
         }
+    }
+
+    private static func syncPolicy(_ text: String) throws -> SyncPolicy {
+        guard let policy = SyncPolicy(rawValue: text) else { throw ValidationError("CAUCUS_SYNC must be messages or every-commit.") }
+        return policy
     }
 
     private static func port(_ text: String) throws -> Int {
@@ -61,3 +70,4 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension SyncPolicy: ExpressibleByArgument {}

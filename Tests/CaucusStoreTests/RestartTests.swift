@@ -33,9 +33,8 @@ struct RestartTests {
 
             let reopened = try await SQLiteSessionStore.open(path: path)
             #expect(try await reopened.schemaVersion() == SQLiteSchema.version)
-            // What makes a commit survive a killed process: the WAL, synced on every commit.
+            // What makes a commit survive a killed process: the WAL (synced as SyncPolicyTests show).
             #expect(try await reopened.pragma("journal_mode") == "wal")
-            #expect(try await reopened.pragma("synchronous") == "2")
             let sessions = try await reopened.liveSessions()
             #expect(sessions == [StoredSession(id: liveID, app: "demo", name: "Class", createdAt: .testEpoch, events: live.log)])
             // What a restart does with them: replaying the log rebuilds the session exactly.

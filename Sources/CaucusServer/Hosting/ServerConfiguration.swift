@@ -1,5 +1,6 @@
 import CaucusAuth
 import CaucusCore
+import CaucusStore
 
 /// How a server runs. `caucus serve` fills it from flags, environment and defaults.
 public struct ServerConfiguration: Sendable {
@@ -16,13 +17,15 @@ public struct ServerConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// Recent events a session keeps to replay to a resuming client.
     public var replayWindow: Int
+    /// Which commits wait for the disk: by default those holding a message (see `SyncPolicy`).
+    public var syncPolicy: SyncPolicy
     /// How often the server pings each client; one that sends nothing between two pings is closed.
     public var keepAliveInterval: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
-        keepAliveInterval: Duration = .seconds(30)
+        keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages
     ) {
         self.host = host
         self.port = port
@@ -32,5 +35,6 @@ public struct ServerConfiguration: Sendable {
         self.outboundQueueLimit = outboundQueueLimit
         self.replayWindow = replayWindow
         self.keepAliveInterval = keepAliveInterval
+        self.syncPolicy = syncPolicy
     }
 }

@@ -38,7 +38,7 @@ public final class SessionServer: Sendable {
             development = try data.developmentApp()
             apps = [development!.app]
         }
-        let store = try await SQLiteSessionStore.open(path: data.databasePath, logger: logger)
+        let store = try await SQLiteSessionStore.open(path: data.databasePath, syncPolicy: configuration.syncPolicy, logger: logger)
         let server = SessionServer(
             configuration: configuration, apps: apps, development: development, store: store,
             secrets: ResumeSecrets(key: try data.serverKey()), logger: logger, clock: clock)

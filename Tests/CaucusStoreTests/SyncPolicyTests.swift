@@ -1,0 +1,49 @@
+import CaucusCore
+import Testing
+
+@testable import CaucusStore
+
+/// Which commits wait for the disk: SQLite's `synchronous` as the commit ran (1 NORMAL:
+/// written to the WAL only; 2 FULL: the WAL synced before the commit returns).
+@Suite("Sync policy")
+struct SyncPolicyTests {
+    @Test func byDefaultOnlyCommitsHoldingAMessageAreSynced() async throws {
+        try await withTemporaryDatabase { path in
+            let store = try await SQLiteSessionStore.open(path: path)
+            var script = SessionScript()
+            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            let (host, hostJoin) = try script.join("Ada", claim: .host)
+            try await store.append(hostJoin, to: id)
+            #expect(try await store.pragma("synchronous") == "1", "a join is written, not synced")
+            try await store.append(try script.run(.chat("hello", to: .room), by: host), to: id)
+            #expect(try await store.pragma("synchronous") == "2", "a chat message is synced before it is acknowledged")
+            let (_, bobJoin) = try script.join("Bob")
+            try await store.append(bobJoin, to: id)
+            #expect(try await store.pragma("synchronous") == "1")
+            try await store.append(try script.run(.chat("again", to: .room), by: host), to: id)
+            #expect(try await store.pragma("synchronous") == "2")
+            #expect(try await store.events(of: id, after: 0) == script.log, "whatever the sync, every commit is in the log")
+            try await store.close()
+        }
+    }
+
+    @Test func everyCommitSyncsEveryCommit() async throws {
+        try await withTemporaryDatabase { path in
+            let store = try await SQLiteSessionStore.open(path: path, syncPolicy: .everyCommit)
+            var script = SessionScript()
+            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            let (_, hostJoin) = try script.join("Ada", claim: .host)
+            try await store.append(hostJoin, to: id)
+            #expect(try await store.pragma("synchronous") == "2")
+            try await store.close()
+        }
+    }
+
+    @Test func thePolicyReadsTheEventsOfTheCommit() {
+        let ended = SequencedEvent(seq: 1, at: .init(milliseconds: 0), event: .sessionEnded(.endedByHost))
+        let broadcast = SequencedEvent(seq: 2, at: .init(milliseconds: 0), event: .broadcast(from: nil, text: "hi", at: .init(milliseconds: 0)))
+        #expect(SyncPolicy.messages.syncs([ended]) == false)
+        #expect(SyncPolicy.messages.syncs([ended, broadcast]) == true)
+        #expect(SyncPolicy.everyCommit.syncs([ended]) == true)
+    }
+}
