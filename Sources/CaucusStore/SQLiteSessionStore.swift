@@ -16,6 +16,9 @@ public actor SQLiteSessionStore: SessionStore {
     let syncPolicy: SyncPolicy
     /// Whether the connection is at `synchronous = FULL` now (else NORMAL).
     private var syncingCommits = true
+    /// The last seq of each live session this store appended to, so that an append needs no
+    /// read first (each query is a trip to SQLite's thread and back).
+    private var knownEnds: [StoredSessionID: Int] = [:]
     private var isClosed = false
     private var isBusy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -117,21 +120,54 @@ public actor SQLiteSessionStore: SessionStore {
             }
             // IMMEDIATE takes the write lock before reading the log's end, so another process
             // cannot slip the same seq in between the check and the insert.
+            // A cached log end is trusted first; if the batch is refused, it is checked again
+            // against the file (another writer may have appended), which names the reason.
+            let trusted = knownEnds[session] != nil
+            do {
+                try await insert(events, bodies: bodies, first: first, to: session)
+            } catch where trusted {
+                knownEnds[session] = nil
+                try await insert(events, bodies: bodies, first: first, to: session)
+            }
+            let last = events[events.count - 1]
+            if case .sessionEnded = last.event { knownEnds[session] = nil } else { knownEnds[session] = last.seq }
+        }
+    }
+
+    /// One transaction: checks the log end, inserts the events, projects the history.
+    private func insert(_ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID) async throws {
+        do {
             try await transaction(.immediate) {
                 let last = try await lastSeq(of: session)
                 if first.seq <= last { throw StoreError.duplicateSeq(first.seq, in: session, last: last) }
                 if first.seq != last + 1 { throw StoreError.gap(expected: last + 1, got: first.seq, in: session) }
-                for (sequenced, body) in zip(events, bodies) {
+                for chunk in stride(from: 0, to: events.count, by: Self.rowsPerInsert) {
+                    let rows = chunk..<min(chunk + Self.rowsPerInsert, events.count)
+                    let values = rows.indices.map { index in
+                        let base = (index - chunk) * 4
+                        return "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4))"
+                    }
+                    let binds = rows.flatMap { index in
+                        [SQLiteData(session), SQLiteData(events[index].seq), SQLiteData(events[index].at), .text(bodies[index])]
+                    }
                     _ = try await connection.query(
-                        "INSERT INTO events (session_id, seq, at, body) VALUES (?1, ?2, ?3, ?4)",
-                        [SQLiteData(session), SQLiteData(sequenced.seq), SQLiteData(sequenced.at), .text(body)])
+                        "INSERT INTO events (session_id, seq, at, body) VALUES \(values.joined(separator: ", "))", binds)
+                }
+                for sequenced in events {
                     for statement in HistoryProjection.statements(for: sequenced, in: session) {
                         _ = try await connection.query(statement.sql, statement.binds)
                     }
                 }
             }
+        } catch {
+            knownEnds[session] = nil
+            throw error
         }
     }
+
+    /// Events per INSERT statement: one statement (one trip to SQLite's thread) per batch,
+    /// well under SQLite's limit on bound parameters.
+    private static let rowsPerInsert = 200
 
     /// Refuses a batch that is not contiguous and increasing, or goes on after sessionEnded:
     /// either would leave a log that no longer replays into the session that wrote it.
@@ -149,6 +185,9 @@ public actor SQLiteSessionStore: SessionStore {
 
     /// The seq the session's log ends at (0 when empty), refusing unknown and ended sessions.
     private func lastSeq(of session: StoredSessionID) async throws -> Int {
+        // This store is the file's only writer while open: the end of a log it wrote is known
+        // without asking (a stale value could only make the primary key refuse a duplicate).
+        if let known = knownEnds[session] { return known }
         let rows = try await connection.query(
             """
             SELECT ended_at, (SELECT max(seq) FROM events WHERE session_id = ?1) AS last
