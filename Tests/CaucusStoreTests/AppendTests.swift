@@ -31,6 +31,28 @@ struct AppendTests {
         }
     }
 
+    @Test func aBatchLargerThanOneInsertStatementIsStoredWhole() async throws {
+        try await withTemporaryDatabase { path in
+            let store = try await SQLiteSessionStore.open(path: path)
+            var script = SessionScript()
+            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            let (host, hostJoin) = try script.join("Ada", claim: .host)
+            try await store.append(hostJoin, to: id)
+            var batch: [SequencedEvent] = []
+            for index in 1...450 { batch += try script.run(.chat("message \(index)", to: .room), by: host) }
+            try await store.append(batch, to: id)
+            let reopened = try await SQLiteSessionStore.open(path: path)
+            #expect(try await reopened.events(of: id, after: 0) == script.log, "read back by another connection, from the file")
+            // The next batch goes on from where this one ended; a repeat of its last event is refused.
+            let refused = await #expect(throws: StoreError.self) { try await store.append([batch[batch.count - 1]], to: id) }
+            #expect(refused?.code == .duplicateSeq)
+            try await store.append(try script.run(.chat("after", to: .room), by: host), to: id)
+            #expect(try await store.events(of: id, after: 0) == script.log)
+            try await reopened.close()
+            try await store.close()
+        }
+    }
+
     @Test func eventsAfterReturnsOnlyLaterEvents() async throws {
         try await withTemporaryDatabase { path in
             let store = try await SQLiteSessionStore.open(path: path)
