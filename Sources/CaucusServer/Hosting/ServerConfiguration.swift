@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// Recent events a session keeps to replay to a resuming client.
     public var replayWindow: Int
+    /// How long news of other users joining, dropping or coming back may wait to be sent with
+    /// the next (one write per window instead of one per join during a burst); zero sends at once.
+    public var rosterWindow: Duration
     /// Which commits wait for the disk: by default those holding a message (see `SyncPolicy`).
     public var syncPolicy: SyncPolicy
     /// How often the server pings each client; one that sends nothing between two pings is closed.
@@ -25,7 +28,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
-        keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages
+        keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
+        rosterWindow: Duration = .milliseconds(5)
     ) {
         self.host = host
         self.port = port
@@ -36,5 +40,6 @@ public struct ServerConfiguration: Sendable {
         self.replayWindow = replayWindow
         self.keepAliveInterval = keepAliveInterval
         self.syncPolicy = syncPolicy
+        self.rosterWindow = rosterWindow
     }
 }

@@ -62,9 +62,10 @@ public final class SessionServer: Sendable {
         let metrics = ServerMetrics()
         self.metrics = metrics
         let replayWindow = configuration.replayWindow
+        let rosterWindow = configuration.rosterWindow
         self.registry = SessionRegistry { registry in
             SessionEnvironment(
-                store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow,
+                store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow, rosterWindow: rosterWindow,
                 sessionClosed: { id in await registry.closed(id) })
         }
     }

@@ -32,6 +32,8 @@ actor SessionActor {
     /// A new user's connection gets no event its join snapshot already includes.
     private var deliveryFloor: [UserID: Int] = [:]
     private var connections: [UserID: ClientConnection] = [:]
+    /// Roster news held per connection for the roster window (see `RosterHold`).
+    private var rosterHold = RosterHold<ConnectionRef, ByteBuffer>()
     private var tickTask: Task<Void, Never>?
     private var scheduledDeadline: Instant?
     private let environment: SessionEnvironment
@@ -44,6 +46,16 @@ actor SessionActor {
         let requestID: Int
         /// A reply other than `done(seq:)`.
         var frame: ByteBuffer? = nil
+    }
+
+    /// A connection as a key, by identity.
+    struct ConnectionRef: Hashable, Sendable {
+        let connection: ClientConnection
+
+        init(_ connection: ClientConnection) { self.connection = connection }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.connection === rhs.connection }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(connection)) }
     }
 
     struct Outgoing: Sendable {
@@ -152,7 +164,10 @@ actor SessionActor {
             throw CaucusError(.resumeRefused, "This seat has expired or left; join again.")
         }
         guard lastSeq <= seq, lastSeq >= 0 else { throw CaucusError(.resumeRefused, "lastSeq \(lastSeq) is beyond this session's \(seq).") }
-        if let old = connections[user], old !== connection { old.close(.replaced, reason: "Resumed on another connection.") }
+        if let old = connections[user], old !== connection {
+            releaseRoster(for: old)
+            old.close(.replaced, reason: "Resumed on another connection.")
+        }
         connections[user] = connection
         let seen = max(lastSeq, joinedAt[user] ?? 0)
         let firstKept = recent.first?.seq ?? (durableSeq + 1)
@@ -171,6 +186,7 @@ actor SessionActor {
     func connectionClosed(_ user: UserID, connection: ClientConnection) async {
         guard !stopping, connections[user] === connection else { return }
         connections[user] = nil
+        _ = rosterHold.release(ConnectionRef(connection))
         guard state.users[user]?.presence.isConnected == true else { return }
         _ = try? await perform(.connectionLost(user), by: .server)
     }
@@ -180,6 +196,7 @@ actor SessionActor {
     /// that was connected is held for the grace).
     func closeForRestart() {
         stopping = true
+        releaseRoster()
         for connection in connections.values { connection.close(.serviceRestart, reason: "The server is restarting; reconnect and resume.") }
         connections.removeAll()
     }
@@ -190,6 +207,7 @@ actor SessionActor {
     /// events a client already has and the snapshot agree, and none is skipped.
     func deliveredSnapshot(for user: UserID) async throws(CaucusError) -> SessionSnapshot {
         while durableSeq < seq { try await waitUntilDurable(seq) }
+        releaseRoster(for: connections[user])
         return snapshot(for: user)
     }
 
@@ -285,41 +303,74 @@ actor SessionActor {
     }
 
     /// Delivers a durable batch: each connection gets its frames (events, then the replies
-    /// they complete) in one write, and connections the batch ends are closed after.
+    /// they complete) in one write — or, when all of them are roster news, held for the
+    /// roster window — and connections the batch ends are closed after.
     private func deliver(_ batch: [Outgoing]) {
         let clock = ContinuousClock()
         let started = clock.now
-        var outbox: [ObjectIdentifier: (connection: ClientConnection, frames: [ByteBuffer])] = [:]
-        var order: [ObjectIdentifier] = []
-        func queue(_ frame: ByteBuffer, to connection: ClientConnection) {
-            let key = ObjectIdentifier(connection)
-            if outbox[key] == nil {
-                outbox[key] = (connection, [])
-                order.append(key)
+        var outbox: [ConnectionRef: (frames: [ByteBuffer], urgent: Bool)] = [:]
+        var order: [ConnectionRef] = []
+        func queue(_ frame: ByteBuffer, to connection: ClientConnection, urgent: Bool) {
+            let ref = ConnectionRef(connection)
+            if outbox[ref] == nil {
+                outbox[ref] = ([], false)
+                order.append(ref)
             }
-            outbox[key]?.frames.append(frame)
+            outbox[ref]?.frames.append(frame)
+            if urgent { outbox[ref]?.urgent = true }
         }
         var closing: [(ClientConnection, CloseCode, String)] = []
         for outgoing in batch {
             let seq = outgoing.event.seq
+            let urgent = !outgoing.event.event.isRosterNews
             for user in outgoing.recipients.users {
                 if let floor = deliveryFloor[user], seq <= floor { continue }
-                if let connection = connections[user] { queue(outgoing.frame, to: connection) }
+                if let connection = connections[user] { queue(outgoing.frame, to: connection, urgent: urgent) }
             }
             if let reply = pendingReplies.removeValue(forKey: seq) {
-                queue(reply.frame ?? Self.encode(.reply(re: reply.requestID, result: .done(seq: seq)), with: encoder), to: reply.connection)
+                let frame = reply.frame ?? Self.encode(.reply(re: reply.requestID, result: .done(seq: seq)), with: encoder)
+                queue(frame, to: reply.connection, urgent: true)
                 deliveryFloor = deliveryFloor.filter { $0.value > seq }
             }
             closing += connectionsEnded(by: outgoing.event.event)
         }
-        var deliveries = 0
-        for key in order {
-            guard let (connection, frames) = outbox[key], connection.send(frames) else { continue }
-            deliveries += frames.count
+        let holding = environment.rosterWindow > .zero
+        for ref in order {
+            guard let (frames, urgent) = outbox[ref] else { continue }
+            switch holding ? rosterHold.deliver(frames, to: ref, urgent: urgent) : .send(frames) {
+            case .send(let frames): send(frames, to: ref.connection)
+            case .held(let startTimer): if startTimer { scheduleRosterRelease() }
+            }
         }
-        for (connection, code, reason) in closing { connection.close(code, reason: reason) }
-        environment.metrics.deliveries.increment(by: deliveries)
+        for (connection, code, reason) in closing {
+            send(rosterHold.release(ConnectionRef(connection)), to: connection)
+            connection.close(code, reason: reason)
+        }
         environment.metrics.fanOut.recordInterval(clock.now - started)
+    }
+
+    private func send(_ frames: [ByteBuffer], to connection: ClientConnection) {
+        guard !frames.isEmpty, connection.send(frames) else { return }
+        environment.metrics.deliveries.increment(by: frames.count)
+    }
+
+    /// Sends what the roster window held, when it ends.
+    private func scheduleRosterRelease() {
+        let window = environment.rosterWindow
+        Task { [weak self] in
+            try? await Task.sleep(for: window)
+            await self?.releaseRoster()
+        }
+    }
+
+    private func releaseRoster() {
+        for (ref, frames) in rosterHold.releaseAll() { send(frames, to: ref.connection) }
+    }
+
+    /// Sends a connection's held roster news now, before something that must follow it.
+    private func releaseRoster(for connection: ClientConnection?) {
+        guard let connection else { return }
+        send(rosterHold.release(ConnectionRef(connection)), to: connection)
     }
 
     /// Connections an event ends: taken out of the session now (so later events skip them),
@@ -345,6 +396,7 @@ actor SessionActor {
         broken = true
         pending.removeAll()
         pendingReplies.removeAll()
+        _ = rosterHold.releaseAll()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         waiters.removeAll()
         for connection in connections.values { connection.close(.storeFailure, reason: "The session could not be saved.") }

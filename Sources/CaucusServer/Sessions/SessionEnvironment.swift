@@ -12,6 +12,8 @@ struct SessionEnvironment: Sendable {
     /// How many recent events a session keeps in memory to replay to resuming clients; a
     /// client that missed more gets a fresh snapshot.
     let replayWindow: Int
+    /// How long roster news may wait to be sent with the next (zero: never held).
+    let rosterWindow: Duration
     /// Told when a session has ended (or broken), so its name is free again.
     let sessionClosed: @Sendable (StoredSessionID) async -> Void
 }

@@ -10,13 +10,15 @@ final class TestServer: Sendable {
 
     static func start(
         limits: SessionLimits = .standard, outboundQueueLimit: Int = 1024, maxFrameBytes: Int = 64 * 1024,
-        dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30)
+        dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30),
+        rosterWindow: Duration = .milliseconds(5)
     ) async throws -> TestServer {
         let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits)
         let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory) { configuration in
             configuration.outboundQueueLimit = outboundQueueLimit
             configuration.maxFrameBytes = maxFrameBytes
             configuration.keepAliveInterval = keepAliveInterval
+            configuration.rosterWindow = rosterWindow
         }
         return TestServer(running: running)
     }
