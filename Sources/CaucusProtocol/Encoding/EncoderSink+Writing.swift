@@ -5,7 +5,7 @@ extension EncoderSink {
     /// Writes `value` if JSON writes its type directly (strings, numbers, booleans, and the
     /// Foundation types JSONEncoder treats specially); false for any other type.
     @inline(__always)
-    func writeDirect<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> Bool {
+    func writeDirect<T: Encodable, Key: CodingKey>(_ value: T, key: Key?) throws -> Bool {
         if T.self == String.self {
             writeString(unsafeBitCast(value, to: String.self))
         } else if T.self == Int.self {
@@ -22,7 +22,7 @@ extension EncoderSink {
         return true
     }
 
-    func writeRareDirect<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> Bool {
+    func writeRareDirect<T: Encodable, Key: CodingKey>(_ value: T, key: Key?) throws -> Bool {
         if T.self == Int32.self {
             writeInteger(unsafeBitCast(value, to: Int32.self))
         } else if T.self == UInt64.self {
@@ -60,7 +60,7 @@ extension EncoderSink {
         return true
     }
 
-    func pathHere(_ key: (any CodingKey)?) -> [any CodingKey] {
+    func pathHere<Key: CodingKey>(_ key: Key?) -> [any CodingKey] {
         var path = codingPath(Slot(depth: Int32(frames.count - 1), serial: 0))
         if let key { path.append(key) }
         return path
@@ -120,7 +120,7 @@ extension EncoderSink {
 
     /// As JSONEncoder: Swift's shortest round-trip `description`, without a trailing `.0`;
     /// non-finite values throw.
-    func writeFloat<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F, key: (any CodingKey)?) throws {
+    func writeFloat<F: BinaryFloatingPoint & CustomStringConvertible, Key: CodingKey>(_ value: F, key: Key?) throws {
         guard value.isFinite else {
             throw record(
                 EncodingError.invalidValue(

@@ -25,16 +25,21 @@ import Foundation
 /// inside it is still running its `encode(to:)`; `Decimal`. Once one write has thrown, every
 /// later one does, and so does the whole `encode`, even if the thrower caught the error.
 final class EncoderSink {
-    var bytes: [UInt8] = []
-    var frames: [Frame] = []
+    // Only this class touches these, one call at a time: the runtime's exclusivity checks on
+    // every append cost more than the appends.
+    @exclusivity(unchecked) var bytes: [UInt8] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
     /// Where each member name of the open objects lies in `bytes`, to refuse duplicates.
-    var keys: [KeySpan] = []
+    @exclusivity(unchecked) var keys: [KeySpan] = []
     /// For objects with many members, their names, keyed by depth.
     var largeKeySets: [Int: Set<[UInt8]>] = [:]
     var nextSerial: UInt32 = 0
     var failure: (any Error)?
 
-    init() { frames.reserveCapacity(16) }
+    init() {
+        frames.reserveCapacity(8)
+        keys.reserveCapacity(16)
+    }
 
     enum State: UInt8 { case pending, object, array, scalar }
 
@@ -64,7 +69,7 @@ final class EncoderSink {
     // MARK: Entry points
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
-        if try writeDirect(value, key: nil) { return }
+        if try writeDirect(value, key: IndexKey?.none) { return }
         try encodeComposite(value, path: .none)
         if let failure { throw failure }
     }
@@ -72,7 +77,7 @@ final class EncoderSink {
     /// Writes a value in the slot whose key or comma has just been written.
     @inline(__always)
     func encodeValue<T: Encodable>(_ value: T, path: @autoclosure () -> PathEntry) throws {
-        if try writeDirect(value, key: nil) { return }
+        if try writeDirect(value, key: IndexKey?.none) { return }
         try encodeComposite(value, path: path())
     }
 

@@ -37,12 +37,12 @@ struct SlotEncoder: Encoder, SingleValueEncodingContainer {
 
     mutating func encode(_ value: Double) throws {
         try sink.beginSingle(slot)
-        try sink.writeFloat(value, key: nil)
+        try sink.writeFloat(value, key: IndexKey?.none)
     }
 
     mutating func encode(_ value: Float) throws {
         try sink.beginSingle(slot)
-        try sink.writeFloat(value, key: nil)
+        try sink.writeFloat(value, key: IndexKey?.none)
     }
 
     mutating func encode(_ value: Int) throws {

@@ -31,12 +31,12 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encode(_ value: Double) throws {
         try sink.beginElement(slot)
-        try sink.writeFloat(value, key: nil)
+        try sink.writeFloat(value, key: IndexKey?.none)
     }
 
     mutating func encode(_ value: Float) throws {
         try sink.beginElement(slot)
-        try sink.writeFloat(value, key: nil)
+        try sink.writeFloat(value, key: IndexKey?.none)
     }
 
     mutating func encode(_ value: Int) throws {
@@ -91,7 +91,7 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try sink.beginElement(slot)
-        if try sink.writeDirect(value, key: nil) { return }
+        if try sink.writeDirect(value, key: IndexKey?.none) { return }
         try sink.encodeComposite(value, path: .index(count - 1))
     }
 
