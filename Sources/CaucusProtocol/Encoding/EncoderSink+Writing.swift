@@ -16,6 +16,8 @@ extension EncoderSink {
             writeInteger(unsafeBitCast(value, to: Int64.self))
         } else if T.self == Double.self {
             try writeFloat(unsafeBitCast(value, to: Double.self), key: key)
+        } else if writeCaucusScalar(value) {
+            return true
         } else {
             return try writeRareDirect(value, key: key)
         }
