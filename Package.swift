@@ -117,6 +117,7 @@ let package = Package(
             dependencies: [
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
