@@ -1,0 +1,145 @@
+"""A full breakout round in the web console: a host and two participants, each in their own
+headless Chromium, against a real `caucus serve` on its development app.
+
+Run after `swift build`: python3 -m unittest discover -s Tests/ConsoleTests -v
+"""
+
+import json
+import unittest
+import urllib.request
+
+from console_support import CaucusServer, Page, css_for
+
+SESSION = "Workshop"
+
+
+class ConsoleRoundTests(unittest.TestCase):
+    def setUp(self):
+        self.server = CaucusServer()
+        self.addCleanup(self.server.stop)
+        self.pages = []
+
+    def page(self, who):
+        page = Page(who, self.server.base)
+        self.pages.append(page)
+        self.addCleanup(page.quit)
+        return page
+
+    def test_a_host_and_two_participants_run_a_full_breakout_round(self):
+        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+
+        # Everyone opens the console at "/" and joins with a development token.
+        host.join(SESSION, "Ann", "host")
+        self.assertTrue(host.driver.current_url.endswith("/console/"))
+        host.wait_text(css_for("status"), "none")
+        bo.join(SESSION, "Bo", "participant")
+        col.join(SESSION, "Col", "participant")
+        for participant in (bo, col):
+            participant.wait_text(css_for("my-location"), "Main session")
+            participant.wait_text(css_for("room-choices"), "No breakout rooms yet.")
+
+        # The host sees everyone live, and the app's sessions through the HTTP control API.
+        host.wait_visible(css_for("user-row", userName="Bo"))
+        host.wait_visible(css_for("user-row", userName="Col"))
+        host.click(css_for("dev-fill-app"))
+        host.wait_text(css_for("session-row", session=SESSION), "3 users · none")
+
+        # Plan: two rooms; Bo pre-assigned by selection, Col by drag and drop; commit.
+        host.type(css_for("plan-names"), "Red, Blue")
+        host.click(css_for("plan-add"))
+        red_plan, blue_plan = css_for("plan-room", room="Red"), css_for("plan-room", room="Blue")
+        host.wait_visible(red_plan)
+        host.wait_visible(blue_plan)
+        host.choose(f"{red_plan} {css_for('plan-assign-select')}", "Bo")
+        host.click(f"{red_plan} {css_for('plan-assign-button')}")
+        host.wait_text(f"{red_plan} {css_for('plan-assigned')}", "Bo")
+        host.drag(css_for("user-chip", userName="Col"), blue_plan)
+        host.wait_text(f"{blue_plan} {css_for('plan-assigned')}", "Col")
+        host.click(css_for("commit"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "committed")
+        host.wait_text(css_for("room-assigned"), "Planned: Bo")
+        bo.wait_text(css_for("room-choices"), "Rooms are committed.")
+
+        # Start with a duration: the timer counts down and both participants are in their rooms.
+        host.type(css_for("start-minutes"), "10")
+        host.click(css_for("start"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "started")
+        host.wait(lambda: (host.text(css_for("timer")) or "").startswith("Ends in 9:") or host.text(css_for("timer")) == "Ends in 10:00",
+                  "the timer to count down from 10 minutes")
+        bo.wait_text(css_for("timer"), "Ends in")
+        bo.wait_text(css_for("my-location"), "Red")
+        col.wait_text(css_for("my-location"), "Blue")
+        host.wait_text(f"{css_for('room-card', room='Red')} {css_for('room-occupants')}", "Bo")
+        host.wait_text(f"{css_for('room-card', room='Blue')} {css_for('room-occupants')}", "Col")
+
+        # Room chat stays in its room.
+        col.type(css_for("chat-text"), "Hello Blue")
+        col.click(css_for("chat-send"))
+        col.wait_text(css_for("chat-log"), "Col: Hello Blue")
+
+        # Col chooses another room (self-select is on by default).
+        col.click(f"{css_for('room-choice', room='Red')} {css_for('join-room')}")
+        col.wait_text(css_for("my-location"), "Red")
+        bo.wait_text(css_for("room-people"), "Col")
+        host.wait_text(f"{css_for('room-card', room='Red')} {css_for('room-occupants')}", "Col")
+
+        # Bo asks for help; the host sees the request in the queue.
+        bo.click(css_for("request-help"))
+        bo.wait_text(css_for("help-status"), "waiting for the host")
+        host.wait_text(css_for("help-request", requester="Bo"), "Bo in Red")
+        screenshot = host.screenshot("host-round.png")
+        self.assertTrue(screenshot.exists(), f"no screenshot at {screenshot}")
+
+        # The host answers by joining Red.
+        host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-join')}")
+        bo.wait_text(css_for("help-status"), "the host is joining your room")
+        host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
+        host.wait_text(f"{css_for('user-row', userName='Ann')} {css_for('user-location')}", "Red")
+        bo.wait_text(css_for("room-people"), "Ann")
+
+        # A broadcast reaches every room.
+        host.type(css_for("broadcast-text"), "Five minutes left")
+        host.click(css_for("broadcast-send"))
+        for participant in (bo, col):
+            participant.wait_text(css_for("broadcast-banner"), "Broadcast from Ann: Five minutes left")
+        self.assertNotIn("Hello Blue", bo.text(css_for("chat-log")), "Blue's chat reached Bo in Red")
+
+        # Parent controls answer.
+        host.click(css_for("pause-parent"))
+        host.wait_text(css_for("pause-parent"), "Resume main session")
+        host.click(css_for("mute-parent"))
+        host.wait_text(css_for("mute-parent"), "Unmute main session")
+
+        # Stop at once: everyone is back in the main session.
+        host.type(css_for("stop-countdown"), "0")
+        host.click(css_for("stop"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "stopped")
+        for participant in (bo, col):
+            participant.wait_text(css_for("my-location"), "Main session")
+            participant.wait_text(css_for("room-choices"), "Rooms are stopped.")
+        for name in ("Ann", "Bo", "Col"):
+            host.wait_text(f"{css_for('user-row', userName=name)} {css_for('user-location')}", "Main session")
+        host.wait_text(css_for("pause-parent"), "Pause main session")
+        host.click(css_for("load-sessions"))
+        host.wait_text(css_for("session-row", session=SESSION), "3 users · stopped")
+
+        for page in self.pages:
+            page.assert_no_error()
+
+    def test_a_refusal_shows_its_code_and_the_development_helpers_are_labelled(self):
+        host = self.page("host Ann")
+        host.join("Solo", "Ann", "host")
+        # Committing an empty plan is refused by the server: the page shows code and name.
+        host.click(css_for("commit"))
+        host.wait_text(css_for("error"), "4006 preListEmpty")
+        self.assertIn("Development only", host.text(css_for("dev-banner")))
+        self.assertIn("Development only", host.text(css_for("dev-fill-app")))
+        with urllib.request.urlopen(self.server.base + "/console/dev") as response:
+            self.assertEqual(json.load(response), {"development": True})
+
+
+if __name__ == "__main__":
+    unittest.main()
