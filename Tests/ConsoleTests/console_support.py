@@ -166,18 +166,39 @@ class Page:
 
     # --- The console's own steps ---
 
-    def join(self, session, name, role):
-        """Opens the console at `/`, gets a development token and joins."""
+    def fill_join_form(self, session, name, role, password=""):
+        """Opens the console at `/`, fills the join form and gets a development token."""
         self.driver.get(self.base + "/")
         self.wait_visible(css_for("dev-banner"))
         self.click(css_for(f"role-{role}"))
         self.type(css_for("session-name"), session)
         self.type(css_for("user-name"), name)
+        self.type(css_for("password"), password)
         self.click(css_for("dev-token"))
         self.wait(lambda: self.find(css_for("token")).get_attribute("value").count(".") == 2, "a development token")
+
+    def join(self, session, name, role, password=""):
+        """Joins with a development token and waits for the view of the role."""
+        self.fill_join_form(session, name, role, password)
         self.click(css_for("join"))
+        self.wait_joined(name, role)
+
+    def wait_joined(self, name, role):
         self.wait_visible(css_for("host-view" if role == "host" else "participant-view"))
         self.wait_text(css_for("session-title"), f"{name} ({role})")
+
+    def go_offline(self):
+        """Drops the console's socket and refuses new ones until `go_online`, as a lost network would."""
+        self.driver.execute_script(
+            """
+            window.__realWebSocket = window.WebSocket;
+            window.WebSocket = function () { throw new Error("offline (test)"); };
+            window.WebSocket.OPEN = 1;
+            window.caucusConsole.connection.socket.close();
+            """)
+
+    def go_online(self):
+        self.driver.execute_script("window.WebSocket = window.__realWebSocket;")
 
     def assert_no_error(self):
         if self.visible(css_for("error")):

@@ -5,6 +5,7 @@ Run after `swift build`: python3 -m unittest discover -s Tests/ConsoleTests -v
 """
 
 import json
+import re
 import unittest
 import urllib.request
 
@@ -128,6 +129,90 @@ class ConsoleRoundTests(unittest.TestCase):
 
         for page in self.pages:
             page.assert_no_error()
+
+    def test_a_private_session_asks_for_its_password_on_the_same_connection(self):
+        host, bo = self.page("host Ann"), self.page("participant Bo")
+        host.join("Private", "Ann", "host", password="sesame")
+        bo.fill_join_form("Private", "Bo", "participant")
+        bo.click(css_for("join"))
+        bo.wait_text(css_for("error"), "2010 needPassword")
+        bo.wait_text(css_for("password-hint"), "This session is private")
+        bo.type(css_for("password"), "guess")
+        bo.click(css_for("join"))
+        bo.wait_text(css_for("error"), "2011 passwordWrong")
+        bo.type(css_for("password"), "sesame")
+        bo.click(css_for("join"))
+        bo.wait_joined("Bo", "participant")
+        bo.assert_no_error()
+        host.wait_visible(css_for("user-row", userName="Bo"))
+
+    def test_create_and_invite_with_invitations_accepted_and_declined_then_clear_and_destroy_all(self):
+        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+        host.join("Lab", "Ann", "host")
+        bo.join("Lab", "Bo", "participant")
+        col.join("Lab", "Col", "participant")
+        host.wait_visible(css_for("user-row", userName="Col"))
+
+        # Two rooms, the two participants invited one to each.
+        host.type(css_for("create-count"), "2")
+        host.click(css_for("create-and-invite"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "started")
+        host.wait_visible(css_for("room-card", room="Room 1"))
+        host.wait_visible(css_for("room-card", room="Room 2"))
+        bo.wait_text(css_for("invitation"), "You are invited to Room")
+        col.wait_text(css_for("invitation"), "You are invited to Room")
+        bo_room = re.search(r"Room \d+", bo.text(css_for("invitation"))).group(0)
+        col_room = re.search(r"Room \d+", col.text(css_for("invitation"))).group(0)
+        self.assertEqual({bo_room, col_room}, {"Room 1", "Room 2"}, "invitations should be balanced")
+
+        bo.click(css_for("accept-invitation"))
+        bo.wait_text(css_for("my-location"), bo_room)
+        bo.wait(lambda: not bo.visible(css_for("invitation")), "the invitation to go once accepted")
+        col.click(css_for("reject-invitation"))
+        col.wait(lambda: not col.visible(css_for("invitation")), "the invitation to go once declined")
+        col.wait_text(css_for("my-location"), "Main session")
+        host.wait_text(css_for("notices"), f"Col declined {col_room}.")
+        host.wait_text(f"{css_for('room-card', room=bo_room)} {css_for('room-occupants')}", "Bo")
+
+        # The host moves Col by the People picker, then clears all: rooms stay, everyone is back.
+        host.choose(f"{css_for('user-row', userName='Col')} {css_for('user-move-select')}", col_room)
+        col.wait_text(css_for("my-location"), col_room)
+        host.click(css_for("clear-all"))
+        bo.wait_text(css_for("my-location"), "Main session")
+        col.wait_text(css_for("my-location"), "Main session")
+        host.wait_text(css_for("status"), "started")
+        bo.wait_text(css_for("room-choices"), bo_room)
+
+        # Destroy all: the rooms are gone.
+        host.click(css_for("destroy-all"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "withdrawn")
+        bo.wait_text(css_for("room-choices"), "No breakout rooms yet.")
+        host.wait_text(css_for("rooms"), "No rooms yet")
+        for page in self.pages:
+            page.assert_no_error()
+
+    def test_a_dropped_participant_resumes_and_catches_up(self):
+        host, bo = self.page("host Ann"), self.page("participant Bo")
+        host.join("Resume", "Ann", "host")
+        bo.join("Resume", "Bo", "participant")
+        host.wait_visible(css_for("user-row", userName="Bo"))
+
+        bo.go_offline()
+        bo.wait_text(css_for("connection-state"), "reconnecting")
+        host.wait_text(css_for("user-row", userName="Bo"), "reconnecting")
+        host.type(css_for("chat-text"), "Bo, are you there?")
+        host.click(css_for("chat-send"))
+        host.wait_text(css_for("chat-log"), "Ann: Bo, are you there?")
+
+        # Back online: the console resumes its seat and replays what it missed.
+        bo.go_online()
+        bo.wait_text(css_for("connection-state"), "connected")
+        bo.wait_text(css_for("chat-log"), "Ann: Bo, are you there?")
+        host.wait(lambda: "reconnecting" not in host.text(css_for("user-row", userName="Bo")), "Bo to be back")
+        bo.wait_text(css_for("session-title"), "Bo (participant)")
+        bo.assert_no_error()
 
     def test_a_refusal_shows_its_code_and_the_development_helpers_are_labelled(self):
         host = self.page("host Ann")

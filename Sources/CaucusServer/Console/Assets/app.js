@@ -41,20 +41,30 @@ function credentials() {
   return { key: byTestId("app-key").value.trim(), secret: byTestId("app-secret").value };
 }
 
-async function loadSessions() {
+// Events that change what the session list shows (users, status).
+const LISTED_CHANGES = new Set(["userJoined", "userLeft", "statusChanged"]);
+let refreshing = null;
+
+/** Keeps a list the host has loaded current, without flashing errors for it. */
+function refreshSessionsQuietly() {
+  if (!credentials().key || byTestId("sessions-list").childElementCount === 0 || refreshing) return;
+  refreshing = setTimeout(() => { refreshing = null; loadSessions({ quiet: true }); }, 300);
+}
+
+async function loadSessions({ quiet = false } = {}) {
   const app = credentials();
   // sessionStorage: the secret stays in this tab and is gone when it closes.
   sessionStorage.setItem("caucus.appKey", app.key);
   sessionStorage.setItem("caucus.appSecret", app.secret);
   try {
     const sessions = await liveSessions(app);
-    clearError();
+    if (!quiet) clearError();
     fill(byTestId("sessions-list"), sessions.length === 0 ? h("li", { class: "muted" }, "No live sessions.") : sessions.map((session) =>
       h("li", { class: "row spread", testid: "session-row", dataset: { session: session.name } },
         h("span", {}, h("strong", {}, session.name), ` · ${session.users} ${session.users === 1 ? "user" : "users"} · ${session.status}`),
         model ? null : h("button", { type: "button", class: "quiet", testid: "session-pick", onclick: () => { field("session").value = session.name; } }, "Use"))));
   } catch (error) {
-    showError(error);
+    if (!quiet) showError(error);
   }
 }
 
@@ -112,6 +122,7 @@ function started(snapshot) {
     const notice = model.apply(event.detail);
     if (notice) view.notice(notice);
     render();
+    if (LISTED_CHANGES.has(event.detail.event.type)) refreshSessionsQuietly();
   });
   connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); });
   connection.addEventListener("state", (event) => fill(byTestId("connection-state"), event.detail));
@@ -150,7 +161,7 @@ function render() {
 // --- Start ---
 
 form.addEventListener("submit", join);
-byTestId("load-sessions").addEventListener("click", loadSessions);
+byTestId("load-sessions").addEventListener("click", () => loadSessions());
 byTestId("error-dismiss").addEventListener("click", clearError);
 byTestId("leave").addEventListener("click", async () => {
   if (!connection) return;
@@ -165,3 +176,6 @@ const wanted = new URLSearchParams(location.search);
 if (wanted.get("session")) field("session").value = wanted.get("session");
 if (wanted.get("role") === "participant") { byTestId("role-participant").checked = true; sessionsPanel.hidden = true; }
 setUpDevelopmentMode();
+
+// For debugging from the browser's console, and for the browser tests.
+window.caucusConsole = { get connection() { return connection; }, get model() { return model; } };

@@ -51,14 +51,12 @@ export class HostView {
       sessionsPanel,
       h("section", { class: "card" }, h("h3", {}, "People"), h("p", { class: "muted" }, "Drag a person onto a room, or use the room's picker."), this.people),
       this.buildSettings());
-    const centre = h("div", { class: "column wide" },
-      this.planSection,
-      h("section", { class: "card" }, h("h3", {}, "Rooms"), this.rooms),
-      this.controls.element);
+    this.roomsSection = h("section", { class: "card" }, h("h3", {}, "Rooms"), this.rooms);
+    this.centre = h("div", { class: "column wide" }, this.planSection, this.roomsSection, this.controls.element);
     const side = h("div", { class: "column" },
       h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
       this.buildBroadcast(), this.chat.element, this.notices.element);
-    fill(root, h("div", { class: "grid" }, sidebar, centre, side));
+    fill(root, h("div", { class: "grid" }, sidebar, this.centre, side));
   }
 
   buildPlan() {
@@ -136,6 +134,9 @@ export class HostView {
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.selfSelect.disabled = this.returnAllowed.disabled = model.myRole !== "host";
     this.planSection.hidden = model.myRole !== "host";
+    // While rooms are open the live rooms and their controls matter most; the plan waits below.
+    if (model.roomsOpen) this.centre.append(this.planSection);
+    else this.centre.prepend(this.planSection);
     this.renderPeople(model);
     this.renderPlan(model);
     this.renderRooms(model);
