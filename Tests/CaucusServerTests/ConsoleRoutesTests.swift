@@ -22,7 +22,7 @@ import Testing
     @Test func theRootAndTheBareConsolePathRedirectToTheConsole() async throws {
         let server = try await TestServer.start()
         for path in ["/", "/console"] {
-            let reply = try RawHTTP.send(port: server.port, "GET", path)
+            let reply = try await RawHTTP.send(port: server.port, "GET", path)
             #expect(reply.status == 302, "\(path)")
             #expect(reply.header("Location") == "/console/", "\(path)")
         }
@@ -31,11 +31,11 @@ import Testing
 
     @Test func theConsoleFilesAreServedWithTheirTypes() async throws {
         let server = try await TestServer.start()
-        let page = try RawHTTP.send(port: server.port, "GET", "/console/")
+        let page = try await RawHTTP.send(port: server.port, "GET", "/console/")
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
         #expect(page.body.contains(#"<script type="module" src="/console/app.js">"#))
-        let css = try RawHTTP.send(port: server.port, "GET", "/console/console.css")
+        let css = try await RawHTTP.send(port: server.port, "GET", "/console/console.css")
         #expect(css.status == 200)
         #expect(css.header("Content-Type") == "text/css; charset=utf-8")
         // Every module, and every module each one imports, comes as JavaScript: browsers refuse
@@ -45,7 +45,7 @@ import Testing
         let importPattern = try NSRegularExpression(pattern: #"from "\./([a-z]+\.js)""#)
         while let name = modules.popLast() {
             guard seen.insert(name).inserted else { continue }
-            let reply = try RawHTTP.send(port: server.port, "GET", "/console/\(name)")
+            let reply = try await RawHTTP.send(port: server.port, "GET", "/console/\(name)")
             #expect(reply.status == 200, "\(name)")
             #expect(reply.header("Content-Type") == "text/javascript; charset=utf-8", "\(name)")
             for match in importPattern.matches(in: reply.body, range: NSRange(reply.body.startIndex..., in: reply.body)) {
@@ -64,7 +64,7 @@ import Testing
             "/console/%2E%2E%5CPackage.swift", "/console/ConsoleRoutes.swift", "/Package.swift",
         ]
         for target in targets {
-            let reply = try RawHTTP.send(port: server.port, "GET", target)
+            let reply = try await RawHTTP.send(port: server.port, "GET", target)
             #expect(reply.status == 404, "\(target)")
             #expect(Self.errorCode(reply.body) == 1012, "\(target): \(reply.body)")
             #expect(!reply.body.contains("PackageDescription"), "\(target)")
@@ -74,14 +74,14 @@ import Testing
 
     @Test func theDevelopmentHelpersAreOffWhenAppsAreConfigured() async throws {
         let server = try await TestServer.start()
-        let status = try RawHTTP.send(port: server.port, "GET", "/console/dev")
+        let status = try await RawHTTP.send(port: server.port, "GET", "/console/dev")
         #expect(status.status == 200)
         #expect(Self.json(status.body)["development"] as? Bool == false)
-        let app = try RawHTTP.send(port: server.port, "GET", "/console/dev/app")
+        let app = try await RawHTTP.send(port: server.port, "GET", "/console/dev/app")
         #expect(app.status == 404)
         #expect(Self.errorCode(app.body) == 1012)
         #expect(!app.body.contains(server.app.secret))
-        let token = try RawHTTP.send(port: server.port, "POST", "/console/dev/token", body: #"{"session":"Class","role":"host"}"#)
+        let token = try await RawHTTP.send(port: server.port, "POST", "/console/dev/token", body: #"{"session":"Class","role":"host"}"#)
         #expect(token.status == 404)
         #expect(Self.errorCode(token.body) == 1012)
         await server.stop()
@@ -90,12 +90,12 @@ import Testing
     @Test func onTheDevelopmentAppTheConsoleGetsCredentialsAndTokens() async throws {
         let running = try await Self.developmentServer()
         let development = try #require(running.server.developmentApp)
-        let status = try RawHTTP.send(port: running.port, "GET", "/console/dev")
+        let status = try await RawHTTP.send(port: running.port, "GET", "/console/dev")
         #expect(Self.json(status.body)["development"] as? Bool == true)
-        let app = Self.json(try RawHTTP.send(port: running.port, "GET", "/console/dev/app").body)
+        let app = Self.json(try await RawHTTP.send(port: running.port, "GET", "/console/dev/app").body)
         #expect(app["key"] as? String == development.key)
         #expect(app["secret"] as? String == development.secret)
-        let minted = try RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"host"}"#)
+        let minted = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"host"}"#)
         #expect(minted.status == 200)
         #expect(minted.header("Content-Type") == "application/json")
         let token = try #require(Self.json(minted.body)["token"] as? String)
@@ -104,7 +104,7 @@ import Testing
         try await client.join(session: "Studio", userName: "Ada", token: token)
         #expect(await client.joinSnapshot["you"] as? Int == 1)
         let participant = Self.json(
-            try RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"participant","userIdentity":"bo@example.com"}"#).body)
+            try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"participant","userIdentity":"bo@example.com"}"#).body)
         let second = try await TestClient.connect(url: running.webSocketURL)
         try await second.join(session: "Studio", userName: "Bo", token: try #require(participant["token"] as? String))
         let users = await second.joinSnapshot["users"] as? [[String: any Sendable]] ?? []
@@ -127,7 +127,7 @@ import Testing
             (#"{"session":"Studio","role":"host","userIdentity":"\#(String(repeating: "i", count: 36))"}"#, 2006),
         ]
         for (body, code) in cases {
-            let reply = try RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: body)
+            let reply = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: body)
             #expect(reply.status == 400, "\(body)")
             #expect(Self.errorCode(reply.body) == code, "\(body): \(reply.body)")
         }

@@ -63,6 +63,10 @@ class ConsoleRoundTests(unittest.TestCase):
         bo.wait_text(css_for("room-choices"), "Rooms are committed.")
 
         # Start with a duration: the timer counts down and both participants are in their rooms.
+        # A warning 598 s before the end of 10 minutes comes two seconds after the start (the
+        # settings change and the start go in order on one connection).
+        host.type(css_for("setting-warnings"), "598")
+        host.click(css_for("setting-warnings-save"))
         host.type(css_for("start-minutes"), "10")
         host.click(css_for("start"))
         for page in (host, bo, col):
@@ -74,6 +78,9 @@ class ConsoleRoundTests(unittest.TestCase):
         col.wait_text(css_for("my-location"), "Blue")
         host.wait_text(f"{css_for('room-card', room='Red')} {css_for('room-occupants')}", "Bo")
         host.wait_text(f"{css_for('room-card', room='Blue')} {css_for('room-occupants')}", "Col")
+
+        for participant in (bo, col):
+            participant.wait_text(css_for("timer-warning"), "Timer warning: 598 seconds left.")
 
         # Room chat stays in its room.
         col.type(css_for("chat-text"), "Hello Blue")

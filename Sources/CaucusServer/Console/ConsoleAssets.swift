@@ -15,7 +15,30 @@ struct ConsoleAssets: Sendable {
     let files: [String: Asset]
 
     /// The assets shipped with this build; empty (every asset 404) if the bundle is missing.
-    static let bundled = ConsoleAssets(folder: Bundle.module.url(forResource: "Assets", withExtension: nil))
+    static let bundled = ConsoleAssets(folder: bundledFolder())
+
+    /// The resource bundle SwiftPM puts beside the executable (`caucus`, or the test runner).
+    ///
+    /// Looked up by hand rather than through `Bundle.module`, whose accessor stops the
+    /// process when the bundle is missing: a `caucus` copied without it must still serve
+    /// everything but the console.
+    static func bundledFolder() -> URL? {
+        let places = [
+            Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent(),
+            // On macOS a test bundle's resources sit beside the .xctest, not the runner.
+            Bundle(for: BundleMarker.self).bundleURL.deletingLastPathComponent(),
+        ].compactMap { $0 }
+        for place in places {
+            for name in ["Caucus_CaucusServer.resources", "Caucus_CaucusServer.bundle"] {
+                let candidate = place.appendingPathComponent(name)
+                guard FileManager.default.fileExists(atPath: candidate.path),
+                    let folder = Bundle(url: candidate)?.url(forResource: "Assets", withExtension: nil)
+                else { continue }
+                return folder
+            }
+        }
+        return nil
+    }
 
     init(folder: URL?) {
         var files: [String: Asset] = [:]
@@ -43,3 +66,6 @@ struct ConsoleAssets: Sendable {
         }
     }
 }
+
+/// A class of this module, for `Bundle(for:)`.
+private final class BundleMarker {}

@@ -15,28 +15,22 @@ enum RawHTTP {
         func header(_ name: String) -> String? { headers[name.lowercased()] }
     }
 
-    static func send(port: Int, _ method: String, _ target: String, body: String? = nil) throws -> Reply {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestFailure("socket() failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// Sends one request and reads the whole answer. The socket calls block, so they run on
+    /// a thread of their own: blocking the few threads of the concurrency pool would stall
+    /// the in-process server that has to answer.
+    static func send(port: Int, _ method: String, _ target: String, body: String? = nil) async throws -> Reply {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try blockingSend(port: port, method, target, body: body) }) }.start()
         }
-        guard connected == 0 else { throw TestFailure("connect() failed") }
+    }
+
+    private static func blockingSend(port: Int, _ method: String, _ target: String, body: String?) throws -> Reply {
+        let socket = try LoopbackSocket.connect(port: port)
+        defer { close(socket) }
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         request += "\r\n" + (body ?? "")
-        let bytes = Array(request.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw TestFailure("send() failed") }
-            sent += count
-        }
+        try LoopbackSocket.write(Array(request.utf8), to: socket)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {

@@ -75,7 +75,7 @@ export class HostView {
   }
 
   buildControls() {
-    const duration = h("input", { type: "number", min: 1, max: 1440, value: "10", testid: "start-minutes", "aria-label": "Duration in minutes" });
+    const duration = h("input", { type: "number", min: 0, max: 1440, step: "any", value: "10", testid: "start-minutes", "aria-label": "Duration in minutes" });
     const autoAssign = h("input", { type: "checkbox", testid: "start-auto-assign" });
     const countdown = h("input", { type: "number", min: 0, max: 3600, value: "0", testid: "stop-countdown", "aria-label": "Countdown in seconds" });
     const extend = h("input", { type: "number", min: 1, max: 1440, value: "5", testid: "extend-minutes", "aria-label": "Minutes to add" });
@@ -109,9 +109,17 @@ export class HostView {
   buildSettings() {
     this.selfSelect = h("input", { type: "checkbox", testid: "setting-self-select", onchange: (event) => this.act("updateSettings", { settings: { selfSelectAllowed: event.target.checked } }) });
     this.returnAllowed = h("input", { type: "checkbox", testid: "setting-return", onchange: (event) => this.act("updateSettings", { settings: { returnToMainAllowed: event.target.checked } }) });
-    return h("section", { class: "card" }, h("h3", {}, "Settings"),
+    this.warnAt = h("input", { testid: "setting-warnings", "aria-label": "Warn this many seconds before the end", placeholder: "60", autocomplete: "off" });
+    const saveWarnings = (event) => {
+      event.preventDefault();
+      const seconds = this.warnAt.value.split(",").map((part) => Number(part.trim())).filter((value) => value > 0);
+      this.act("updateSettings", { settings: { timerWarningSeconds: seconds } });
+    };
+    return h("section", { class: "card settings" }, h("h3", {}, "Settings"),
       h("label", {}, this.selfSelect, " participants choose their room"),
-      h("label", {}, this.returnAllowed, " participants may return to the main session"));
+      h("label", {}, this.returnAllowed, " participants may return to the main session"),
+      h("form", { class: "row", onsubmit: saveWarnings }, h("span", {}, "Timer warnings (s before the end)"), this.warnAt,
+        h("button", { type: "submit", testid: "setting-warnings-save" }, "Save")));
   }
 
   buildBroadcast() {
@@ -123,7 +131,7 @@ export class HostView {
       } }, text, h("button", { type: "submit", testid: "broadcast-send" }, "Broadcast")));
   }
 
-  notice(text) { this.notices.add(text); }
+  notice(notice) { this.notices.add(typeof notice === "object" ? notice.text : notice); }
 
   render(model) {
     this.paused = model.breakout.parent.paused;
@@ -133,6 +141,7 @@ export class HostView {
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.selfSelect.disabled = this.returnAllowed.disabled = model.myRole !== "host";
+    if (document.activeElement !== this.warnAt) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
     this.planSection.hidden = model.myRole !== "host";
     // While rooms are open the live rooms and their controls matter most; the plan waits below.
     if (model.roomsOpen) this.centre.append(this.planSection);

@@ -14,10 +14,11 @@ export class ParticipantView {
     this.helpStatus = h("p", { class: "muted", testid: "help-status" });
     this.invitation = h("div", { class: "invitation", testid: "invitation", hidden: true });
     this.broadcast = h("div", { class: "broadcast", testid: "broadcast-banner", hidden: true });
+    this.warning = h("div", { class: "broadcast warning", testid: "timer-warning", hidden: true });
     this.rooms = h("div", { class: "rooms", testid: "room-choices" });
     this.people = h("ul", { class: "chips", testid: "room-people" });
     const main = h("div", { class: "column wide" },
-      this.broadcast, this.invitation,
+      this.broadcast, this.warning, this.invitation,
       h("section", { class: "card" }, h("h3", {}, "You are in"), this.location, this.actions, this.helpStatus),
       h("section", { class: "card" }, h("h3", {}, "Rooms"), this.rooms),
       h("section", { class: "card" }, h("h3", {}, "With you"), this.people));
@@ -25,14 +26,16 @@ export class ParticipantView {
     fill(root, h("div", { class: "grid two" }, main, side));
   }
 
-  notice(text) {
-    if (typeof text === "object" && text.broadcast) {
-      fill(this.broadcast, h("strong", {}, `Broadcast from ${text.from}: `), h("span", { testid: "broadcast-text" }, text.text));
-      this.broadcast.hidden = false;
-      this.notices.add(`Broadcast from ${text.from}: ${text.text}`);
+  notice(notice) {
+    // Broadcasts and timer warnings also stay on screen until the next one.
+    if (typeof notice === "object") {
+      const banner = notice.broadcast ? this.broadcast : this.warning;
+      fill(banner, notice.text);
+      banner.hidden = false;
+      this.notices.add(notice.text);
       return;
     }
-    this.notices.add(text);
+    this.notices.add(notice);
   }
 
   render(model) {
@@ -44,14 +47,19 @@ export class ParticipantView {
         ? h("button", { type: "button", testid: "return-main", onclick: () => this.act("returnToMain") }, "Return to the main session") : null,
       here != null
         ? h("button", { type: "button", class: "primary", testid: "request-help", disabled: model.helpPending || null,
-          onclick: async () => { if (await this.act("requestHelp")) { model.helpPending = true; this.render(model); } } }, "Ask for help") : null);
-    if (here == null) model.helpPending = false;
-    if (model.helpResult) model.helpPending = false;
+          onclick: () => this.requestHelp(model) }, "Ask for help") : null);
     fill(this.helpStatus, model.helpPending ? "Help requested: waiting for the host…" : model.helpResult ? `Help: ${describeHelpResult(model.helpResult)}` : "");
     this.renderInvitation(model);
     this.renderRooms(model, here, self);
     fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}` }, user.id === model.you ? `${user.name} (you)` : user.name)));
     this.chat.render(model);
+  }
+
+  async requestHelp(model) {
+    // A "busy" answer arrives before the reply: only a request nobody answered yet is pending.
+    model.helpResult = null;
+    if (await this.act("requestHelp") && model.helpResult == null) model.helpPending = true;
+    this.render(model);
   }
 
   renderInvitation(model) {
@@ -61,7 +69,7 @@ export class ParticipantView {
     fill(this.invitation,
       h("span", {}, "You are invited to ", h("strong", {}, model.roomName(room))),
       h("button", { type: "button", class: "primary", testid: "accept-invitation", onclick: () => this.act("acceptInvitation", { room }) }, "Accept"),
-      h("button", { type: "button", testid: "reject-invitation", onclick: async () => { if (await this.act("rejectInvitation", { room })) { model.invitation = null; this.render(model); } } }, "Decline"));
+      h("button", { type: "button", testid: "reject-invitation", onclick: () => this.act("rejectInvitation", { room }) }, "Decline"));
   }
 
   renderRooms(model, here, self) {

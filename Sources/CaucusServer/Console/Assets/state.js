@@ -6,6 +6,7 @@ export class SessionModel {
     this.chat = [];
     this.notices = [];
     this.helpResult = null;
+    this.helpPending = false;
     this.ended = null;
     this.clockOffset = 0;
     this.load(snapshot);
@@ -130,7 +131,7 @@ export class SessionModel {
       case "timerWarning": {
         const timer = this.breakout.timer;
         if (timer) timer.pendingWarnings = timer.pendingWarnings.filter((seconds) => seconds < event.secondsRemaining);
-        return `Timer warning: ${event.secondsRemaining} seconds left.`;
+        return { warning: true, text: `Timer warning: ${describeSeconds(event.secondsRemaining)} left.` };
       }
       case "helpRequested":
         this.helpRequests.push(event.request);
@@ -139,14 +140,17 @@ export class SessionModel {
         this.helpRequests = this.helpRequests.filter((request) => request.id !== event.request);
         if (event.requester === this.you) {
           this.helpResult = event.result;
+          this.helpPending = false;
           return `Help request: ${describeHelpResult(event.result)}`;
         }
         return null;
       case "chatMessage":
         this.chat.push(event.message);
         return null;
-      case "broadcast":
-        return { broadcast: true, text: event.text, from: event.from == null ? "Server" : this.userName(event.from) };
+      case "broadcast": {
+        const from = event.from == null ? "the server" : this.userName(event.from);
+        return { broadcast: true, text: `Broadcast from ${from}: ${event.text}` };
+      }
       default:
         return null;
     }
@@ -167,6 +171,7 @@ export class SessionModel {
     if (id === this.you) {
       this.invitation = null;
       this.helpResult = null;
+      this.helpPending = false;
     }
     this.helpRequests = this.helpRequests.filter((request) => request.requester !== id);
   }
@@ -193,8 +198,15 @@ export class SessionModel {
       this.invitation = null;
       this.helpRequests = [];
       this.helpResult = null;
+      this.helpPending = false;
     }
   }
+}
+
+/** "90 seconds", "1 minute", "5 minutes". */
+export function describeSeconds(seconds) {
+  if (seconds % 60 !== 0) return `${seconds} seconds`;
+  return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
 }
 
 export function describeHelpResult(result) {
