@@ -99,6 +99,7 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_text(css_for("help-request", requester="Bo"), "Bo in Red")
         screenshot = host.screenshot("host-round.png")
         self.assertTrue(screenshot.exists(), f"no screenshot at {screenshot}")
+        bo.screenshot("participant-round.png")
 
         # The host answers by joining Red.
         host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-join')}")
@@ -153,7 +154,7 @@ class ConsoleRoundTests(unittest.TestCase):
         bo.assert_no_error()
         host.wait_visible(css_for("user-row", userName="Bo"))
 
-    def test_create_and_invite_with_invitations_accepted_and_declined_then_clear_and_destroy_all(self):
+    def test_create_and_invite_with_invitations_accepted_and_declined_then_clear_and_destroy_all_and_a_manager(self):
         host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
         host.join("Lab", "Ann", "host")
         bo.join("Lab", "Bo", "participant")
@@ -197,6 +198,16 @@ class ConsoleRoundTests(unittest.TestCase):
             page.wait_text(css_for("status"), "withdrawn")
         bo.wait_text(css_for("room-choices"), "No breakout rooms yet.")
         host.wait_text(css_for("rooms"), "No rooms yet")
+
+        # The view follows the role: a manager gets the host's view, without the host's plan.
+        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
+        col.wait_visible(css_for("host-view"))
+        col.wait_text(css_for("session-title"), "Col (manager)")
+        self.assertFalse(col.visible(css_for("plan-section")), "the plan is the host's alone")
+        host.wait_text(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}", "Revoke manager")
+        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
+        col.wait_visible(css_for("participant-view"))
+        col.wait_text(css_for("session-title"), "Col (participant)")
         for page in self.pages:
             page.assert_no_error()
 

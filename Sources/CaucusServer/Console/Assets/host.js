@@ -170,8 +170,18 @@ export class HostView {
         model.rooms.length ? move : null,
         location != null && user.id !== model.you
           ? h("button", { type: "button", class: "quiet", testid: "user-send-back", onclick: () => this.act("returnUser", { user: user.id }) }, "Send back")
-          : null);
+          : null,
+        model.myRole === "host" && user.id !== model.you ? this.managerToggle(model, user) : null);
     }));
+  }
+
+  /** The host makes and revokes managers, who then get this view too. */
+  managerToggle(model, user) {
+    const isManager = model.role(user.id) === "manager";
+    return h("button", {
+      type: "button", class: "quiet", testid: "user-manager",
+      onclick: () => this.act(isManager ? "revokeManager" : "makeManager", { user: user.id }),
+    }, isManager ? "Revoke manager" : "Make manager");
   }
 
   renderPlan(model) {
