@@ -1,5 +1,7 @@
 """A real `caucus serve` and headless Chromium pages for the console tests."""
 
+import base64
+import json
 import os
 import pathlib
 import queue
@@ -8,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
@@ -86,6 +89,28 @@ def css_for(testid, **data):
     return selector
 
 
+def http_json(url, credentials=None):
+    request = urllib.request.Request(url)
+    if credentials:
+        token = base64.b64encode(f"{credentials['key']}:{credentials['secret']}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def essentials(session):
+    """What every viewer must agree on: status, parent control, rooms with occupants and
+    assignments, and each user's role and place (a snapshot, a control-API view or a page's model)."""
+    breakout = session["breakout"]
+    return {
+        "status": breakout["phase"]["status"],
+        "parent": breakout["parent"],
+        "timer": breakout.get("timer", {}).get("endsAt"),
+        "rooms": [(room["name"], sorted(room["occupants"]), sorted(room["assigned"])) for room in breakout["rooms"]],
+        "users": sorted((user["id"], user["name"], user["role"], user.get("location")) for user in session["users"]),
+    }
+
+
 class Page:
     """One person's browser on the console, with waits that fail loudly."""
 
@@ -136,7 +161,10 @@ class Page:
 
     def click(self, selector):
         self.wait(lambda: self.find(selector).is_enabled() and self.find(selector).is_displayed(), f"{selector} to be clickable")
-        self.find(selector).click()
+        element = self.find(selector)
+        # Centred, so the sticky top bar never covers what is clicked.
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        element.click()
 
     def type(self, selector, text):
         element = self.find(selector)
@@ -199,6 +227,22 @@ class Page:
 
     def go_online(self):
         self.driver.execute_script("window.WebSocket = window.__realWebSocket;")
+
+    def model(self):
+        """The page's own model of the session, as `essentials` reads it."""
+        return json.loads(self.driver.execute_script(
+            """
+            const model = window.caucusConsole.model;
+            const users = [...model.users.values()].map((user) => ({ id: user.id, name: user.name, role: model.role(user.id), location: user.location ?? null }));
+            return JSON.stringify({ breakout: model.breakout, users });
+            """))
+
+    def wait_model_agrees(self, server_view):
+        """Waits until the page's model, built from the snapshot and the events it received,
+        matches the server's own view of the session fetched by `server_view`."""
+        self.wait(lambda: essentials(self.model()) == essentials(server_view()),
+                  "the page's model to match the server's view of the session "
+                  f"(page: {essentials(self.model())}, server: {essentials(server_view())})")
 
     def assert_no_error(self):
         if self.visible(css_for("error")):

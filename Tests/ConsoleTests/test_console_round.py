@@ -4,12 +4,10 @@ headless Chromium, against a real `caucus serve` on its development app.
 Run after `swift build`: python3 -m unittest discover -s Tests/ConsoleTests -v
 """
 
-import json
 import re
 import unittest
-import urllib.request
 
-from console_support import CaucusServer, Page, css_for
+from console_support import CaucusServer, Page, css_for, http_json
 
 SESSION = "Workshop"
 
@@ -19,6 +17,17 @@ class ConsoleRoundTests(unittest.TestCase):
         self.server = CaucusServer()
         self.addCleanup(self.server.stop)
         self.pages = []
+
+    def server_view(self, session):
+        """The session as the HTTP control API shows it, read with the development app's credentials."""
+        app = http_json(self.server.base + "/console/dev/app")
+        sessions = http_json(self.server.base + "/v1/sessions", app)["sessions"]
+        session_id = next(listed["id"] for listed in sessions if listed["name"] == session)
+        return http_json(f"{self.server.base}/v1/sessions/{session_id}", app)
+
+    def assert_models_agree(self, session):
+        for page in self.pages:
+            page.wait_model_agrees(lambda: self.server_view(session))
 
     def page(self, who):
         page = Page(who, self.server.base)
@@ -81,6 +90,8 @@ class ConsoleRoundTests(unittest.TestCase):
 
         for participant in (bo, col):
             participant.wait_text(css_for("timer-warning"), "Timer warning: 598 seconds left.")
+        # Each page's model, built only from its snapshot and events, is the server's state.
+        self.assert_models_agree(SESSION)
 
         # Room chat stays in its room.
         col.type(css_for("chat-text"), "Hello Blue")
@@ -134,6 +145,7 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_text(css_for("pause-parent"), "Pause main session")
         host.click(css_for("load-sessions"))
         host.wait_text(css_for("session-row", session=SESSION), "3 users · stopped")
+        self.assert_models_agree(SESSION)
 
         for page in self.pages:
             page.assert_no_error()
@@ -191,6 +203,7 @@ class ConsoleRoundTests(unittest.TestCase):
         col.wait_text(css_for("my-location"), "Main session")
         host.wait_text(css_for("status"), "started")
         bo.wait_text(css_for("room-choices"), bo_room)
+        self.assert_models_agree("Lab")
 
         # Destroy all: the rooms are gone.
         host.click(css_for("destroy-all"))
@@ -230,6 +243,7 @@ class ConsoleRoundTests(unittest.TestCase):
         bo.wait_text(css_for("chat-log"), "Ann: Bo, are you there?")
         host.wait(lambda: "reconnecting" not in host.text(css_for("user-row", userName="Bo")), "Bo to be back")
         bo.wait_text(css_for("session-title"), "Bo (participant)")
+        self.assert_models_agree("Resume")
         bo.assert_no_error()
 
     def test_a_refusal_shows_its_code_and_the_development_helpers_are_labelled(self):
@@ -240,8 +254,7 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_text(css_for("error"), "4006 preListEmpty")
         self.assertIn("Development only", host.text(css_for("dev-banner")))
         self.assertIn("Development only", host.text(css_for("dev-fill-app")))
-        with urllib.request.urlopen(self.server.base + "/console/dev") as response:
-            self.assertEqual(json.load(response), {"development": True})
+        self.assertEqual(http_json(self.server.base + "/console/dev"), {"development": True})
 
 
 if __name__ == "__main__":
