@@ -132,9 +132,12 @@ class ConsoleRoundTests(unittest.TestCase):
         host.click(css_for("mute-parent"))
         host.wait_text(css_for("mute-parent"), "Unmute main session")
 
-        # Stop at once: everyone is back in the main session.
-        host.type(css_for("stop-countdown"), "0")
+        # Stop with a short countdown, shown to everyone; then everyone is back in the main session.
+        host.type(css_for("stop-countdown"), "5")
         host.click(css_for("stop"))
+        for page in (host, bo, col):
+            page.wait_text(css_for("status"), "stopping")
+            page.wait_text(css_for("timer"), "Everyone returns in 0:0")
         for page in (host, bo, col):
             page.wait_text(css_for("status"), "stopped")
         for participant in (bo, col):
@@ -195,9 +198,24 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_text(css_for("notices"), f"Col declined {col_room}.")
         host.wait_text(f"{css_for('room-card', room=bo_room)} {css_for('room-occupants')}", "Bo")
 
-        # The host moves Col by the People picker, then clears all: rooms stay, everyone is back.
+        # Bo returns by himself, then chooses his room again.
+        bo.click(css_for("return-main"))
+        bo.wait_text(css_for("my-location"), "Main session")
+        bo.click(f"{css_for('room-choice', room=bo_room)} {css_for('join-room')}")
+        bo.wait_text(css_for("my-location"), bo_room)
+
+        # The host moves Col by the People picker and sends him back.
         host.choose(f"{css_for('user-row', userName='Col')} {css_for('user-move-select')}", col_room)
         col.wait_text(css_for("my-location"), col_room)
+        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-send-back')}")
+        col.wait_text(css_for("my-location"), "Main session")
+
+        # With self-select off, participants no longer choose.
+        host.click(css_for("setting-self-select"))
+        col.wait_text(css_for("room-choices"), "The host assigns rooms.")
+        self.assertFalse(col.visible(css_for("join-room")), "no Join button while self-select is off")
+
+        # Clear all: rooms stay, everyone is back.
         host.click(css_for("clear-all"))
         bo.wait_text(css_for("my-location"), "Main session")
         col.wait_text(css_for("my-location"), "Main session")
