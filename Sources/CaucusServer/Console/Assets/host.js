@@ -29,7 +29,7 @@ function dropTarget(element, drop) {
 }
 
 /** A select of the session's users and a button: the keyboard way to do what dragging does. */
-function userPicker(model, users, label, testid, choose) {
+function userPicker(users, label, testid, choose) {
   const select = h("select", { testid: `${testid}-select`, "aria-label": label },
     h("option", { value: "" }, label), users.map((user) => h("option", { value: user.id }, user.name)));
   const button = h("button", { type: "button", testid: `${testid}-button`, onclick: () => { if (select.value) choose(Number(select.value)); } }, "Assign");
@@ -191,7 +191,7 @@ export class HostView {
         h("div", { class: "row spread" }, h("strong", {}, planned.name),
           h("button", { type: "button", class: "quiet", testid: "plan-remove", onclick: () => this.act("removeFromPreList", { names: [planned.name] }) }, "Remove")),
         h("ul", { class: "chips", testid: "plan-assigned" }, planned.assigned.map((id) => h("li", { class: "chip" }, model.userName(id)))),
-        userPicker(model, users, "Pre-assign…", "plan-assign", (id) => this.act("preAssign", { users: [id], name: planned.name }))),
+        userPicker(users, "Pre-assign…", "plan-assign", (id) => this.act("preAssign", { users: [id], name: planned.name }))),
       (id) => this.act("preAssign", { users: [id], name: planned.name }))));
   }
 
@@ -209,7 +209,7 @@ export class HostView {
           here ? h("button", { type: "button", class: "quiet", testid: "room-leave", onclick: () => this.act("returnToMain") }, "Back to main") : null),
         h("ul", { class: "chips", testid: "room-occupants" }, room.occupants.map((id) => draggableUser(model, model.users.get(id) ?? { id, name: model.userName(id) }))),
         !open && room.assigned.length ? h("p", { class: "muted", testid: "room-assigned" }, "Planned: ", room.assigned.map((id) => model.userName(id)).join(", ")) : null,
-        userPicker(model, [...model.users.values()], open ? "Move here…" : "Assign…", "room-assign", (id) => this.act("assign", { users: [id], room: room.id }))),
+        userPicker([...model.users.values()], open ? "Move here…" : "Assign…", "room-assign", (id) => this.act("assign", { users: [id], room: room.id }))),
       (id) => this.act("assign", { users: [id], room: room.id }));
     }));
   }
