@@ -30,13 +30,17 @@ WAIT_SECONDS = 20
 class CaucusServer:
     """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
 
-    def __init__(self):
+    def __init__(self, apps=None):
+        """`apps` (a list of {"key", "secret"}) configures production apps: no development app."""
         if not CAUCUS.exists():
             raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
         self.data = tempfile.mkdtemp(prefix="caucus-console-")
-        self.process = subprocess.Popen(
-            [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        arguments = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning"]
+        if apps is not None:
+            config = pathlib.Path(self.data) / "apps.json"
+            config.write_text(json.dumps({"apps": apps}))
+            arguments += ["--config", str(config)]
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output = []
         lines = queue.Queue()
 

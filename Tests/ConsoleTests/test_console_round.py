@@ -5,7 +5,10 @@ Run after `swift build`: python3 -m unittest discover -s Tests/ConsoleTests -v
 """
 
 import re
+import time
 import unittest
+
+import jwt
 
 from console_support import CaucusServer, Page, css_for, http_json
 
@@ -273,6 +276,43 @@ class ConsoleRoundTests(unittest.TestCase):
         self.assertIn("Development only", host.text(css_for("dev-banner")))
         self.assertIn("Development only", host.text(css_for("dev-fill-app")))
         self.assertEqual(http_json(self.server.base + "/console/dev"), {"development": True})
+
+
+class ConfiguredAppsTests(unittest.TestCase):
+    """On a server with production apps the console has no development helpers: the app
+    mints tokens and the host types its key and secret."""
+
+    APP = {"key": "school", "secret": "school-secret-for-the-console-test"}
+
+    def setUp(self):
+        self.server = CaucusServer(apps=[self.APP])
+        self.addCleanup(self.server.stop)
+
+    def test_the_development_helpers_are_off_and_a_token_from_the_app_joins(self):
+        host = Page("host Ann", self.server.base)
+        self.addCleanup(host.quit)
+        host.driver.get(self.server.base + "/")
+        host.wait(lambda: host.find("body").get_attribute("data-development") == "off", "the development check")
+        for helper in ("dev-banner", "dev-token", "dev-fill-app"):
+            self.assertFalse(host.visible(css_for(helper)), f"{helper} shows without the development app")
+
+        now = int(time.time())
+        token = jwt.encode({"app_key": self.APP["key"], "tpc": "Class", "role_type": 1, "version": 1, "iat": now, "exp": now + 3600},
+                           self.APP["secret"], algorithm="HS256")
+        host.type(css_for("session-name"), "Class")
+        host.type(css_for("user-name"), "Ann")
+        host.type(css_for("token"), token)
+        host.click(css_for("join"))
+        host.wait_joined("Ann", "host")
+
+        host.type(css_for("app-key"), self.APP["key"])
+        host.type(css_for("app-secret"), "not the secret")
+        host.click(css_for("load-sessions"))
+        host.wait_text(css_for("error"), "1011 unauthorized")
+        host.type(css_for("app-secret"), self.APP["secret"])
+        host.click(css_for("load-sessions"))
+        host.wait_text(css_for("session-row", session="Class"), "Class · 1 user · none")
+        host.assert_no_error()
 
 
 if __name__ == "__main__":

@@ -71,7 +71,10 @@ async function loadSessions({ quiet = false } = {}) {
 // --- Development mode ---
 
 async function setUpDevelopmentMode() {
-  if (!(await developmentMode())) return;
+  const on = await developmentMode();
+  // Says on the page that the check is done, and how it came out.
+  document.body.dataset.development = on ? "on" : "off";
+  if (!on) return;
   byTestId("dev-banner").hidden = false;
   for (const element of document.querySelectorAll(".dev-only")) element.hidden = false;
   byTestId("dev-fill-app").addEventListener("click", async () => {
