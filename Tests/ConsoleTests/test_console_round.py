@@ -93,6 +93,11 @@ class ConsoleRoundTests(unittest.TestCase):
 
         for participant in (bo, col):
             participant.wait_text(css_for("timer-warning"), "Timer warning: 598 seconds left.")
+        # Extended after its warning (an extension re-arms warnings still ahead).
+        host.type(css_for("extend-minutes"), "5")
+        host.click(css_for("extend"))
+        for page in (host, bo):
+            page.wait_text(css_for("timer"), "Ends in 14:")
         # Each page's model, built only from its snapshot and events, is the server's state.
         self.assert_models_agree(SESSION)
 
@@ -206,6 +211,12 @@ class ConsoleRoundTests(unittest.TestCase):
         bo.wait_text(css_for("my-location"), "Main session")
         bo.click(f"{css_for('room-choice', room=bo_room)} {css_for('join-room')}")
         bo.wait_text(css_for("my-location"), bo_room)
+
+        # A help request the host ignores.
+        bo.click(css_for("request-help"))
+        host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-ignore')}")
+        bo.wait_text(css_for("help-status"), "the host could not come (ignored)")
+        host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
 
         # The host moves Col by the People picker and sends him back.
         host.choose(f"{css_for('user-row', userName='Col')} {css_for('user-move-select')}", col_room)

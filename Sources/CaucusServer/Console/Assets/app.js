@@ -164,7 +164,7 @@ function render() {
 // --- Start ---
 
 form.addEventListener("submit", join);
-byTestId("load-sessions").addEventListener("click", () => loadSessions());
+byTestId("sessions-form").addEventListener("submit", (event) => { event.preventDefault(); loadSessions(); });
 byTestId("error-dismiss").addEventListener("click", clearError);
 byTestId("leave").addEventListener("click", async () => {
   if (!connection) return;
