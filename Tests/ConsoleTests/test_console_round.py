@@ -122,7 +122,7 @@ class ConsoleRoundTests(unittest.TestCase):
 
         # The host answers by joining Red.
         host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-join')}")
-        bo.wait_text(css_for("help-status"), "the host is joining your room")
+        bo.wait_text(css_for("help-status"), "Ann is joining your room")
         host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
         host.wait_text(f"{css_for('user-row', userName='Ann')} {css_for('user-location')}", "Red")
         bo.wait_text(css_for("room-people"), "Ann")
@@ -215,7 +215,7 @@ class ConsoleRoundTests(unittest.TestCase):
         # A help request the host ignores.
         bo.click(css_for("request-help"))
         host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-ignore')}")
-        bo.wait_text(css_for("help-status"), "the host could not come (ignored)")
+        bo.wait_text(css_for("help-status"), "Ann could not come (ignored)")
         host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
 
         # The host moves Col by the People picker and sends him back.
@@ -229,13 +229,34 @@ class ConsoleRoundTests(unittest.TestCase):
         col.wait_text(css_for("room-choices"), "The host assigns rooms.")
         self.assertFalse(col.visible(css_for("join-room")), "no Join button while self-select is off")
 
+        # Col is made a manager: he gets the host's view (without the plan), learns of the help
+        # request made before, and answers it by joining Bo.
+        bo.click(css_for("request-help"))
+        host.wait_text(css_for("help-request", requester="Bo"), f"Bo in {bo_room}")
+        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
+        col.wait_visible(css_for("host-view"))
+        col.wait_text(css_for("session-title"), "Col (manager)")
+        self.assertFalse(col.visible(css_for("plan-section")), "the plan is the host's alone")
+        col.wait_text(css_for("help-request", requester="Bo"), f"Bo in {bo_room}")
+        col.click(f"{css_for('help-request', requester='Bo')} {css_for('help-join')}")
+        bo.wait_text(css_for("help-status"), "Col is joining your room")
+        bo.wait_text(css_for("room-people"), "Col")
+        host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
+
         # Clear all: rooms stay, everyone is back.
         host.click(css_for("clear-all"))
         bo.wait_text(css_for("my-location"), "Main session")
-        col.wait_text(css_for("my-location"), "Main session")
+        host.wait_text(f"{css_for('user-row', userName='Col')} {css_for('user-location')}", "Main session")
         host.wait_text(css_for("status"), "started")
         bo.wait_text(css_for("room-choices"), bo_room)
         self.assert_models_agree("Lab")
+
+        # Col is a participant again.
+        host.wait_text(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}", "Revoke manager")
+        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
+        col.wait_visible(css_for("participant-view"))
+        col.wait_text(css_for("session-title"), "Col (participant)")
+        col.wait_text(css_for("my-location"), "Main session")
 
         # Destroy all: the rooms are gone.
         host.click(css_for("destroy-all"))
@@ -244,15 +265,6 @@ class ConsoleRoundTests(unittest.TestCase):
         bo.wait_text(css_for("room-choices"), "No breakout rooms yet.")
         host.wait_text(css_for("rooms"), "No rooms yet")
 
-        # The view follows the role: a manager gets the host's view, without the host's plan.
-        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
-        col.wait_visible(css_for("host-view"))
-        col.wait_text(css_for("session-title"), "Col (manager)")
-        self.assertFalse(col.visible(css_for("plan-section")), "the plan is the host's alone")
-        host.wait_text(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}", "Revoke manager")
-        host.click(f"{css_for('user-row', userName='Col')} {css_for('user-manager')}")
-        col.wait_visible(css_for("participant-view"))
-        col.wait_text(css_for("session-title"), "Col (participant)")
         for page in self.pages:
             page.assert_no_error()
 

@@ -139,9 +139,9 @@ export class SessionModel {
       case "helpAnswered":
         this.helpRequests = this.helpRequests.filter((request) => request.id !== event.request);
         if (event.requester === this.you) {
-          this.helpResult = event.result;
+          this.helpResult = { result: event.result, by: event.by == null ? null : this.userName(event.by) };
           this.helpPending = false;
-          return `Help request: ${describeHelpResult(event.result)}`;
+          return `Help request: ${describeHelpResult(this.helpResult)}`;
         }
         return null;
       case "chatMessage":
@@ -209,12 +209,13 @@ export function describeSeconds(seconds) {
   return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
 }
 
-export function describeHelpResult(result) {
+/** An answer to your help request (`{result, by}`: the seed's result and who answered), for people. */
+export function describeHelpResult({ result, by }) {
   switch (result) {
-    case "ignored": return "the host could not come (ignored).";
+    case "ignored": return `${by ?? "The host"} could not come (ignored).`;
     case "busy": return "nobody is free to help right now; ask again later.";
-    case "managerJoining": return "the host is joining your room.";
-    case "managerAlreadyInSubsession": return "the host is already in your room.";
+    case "managerJoining": return `${by ?? "The host"} is joining your room.`;
+    case "managerAlreadyInSubsession": return `${by ?? "The host"} is already in your room.`;
     default: return result;
   }
 }
