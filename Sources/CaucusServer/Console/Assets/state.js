@@ -127,7 +127,7 @@ export class SessionModel {
       case "timerChanged":
         if (event.timer) this.breakout.timer = event.timer;
         else delete this.breakout.timer;
-        return "The timer changed.";
+        return "The timer was extended.";
       case "timerWarning": {
         const timer = this.breakout.timer;
         if (timer) timer.pendingWarnings = timer.pendingWarnings.filter((seconds) => seconds < event.secondsRemaining);
