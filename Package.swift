@@ -62,7 +62,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            ],
+            // The web console's HTML, CSS and ES modules, served as they are.
+            resources: [.copy("Console/Assets")]
         ),
         .target(
             name: "Caucus",

@@ -63,6 +63,7 @@ struct Serve: AsyncParsableCommand {
                 "  curl -u '\(app.key):<secret from the file>' \(base)/v1/sessions",
             ]
         }
+        lines.append("Console: \(base)/ (in a browser)")
         lines.append("Health: \(base)/healthz · Metrics: \(base)/metrics · API: \(base)/openapi.json")
         // Written unbuffered: a supervisor (or a test) reading a pipe learns the port at once.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

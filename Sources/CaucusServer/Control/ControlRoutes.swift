@@ -12,6 +12,7 @@ extension SessionServer {
     func controlRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ControlErrorMiddleware())
+        addConsoleRoutes(to: router)
         router.get("/healthz") { _, _ in Self.json(["status": "ok"]) }
         router.get("/metrics") { _, _ in
             await self.refreshGauges()

@@ -22,18 +22,7 @@ final class RawWebSocket {
     }
 
     init(port: Int, receiveBuffer: Int32 = 4096, path: String = "/ws") throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestFailure("socket() failed") }
-        var size = receiveBuffer
-        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestFailure("connect() failed") }
+        socket = try LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try write(Array(request.utf8))
@@ -127,11 +116,6 @@ final class RawWebSocket {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw TestFailure("send() failed") }
-            sent += count
-        }
+        try LoopbackSocket.write(bytes, to: socket)
     }
 }

@@ -1,0 +1,166 @@
+// The Caucus WebSocket protocol (docs/protocol.md): join, request/reply matched by id/re,
+// events numbered by seq, and resume after a dropped connection.
+
+/** A refusal from the server (code, name, message, and the seed's failure status). */
+export class ProtocolError extends Error {
+  constructor({ code, name, message, status }) {
+    super(message);
+    this.code = code;
+    this.name = name;
+    this.status = status;
+  }
+  toString() {
+    return `${this.code} ${this.name}: ${this.message}${this.status ? ` (${this.status})` : ""}`;
+  }
+}
+
+// Close codes after which a resume cannot help (docs/protocol.md, "Close codes").
+const FINAL_CLOSES = new Map([
+  [4002, "The session ended."],
+  [4003, "You were removed from the session."],
+  [4004, "Another connection took over this seat."],
+  [4005, "You left the session."],
+]);
+
+/**
+ * One user's connection to one session. Dispatches DOM-style events:
+ * `event` (detail: the frame `{seq, at, event}`), `snapshot` (detail: a snapshot that
+ * replaces the state), `state` (detail: "connecting" | "connected" | "reconnecting" | "closed"),
+ * `closed` (detail: a reason for people).
+ */
+export class CaucusConnection extends EventTarget {
+  constructor(url) {
+    super();
+    this.url = url;
+    this.nextID = 1;
+    this.pending = new Map();
+    this.waiting = [];
+    this.lastSeq = 0;
+    this.secret = null;
+    this.user = null;
+    this.socket = null;
+    this.state = "connecting";
+    this.attempt = 0;
+  }
+
+  /** Opens the socket; resolves once it is open. */
+  open() {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(this.url);
+      this.socket = socket;
+      socket.onopen = () => resolve();
+      socket.onerror = () => reject(new ProtocolError({ code: 0, name: "connectionFailed", message: `Could not connect to ${this.url}.` }));
+      socket.onmessage = (message) => this.receive(message.data);
+      socket.onclose = (close) => this.closed(socket, close);
+    });
+  }
+
+  /** Joins a session on the open socket. May be retried after needPassword / passwordWrong. */
+  async join({ session, userName, token, password }) {
+    const args = { session, userName, token };
+    if (password) args.password = password;
+    const result = await this.send("join", args);
+    this.user = result.user;
+    this.secret = result.secret;
+    this.lastSeq = result.snapshot.seq;
+    this.setState("connected");
+    return result;
+  }
+
+  /** Sends a request; resolves with its result or rejects with a ProtocolError. */
+  request(op, args = {}) {
+    if (this.state === "reconnecting") {
+      // As the SDK does: calls made while reconnecting wait for the resume.
+      return new Promise((resolve, reject) => this.waiting.push({ op, args, resolve, reject }));
+    }
+    return this.send(op, args);
+  }
+
+  leave(endSession = false) {
+    this.leaving = true;
+    return this.send("leave", endSession ? { endSession: true } : {});
+  }
+
+  send(op, args) {
+    const id = this.nextID++;
+    return new Promise((resolve, reject) => {
+      if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
+        reject(new ProtocolError({ code: 0, name: "notConnected", message: "Not connected to the server." }));
+        return;
+      }
+      this.pending.set(id, { resolve, reject });
+      this.socket.send(JSON.stringify({ id, op, ...args }));
+    });
+  }
+
+  receive(text) {
+    let frame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if ("re" in frame) {
+      const waiter = this.pending.get(frame.re);
+      if (!waiter) return;
+      this.pending.delete(frame.re);
+      if (frame.error) waiter.reject(new ProtocolError(frame.error));
+      else waiter.resolve(frame.result);
+      return;
+    }
+    if (typeof frame.seq !== "number") return;
+    // Events already in the snapshot we hold may still arrive: skip them.
+    if (frame.seq <= this.lastSeq) return;
+    this.lastSeq = frame.seq;
+    this.dispatchEvent(new CustomEvent("event", { detail: frame }));
+  }
+
+  closed(socket, close) {
+    if (socket !== this.socket) return;
+    for (const waiter of this.pending.values()) {
+      waiter.reject(new ProtocolError({ code: 0, name: "connectionLost", message: "The connection closed before the server answered." }));
+    }
+    this.pending.clear();
+    // A resume in progress retries by itself.
+    if (this.state === "reconnecting") return;
+    const final = FINAL_CLOSES.get(close.code);
+    if (final || this.leaving || !this.secret) {
+      this.setState("closed");
+      this.dispatchEvent(new CustomEvent("closed", { detail: final ?? (close.reason || `Connection closed (${close.code}).`) }));
+      return;
+    }
+    this.setState("reconnecting");
+    this.scheduleResume();
+  }
+
+  scheduleResume() {
+    const delay = Math.min(5000, 250 * 2 ** this.attempt++);
+    setTimeout(() => this.resume(), delay);
+  }
+
+  async resume() {
+    try {
+      await this.open();
+      const result = await this.send("resume", { secret: this.secret, lastSeq: this.lastSeq });
+      if (result.snapshot) {
+        this.lastSeq = result.snapshot.seq;
+        this.dispatchEvent(new CustomEvent("snapshot", { detail: result.snapshot }));
+      }
+      this.attempt = 0;
+      this.setState("connected");
+      for (const call of this.waiting.splice(0)) this.send(call.op, call.args).then(call.resolve, call.reject);
+    } catch (error) {
+      if (error instanceof ProtocolError && error.name === "resumeRefused") {
+        this.setState("closed");
+        this.dispatchEvent(new CustomEvent("closed", { detail: "The seat was lost (resume refused); join again." }));
+        return;
+      }
+      if (this.state === "reconnecting") this.scheduleResume();
+    }
+  }
+
+  setState(state) {
+    this.state = state;
+    this.dispatchEvent(new CustomEvent("state", { detail: state }));
+  }
+}

@@ -1,0 +1,136 @@
+import CaucusAuth
+import CaucusCore
+import Foundation
+import Testing
+
+/// The web console's routes: its files, and the development helpers that only a server on
+/// its development app answers.
+@Suite(.serialized) struct ConsoleRoutesTests {
+    /// A server with no configured apps: it runs on its development app.
+    static func developmentServer() async throws -> RunningServer {
+        try await RunningServer.start(apps: [])
+    }
+
+    static func json(_ body: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    static func errorCode(_ body: String) -> Int? {
+        (json(body)["error"] as? [String: Any])?["code"] as? Int
+    }
+
+    @Test func theRootAndTheBareConsolePathRedirectToTheConsole() async throws {
+        let server = try await TestServer.start()
+        for path in ["/", "/console"] {
+            let reply = try await RawHTTP.send(port: server.port, "GET", path)
+            #expect(reply.status == 302, "\(path)")
+            #expect(reply.header("Location") == "/console/", "\(path)")
+        }
+        await server.stop()
+    }
+
+    @Test func theConsoleFilesAreServedWithTheirTypes() async throws {
+        let server = try await TestServer.start()
+        let page = try await RawHTTP.send(port: server.port, "GET", "/console/")
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.body.contains(#"<script type="module" src="/console/app.js">"#))
+        let css = try await RawHTTP.send(port: server.port, "GET", "/console/console.css")
+        #expect(css.status == 200)
+        #expect(css.header("Content-Type") == "text/css; charset=utf-8")
+        // Every module, and every module each one imports, comes as JavaScript: browsers refuse
+        // an ES module of any other type.
+        var modules = ["app.js"]
+        var seen = Set<String>()
+        let importPattern = try NSRegularExpression(pattern: #"from "\./([a-z]+\.js)""#)
+        while let name = modules.popLast() {
+            guard seen.insert(name).inserted else { continue }
+            let reply = try await RawHTTP.send(port: server.port, "GET", "/console/\(name)")
+            #expect(reply.status == 200, "\(name)")
+            #expect(reply.header("Content-Type") == "text/javascript; charset=utf-8", "\(name)")
+            for match in importPattern.matches(in: reply.body, range: NSRange(reply.body.startIndex..., in: reply.body)) {
+                modules.append(String(reply.body[Range(match.range(at: 1), in: reply.body)!]))
+            }
+        }
+        #expect(seen.isSuperset(of: ["app.js", "protocol.js", "state.js", "host.js", "participant.js"]))
+        await server.stop()
+    }
+
+    @Test func unknownFilesAndPathsOutsideTheConsoleAre404InTheAPIsErrorForm() async throws {
+        let server = try await TestServer.start()
+        let targets = [
+            "/console/nothing.js", "/console/../Package.swift", "/console/..%2FPackage.swift", "/console/%2e%2e/Package.swift",
+            "/console/%2e%2e%2fPackage.swift", "/console/..%2f..%2fPackage.swift", "/console/assets/../../Package.swift",
+            "/console/%2E%2E%5CPackage.swift", "/console/ConsoleRoutes.swift", "/Package.swift",
+        ]
+        for target in targets {
+            let reply = try await RawHTTP.send(port: server.port, "GET", target)
+            #expect(reply.status == 404, "\(target)")
+            #expect(Self.errorCode(reply.body) == 1012, "\(target): \(reply.body)")
+            #expect(!reply.body.contains("PackageDescription"), "\(target)")
+        }
+        await server.stop()
+    }
+
+    @Test func theDevelopmentHelpersAreOffWhenAppsAreConfigured() async throws {
+        let server = try await TestServer.start()
+        let status = try await RawHTTP.send(port: server.port, "GET", "/console/dev")
+        #expect(status.status == 200)
+        #expect(Self.json(status.body)["development"] as? Bool == false)
+        let app = try await RawHTTP.send(port: server.port, "GET", "/console/dev/app")
+        #expect(app.status == 404)
+        #expect(Self.errorCode(app.body) == 1012)
+        #expect(!app.body.contains(server.app.secret))
+        let token = try await RawHTTP.send(port: server.port, "POST", "/console/dev/token", body: #"{"session":"Class","role":"host"}"#)
+        #expect(token.status == 404)
+        #expect(Self.errorCode(token.body) == 1012)
+        await server.stop()
+    }
+
+    @Test func onTheDevelopmentAppTheConsoleGetsCredentialsAndTokens() async throws {
+        let running = try await Self.developmentServer()
+        let development = try #require(running.server.developmentApp)
+        let status = try await RawHTTP.send(port: running.port, "GET", "/console/dev")
+        #expect(Self.json(status.body)["development"] as? Bool == true)
+        let app = Self.json(try await RawHTTP.send(port: running.port, "GET", "/console/dev/app").body)
+        #expect(app["key"] as? String == development.key)
+        #expect(app["secret"] as? String == development.secret)
+        let minted = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"host"}"#)
+        #expect(minted.status == 200)
+        #expect(minted.header("Content-Type") == "application/json")
+        let token = try #require(Self.json(minted.body)["token"] as? String)
+        // The token verifies as the server's own, and the session listing shows it was used.
+        let client = try await TestClient.connect(url: running.webSocketURL)
+        try await client.join(session: "Studio", userName: "Ada", token: token)
+        #expect(await client.joinSnapshot["you"] as? Int == 1)
+        let participant = Self.json(
+            try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"participant","userIdentity":"bo@example.com"}"#).body)
+        let second = try await TestClient.connect(url: running.webSocketURL)
+        try await second.join(session: "Studio", userName: "Bo", token: try #require(participant["token"] as? String))
+        let users = await second.joinSnapshot["users"] as? [[String: any Sendable]] ?? []
+        #expect(users.first { $0["name"] as? String == "Bo" }?["identity"] as? String == "bo@example.com")
+        #expect(users.first { $0["name"] as? String == "Bo" }?["role"] as? String == "participant")
+        let sessions = try await ControlAPI(port: running.port, app: development).sessions()
+        #expect(sessions.first?.string("name") == "Studio")
+        #expect(sessions.first?.int("users") == 2)
+        await running.stop()
+    }
+
+    @Test func aBadTokenRequestIsRefusedWithItsCode() async throws {
+        let running = try await Self.developmentServer()
+        let cases: [(String, Int)] = [
+            ("not json", 1004),
+            (#"{"session":"Studio"}"#, 1004),
+            (#"{"session":"Studio","role":"emperor"}"#, 1004),
+            (#"{"session":"   ","role":"host"}"#, 2001),
+            (#"{"session":"\#(String(repeating: "s", count: 151))","role":"host"}"#, 2002),
+            (#"{"session":"Studio","role":"host","userIdentity":"\#(String(repeating: "i", count: 36))"}"#, 2006),
+        ]
+        for (body, code) in cases {
+            let reply = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: body)
+            #expect(reply.status == 400, "\(body)")
+            #expect(Self.errorCode(reply.body) == code, "\(body): \(reply.body)")
+        }
+        await running.stop()
+    }
+}

@@ -1,0 +1,253 @@
+"""A real `caucus serve` and headless Chromium pages for the console tests."""
+
+import base64
+import json
+import os
+import pathlib
+import queue
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CAUCUS = ROOT / ".build" / "debug" / "caucus"
+SCREENSHOTS = ROOT / ".build" / "console-screenshots"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+WAIT_SECONDS = 20
+
+
+class CaucusServer:
+    """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
+
+    def __init__(self, apps=None):
+        """`apps` (a list of {"key", "secret"}) configures production apps: no development app."""
+        if not CAUCUS.exists():
+            raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
+        self.data = tempfile.mkdtemp(prefix="caucus-console-")
+        arguments = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning"]
+        if apps is not None:
+            config = pathlib.Path(self.data) / "apps.json"
+            config.write_text(json.dumps({"apps": apps}))
+            arguments += ["--config", str(config)]
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.output = []
+        lines = queue.Queue()
+
+        def read():
+            for line in self.process.stdout:
+                self.output.append(line)
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        while True:
+            try:
+                line = lines.get(timeout=WAIT_SECONDS)
+            except queue.Empty:
+                self.stop()
+                raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
+            if line is None:
+                raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
+            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if match:
+                self.base = f"http://127.0.0.1:{match.group(1)}"
+                return
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def chromium():
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1600,1000"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def css_for(testid, **data):
+    """`[data-testid="room-card"][data-room="Red"]` for css_for("room-card", room="Red")."""
+    selector = f'[data-testid="{testid}"]'
+    for key, value in data.items():
+        attribute = re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), key)
+        selector += f'[data-{attribute}="{value}"]'
+    return selector
+
+
+def http_json(url, credentials=None):
+    request = urllib.request.Request(url)
+    if credentials:
+        token = base64.b64encode(f"{credentials['key']}:{credentials['secret']}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def essentials(session):
+    """What every viewer must agree on: status, parent control, rooms with occupants and
+    assignments, and each user's role and place (a snapshot, a control-API view or a page's model)."""
+    breakout = session["breakout"]
+    return {
+        "status": breakout["phase"]["status"],
+        "parent": breakout["parent"],
+        "timer": breakout.get("timer", {}).get("endsAt"),
+        "rooms": [(room["name"], sorted(room["occupants"]), sorted(room["assigned"])) for room in breakout["rooms"]],
+        "users": sorted((user["id"], user["name"], user["role"], user.get("location")) for user in session["users"]),
+    }
+
+
+class Page:
+    """One person's browser on the console, with waits that fail loudly."""
+
+    def __init__(self, who, base):
+        self.who = who
+        self.base = base
+        self.driver = chromium()
+
+    def quit(self):
+        self.driver.quit()
+
+    # --- Finding and waiting ---
+
+    def find(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector)
+
+    def text(self, selector):
+        elements = self.driver.find_elements(By.CSS_SELECTOR, selector)
+        return elements[0].text if elements else None
+
+    def visible(self, selector):
+        elements = self.driver.find_elements(By.CSS_SELECTOR, selector)
+        return bool(elements) and elements[0].is_displayed()
+
+    def wait(self, condition, what):
+        try:
+            return WebDriverWait(self.driver, WAIT_SECONDS, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(
+                lambda _: condition())
+        except TimeoutException:
+            raise AssertionError(f"{self.who}: timed out waiting for {what}\n{self.report()}") from None
+
+    def wait_text(self, selector, expected):
+        """Waits until the element's visible text contains `expected`; returns the text."""
+        return self.wait(lambda: expected in (self.text(selector) or "") and self.text(selector), f"{selector} to show {expected!r}")
+
+    def wait_visible(self, selector):
+        self.wait(lambda: self.visible(selector), f"{selector} to be visible")
+
+    def report(self):
+        body = self.driver.find_element(By.TAG_NAME, "body").text
+        try:
+            console = "\n".join(f"{entry['level']}: {entry['message']}" for entry in self.driver.get_log("browser"))
+        except Exception as error:  # the log is a help for the reader, never the failure itself
+            console = f"(no browser log: {error})"
+        return f"--- page text of {self.who} ({self.driver.current_url}) ---\n{body}\n--- browser console ---\n{console}"
+
+    # --- Acting ---
+
+    def click(self, selector):
+        self.wait(lambda: self.find(selector).is_enabled() and self.find(selector).is_displayed(), f"{selector} to be clickable")
+        element = self.find(selector)
+        # Centred, so the sticky top bar never covers what is clicked.
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        element.click()
+
+    def type(self, selector, text):
+        element = self.find(selector)
+        element.clear()
+        element.send_keys(text)
+
+    def choose(self, selector, visible_text):
+        self.wait(lambda: any(option.text == visible_text for option in Select(self.find(selector)).options), f"{visible_text!r} in {selector}")
+        Select(self.find(selector)).select_by_visible_text(visible_text)
+
+    def drag(self, source, target):
+        """HTML5 drag and drop, dispatched in the page: WebDriver's pointer actions do not start native drags."""
+        self.driver.execute_script(
+            """
+            const [source, target] = arguments;
+            const data = new DataTransfer();
+            const fire = (element, type) => element.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
+            fire(source, "dragstart"); fire(target, "dragover"); fire(target, "drop"); fire(source, "dragend");
+            """,
+            self.find(source), self.find(target))
+
+    def screenshot(self, name):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / name
+        self.driver.save_screenshot(str(path))
+        return path
+
+    # --- The console's own steps ---
+
+    def fill_join_form(self, session, name, role, password=""):
+        """Opens the console at `/`, fills the join form and gets a development token."""
+        self.driver.get(self.base + "/")
+        self.wait_visible(css_for("dev-banner"))
+        self.click(css_for(f"role-{role}"))
+        self.type(css_for("session-name"), session)
+        self.type(css_for("user-name"), name)
+        self.type(css_for("password"), password)
+        self.click(css_for("dev-token"))
+        self.wait(lambda: self.find(css_for("token")).get_attribute("value").count(".") == 2, "a development token")
+
+    def join(self, session, name, role, password=""):
+        """Joins with a development token and waits for the view of the role."""
+        self.fill_join_form(session, name, role, password)
+        self.click(css_for("join"))
+        self.wait_joined(name, role)
+
+    def wait_joined(self, name, role):
+        self.wait_visible(css_for("host-view" if role == "host" else "participant-view"))
+        self.wait_text(css_for("session-title"), f"{name} ({role})")
+
+    def go_offline(self):
+        """Drops the console's socket and refuses new ones until `go_online`, as a lost network would."""
+        self.driver.execute_script(
+            """
+            window.__realWebSocket = window.WebSocket;
+            window.WebSocket = function () { throw new Error("offline (test)"); };
+            window.WebSocket.OPEN = 1;
+            window.caucusConsole.connection.socket.close();
+            """)
+
+    def go_online(self):
+        self.driver.execute_script("window.WebSocket = window.__realWebSocket;")
+
+    def model(self):
+        """The page's own model of the session, as `essentials` reads it."""
+        return json.loads(self.driver.execute_script(
+            """
+            const model = window.caucusConsole.model;
+            const users = [...model.users.values()].map((user) => ({ id: user.id, name: user.name, role: model.role(user.id), location: user.location ?? null }));
+            return JSON.stringify({ breakout: model.breakout, users });
+            """))
+
+    def wait_model_agrees(self, server_view):
+        """Waits until the page's model, built from the snapshot and the events it received,
+        matches the server's own view of the session fetched by `server_view`."""
+        self.wait(lambda: essentials(self.model()) == essentials(server_view()),
+                  "the page's model to match the server's view of the session "
+                  f"(page: {essentials(self.model())}, server: {essentials(server_view())})")
+
+    def assert_no_error(self):
+        if self.visible(css_for("error")):
+            raise AssertionError(f"{self.who} shows an error: {self.text(css_for('error'))}\n{self.report()}")
