@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "CaucusStore",
             dependencies: [
-                "CaucusCore",
+                "CaucusCore", "CaucusProtocol",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusProtocol
 import Foundation
 import Logging
 import SQLiteNIO
@@ -11,7 +12,7 @@ import SQLiteNIO
 public actor SQLiteSessionStore: SessionStore {
     let connection: SQLiteConnection
     let logger: Logger
-    let encoder: JSONEncoder
+    let encoder = StreamingJSONEncoder()
     let decoder = JSONDecoder()
     let syncPolicy: SyncPolicy
     /// Whether the connection is at `synchronous = FULL` now (else NORMAL).
@@ -27,9 +28,6 @@ public actor SQLiteSessionStore: SessionStore {
         self.connection = connection
         self.syncPolicy = syncPolicy
         self.logger = logger
-        encoder = JSONEncoder()
-        // Same event, same bytes: makes the file diffable and its contents predictable.
-        encoder.outputFormatting = [.sortedKeys]
     }
 
     deinit {
@@ -106,6 +104,7 @@ public actor SQLiteSessionStore: SessionStore {
         try Self.checkShape(of: events, in: session)
         let bodies = try events.map { sequenced in
             do {
+                // Same event, same bytes (members in the order the event writes them).
                 return String(decoding: try encoder.encode(sequenced.event), as: UTF8.self)
             } catch {
                 throw StoreError(.unencodableEvent, "Event \(sequenced.seq) for session \(session) does not encode: \(error)")

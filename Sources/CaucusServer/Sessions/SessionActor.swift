@@ -37,7 +37,7 @@ actor SessionActor {
     private var tickTask: Task<Void, Never>?
     private var scheduledDeadline: Instant?
     private let environment: SessionEnvironment
-    private let encoder = JSONEncoder()
+    private let encoder = StreamingJSONEncoder()
 
     /// Where a command's reply goes: sent right after its last event, so it comes before any
     /// close that event causes (a host ending the session still hears "done").
@@ -429,10 +429,13 @@ actor SessionActor {
         scheduleTick()
     }
 
-    static func encode(_ frame: ServerFrame, with encoder: JSONEncoder) -> ByteBuffer {
+    static func encode(_ frame: ServerFrame, with encoder: StreamingJSONEncoder) -> ByteBuffer {
+        // Encoded behind room for the frame header, which then goes in front without a copy.
+        var bytes = [UInt8](repeating: 0, count: ServerFrames.headroom)
         // Encoding our own value types cannot fail; an empty frame would be a bug shown loudly
         // by every test that reads it.
-        ServerFrames.text((try? encoder.encode(frame)) ?? Data())
+        try? encoder.encode(frame, appendingTo: &bytes)
+        return ServerFrames.text(reservedFront: bytes)
     }
 }
 

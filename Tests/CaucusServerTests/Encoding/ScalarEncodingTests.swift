@@ -71,8 +71,8 @@ import Testing
 
     @Test func floatingPointFormatting() throws {
         let doubles: [Double] = [
-            0, -0.0, 1, -1, 0.1, 1.5, 100, 1e15, 1e16, 1e21, 1e-5, 1e-7, 0.0001, 1.0 / 3, 123456789012345678,
-            9007199254740993, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, .pi,
+            0, -0.0, 1, -1, 0.1, 1.5, 100, 1e15, 1e16, 1e21, 1e-5, 1e-7, 0.0001, 1.0 / 3, 123456789012345680,
+            9007199254740992, (9007199254740992 as Double).nextUp, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, .pi,
         ]
         for value in doubles { #expect(try StreamingJSONEncoder().encode(value) == [UInt8](try JSONEncoder().encode(value)), "\(value)") }
         let floats: [Float] = [0, -0.0, 1, 0.1, 16777216, 1e7, 1e-7, 3.4e38, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .pi]

@@ -126,7 +126,6 @@ struct WebSocketSession: Sendable {
     }
 
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
-        guard let data = try? JSONEncoder().encode(frame) else { return }
-        connection.send(ServerFrames.text(data))
+        connection.send(SessionActor.encode(frame, with: StreamingJSONEncoder()))
     }
 }
