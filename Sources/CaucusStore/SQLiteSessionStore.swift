@@ -117,8 +117,6 @@ public actor SQLiteSessionStore: SessionStore {
                 _ = try await connection.query("PRAGMA synchronous = \(sync ? "FULL" : "NORMAL")")
                 syncingCommits = sync
             }
-            // IMMEDIATE takes the write lock before reading the log's end, so another process
-            // cannot slip the same seq in between the check and the insert.
             // A cached log end is trusted first; if the batch is refused, it is checked again
             // against the file (another writer may have appended), which names the reason.
             let trusted = knownEnds[session] != nil
@@ -133,34 +131,47 @@ public actor SQLiteSessionStore: SessionStore {
         }
     }
 
-    /// One transaction: checks the log end, inserts the events, projects the history.
+    /// Writes a batch: the events, then the history they project. One statement whose log
+    /// end is known runs alone (SQLite makes a single statement atomic): one trip to SQLite's
+    /// thread instead of four. Otherwise one IMMEDIATE transaction checks the log end first;
+    /// IMMEDIATE takes the write lock before that read, so another process cannot slip the
+    /// same seq in between the check and the insert.
     private func insert(_ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID) async throws {
+        let statements = Self.insertions(of: events, bodies: bodies, in: session)
+            + events.flatMap { HistoryProjection.statements(for: $0, in: session) }
         do {
+            if let known = knownEnds[session], statements.count == 1 {
+                try Self.check(first: first.seq, after: known, in: session)
+                _ = try await connection.query(statements[0].sql, statements[0].binds)
+                return
+            }
             try await transaction(.immediate) {
-                let last = try await lastSeq(of: session)
-                if first.seq <= last { throw StoreError.duplicateSeq(first.seq, in: session, last: last) }
-                if first.seq != last + 1 { throw StoreError.gap(expected: last + 1, got: first.seq, in: session) }
-                for chunk in stride(from: 0, to: events.count, by: Self.rowsPerInsert) {
-                    let rows = chunk..<min(chunk + Self.rowsPerInsert, events.count)
-                    let values = rows.indices.map { index in
-                        let base = (index - chunk) * 4
-                        return "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4))"
-                    }
-                    let binds = rows.flatMap { index in
-                        [SQLiteData(session), SQLiteData(events[index].seq), SQLiteData(events[index].at), .text(bodies[index])]
-                    }
-                    _ = try await connection.query(
-                        "INSERT INTO events (session_id, seq, at, body) VALUES \(values.joined(separator: ", "))", binds)
-                }
-                for sequenced in events {
-                    for statement in HistoryProjection.statements(for: sequenced, in: session) {
-                        _ = try await connection.query(statement.sql, statement.binds)
-                    }
-                }
+                try Self.check(first: first.seq, after: try await lastSeq(of: session), in: session)
+                for statement in statements { _ = try await connection.query(statement.sql, statement.binds) }
             }
         } catch {
             knownEnds[session] = nil
             throw error
+        }
+    }
+
+    private static func check(first: Int, after last: Int, in session: StoredSessionID) throws {
+        if first <= last { throw StoreError.duplicateSeq(first, in: session, last: last) }
+        if first != last + 1 { throw StoreError.gap(expected: last + 1, got: first, in: session) }
+    }
+
+    /// The INSERT statements for a batch's events, `rowsPerInsert` rows each.
+    private static func insertions(of events: [SequencedEvent], bodies: [String], in session: StoredSessionID) -> [SQLStatement] {
+        stride(from: 0, to: events.count, by: rowsPerInsert).map { chunk in
+            let rows = chunk..<min(chunk + rowsPerInsert, events.count)
+            let values = rows.map { index in
+                let base = (index - chunk) * 4
+                return "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4))"
+            }
+            let binds = rows.flatMap { index in
+                [SQLiteData(session), SQLiteData(events[index].seq), SQLiteData(events[index].at), .text(bodies[index])]
+            }
+            return SQLStatement(sql: "INSERT INTO events (session_id, seq, at, body) VALUES \(values.joined(separator: ", "))", binds: binds)
         }
     }
 
