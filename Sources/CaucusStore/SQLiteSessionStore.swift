@@ -20,6 +20,8 @@ public actor SQLiteSessionStore: SessionStore {
     /// The last seq of each live session this store appended to, so that an append needs no
     /// read first (each query is a trip to SQLite's thread and back).
     private var knownEnds: [StoredSessionID: Int] = [:]
+    /// Keeps the WAL short off the writer's path (file stores only).
+    private(set) var checkpointer: WALCheckpointer?
     private var isClosed = false
     private var isBusy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -48,7 +50,22 @@ public actor SQLiteSessionStore: SessionStore {
         } catch {
             throw StoreError(.cannotOpen, "Cannot create the folder \(folder.path) for \(path): \(error)")
         }
-        return try await open(.file(path: path), syncPolicy: syncPolicy, logger: logger)
+        let store = try await open(.file(path: path), syncPolicy: syncPolicy, logger: logger)
+        try await store.checkpointInTheBackground(path: path)
+        return store
+    }
+
+    /// How often the background checkpointer runs (see `WALCheckpointer`).
+    static let checkpointInterval = Duration.seconds(1)
+
+    private func checkpointInTheBackground(path: String) async throws {
+        do {
+            _ = try await connection.query("PRAGMA wal_autocheckpoint = 0")
+            checkpointer = try await WALCheckpointer.start(path: path, every: Self.checkpointInterval, logger: logger)
+        } catch {
+            try? await close()
+            throw StoreError(.cannotOpen, "Cannot start checkpointing \(path): \(error)")
+        }
     }
 
     /// An in-memory store (tests). It lives as long as the store and is seen by no one else.
@@ -80,6 +97,7 @@ public actor SQLiteSessionStore: SessionStore {
         defer { admitNext() }
         guard !isClosed else { return }
         isClosed = true
+        await checkpointer?.stop()
         do {
             try await connection.close()
         } catch {

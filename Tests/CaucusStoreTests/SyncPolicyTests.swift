@@ -47,3 +47,28 @@ struct SyncPolicyTests {
         #expect(SyncPolicy.everyCommit.syncs([ended]) == true)
     }
 }
+
+/// The WAL is copied into the database by a connection of its own, never inside a commit.
+@Suite("Checkpointing")
+struct CheckpointTests {
+    @Test func theWriterNeverCheckpointsAndTheBackgroundCheckpointerDoes() async throws {
+        try await withTemporaryDatabase { path in
+            let store = try await SQLiteSessionStore.open(path: path)
+            #expect(try await store.pragma("wal_autocheckpoint") == "0", "no commit pays for a checkpoint")
+            var script = SessionScript()
+            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            let (host, hostJoin) = try script.join("Ada", claim: .host)
+            try await store.append(hostJoin, to: id)
+            for index in 1...50 { try await store.append(try script.run(.chat("message \(index)", to: .room), by: host), to: id) }
+            let checkpointer = try #require(await store.checkpointer)
+            // Liveness only: the checkpointer runs every second; give it a generous while.
+            for _ in 0..<400 where await checkpointer.completed == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(await checkpointer.completed > 0)
+            // Everything is still there, from the file and its log, to another connection.
+            let reader = try await SQLiteSessionStore.open(path: path)
+            #expect(try await reader.events(of: id, after: 0) == script.log)
+            try await reader.close()
+            try await store.close()
+        }
+    }
+}
