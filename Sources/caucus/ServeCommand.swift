@@ -11,7 +11,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
-            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC.
+            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC, CAUCUS_ROSTER_WINDOW.
             """)
 
     @Option(help: "Address to listen on.") var host: String?
@@ -20,6 +20,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "JSON file of production apps: {\"apps\": [{\"key\": …, \"secret\": …, \"limits\": {…}}]}.") var config: String?
     @Option(help: "Which commits wait for the disk: messages (chat, broadcast; the default) or every-commit.")
     var sync: SyncPolicy?
+    @Option(help: "Milliseconds that news of other users joining or dropping may wait to be sent in one write (0: at once; default 5).")
+    var rosterWindow: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -29,6 +31,10 @@ struct Serve: AsyncParsableCommand {
         configuration.port = try port ?? environment["CAUCUS_PORT"].map(Self.port) ?? configuration.port
         configuration.dataDirectory = data ?? environment["CAUCUS_DATA"] ?? configuration.dataDirectory
         configuration.syncPolicy = try sync ?? environment["CAUCUS_SYNC"].map(Self.syncPolicy) ?? configuration.syncPolicy
+        if let window = try rosterWindow ?? environment["CAUCUS_ROSTER_WINDOW"].map(Self.milliseconds) {
+            guard (0...1000).contains(window) else { throw ValidationError("The roster window is 0 to 1000 ms.") }
+            configuration.rosterWindow = .milliseconds(window)
+        }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "caucus")
@@ -38,6 +44,11 @@ struct Serve: AsyncParsableCommand {
         try await server.run { port in
             Self.announce(server: server, port: port, data: dataFolder)
         }
+    }
+
+    private static func milliseconds(_ text: String) throws -> Int {
+        guard let value = Int(text) else { throw ValidationError("CAUCUS_ROSTER_WINDOW must be a number of milliseconds.") }
+        return value
     }
 
     private static func syncPolicy(_ text: String) throws -> SyncPolicy {
