@@ -122,6 +122,8 @@ import Testing
     }
 
     @Test func codingPathsAsFoundation() throws {
+        // Safe: one test's synchronous encode calls write and read `seen`, on one thread; the
+        // box is Sendable only because `Custom`'s closure must be.
         final class Paths: @unchecked Sendable { var seen: [[String]] = [] }
         func paths(_ encode: (Custom) throws -> Void) throws -> [[String]] {
             let paths = Paths()
