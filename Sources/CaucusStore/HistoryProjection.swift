@@ -8,7 +8,8 @@ struct SQLStatement {
 }
 
 /// How each event changes the `sessions` and `session_users` tables. It runs in the same
-/// transaction as the event's insert, so history never disagrees with the log.
+/// transaction as the event's insert, so history never disagrees with the log. A join's row
+/// is written by a trigger on the event's insert instead (see `SQLiteSchema`).
 enum HistoryProjection {
     static func statements(for sequenced: SequencedEvent, in session: StoredSessionID) -> [SQLStatement] {
         let id = SQLiteData(session)
@@ -17,12 +18,6 @@ enum HistoryProjection {
         case .sessionStarted(let started):
             // The name as the core accepted it from the first joiner is the one history shows.
             return [SQLStatement(sql: "UPDATE sessions SET name = ?1 WHERE id = ?2", binds: [.text(started.name), id])]
-        case .userJoined(let user, _):
-            return [
-                SQLStatement(
-                    sql: "INSERT INTO session_users (session_id, user_id, name, joined_at) VALUES (?1, ?2, ?3, ?4)",
-                    binds: [id, SQLiteData(user.id), .text(user.name), at])
-            ]
         case .userLeft(let user, let reason, _):
             return [
                 SQLStatement(
@@ -50,6 +45,9 @@ enum HistoryProjection {
                     sql: "UPDATE sessions SET ended_at = ?1, end_reason = ?2 WHERE id = ?3",
                     binds: [at, .text(reason.rawValue), id]),
             ]
+        case .userJoined:
+            // The `project_user_joined` trigger writes the row, in the same statement.
+            return []
         case .hostChanged, .managerChanged, .userReconnecting, .userResumed, .modeChanged, .settingsChanged,
             .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .invited, .invitationRejected,
             .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast:
