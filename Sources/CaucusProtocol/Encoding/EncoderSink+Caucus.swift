@@ -28,9 +28,49 @@ extension EncoderSink {
             }
         } else if T.self == SubsessionStatus.self {
             writeString(unsafeBitCast(value, to: SubsessionStatus.self).rawValue)
+        } else if T.self == UserView.self {
+            // A snapshot's bulk: up to thousands per join reply.
+            writeUserView(value as! UserView)
         } else {
             return false
         }
         return true
+    }
+}
+
+extension EncoderSink {
+    /// A `UserView` as its synthesized `encode(to:)` writes it: members in declaration order,
+    /// `identity` only when present, `presence` as `Presence.encode(to:)` writes it.
+    func writeUserView(_ user: UserView) {
+        writeASCII("{\"id\":")
+        writeInteger(user.id.rawValue)
+        writeASCII(",\"name\":")
+        writeString(user.name)
+        writeASCII(",\"role\":")
+        writeString(user.role.rawValue)
+        writeASCII(",\"location\":")
+        switch user.location {
+        case .main: writeNull()
+        case .room(let id): writeInteger(id.rawValue)
+        }
+        switch user.presence {
+        case .connected: writeASCII(",\"presence\":{\"connected\":true}")
+        case .reconnecting(let until):
+            writeASCII(",\"presence\":{\"connected\":false,\"reconnectingUntil\":")
+            writeInteger(until.milliseconds)
+            writeASCII("}")
+        }
+        if let identity = user.identity {
+            writeASCII(",\"identity\":")
+            writeString(identity)
+        }
+        writeASCII(",\"joinedAt\":")
+        writeInteger(user.joinedAt.milliseconds)
+        writeASCII("}")
+    }
+
+    @inline(__always)
+    private func writeASCII(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 }
