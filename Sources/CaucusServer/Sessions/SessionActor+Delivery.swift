@@ -38,13 +38,15 @@ extension SessionActor {
             closing += connectionsEnded(by: outgoing.event.event)
         }
         let holding = environment.rosterWindow > .zero
+        var sending: [(connection: ClientConnection, frames: [ByteBuffer])] = []
         for ref in order {
             guard let (frames, urgent) = outbox[ref] else { continue }
             switch holding ? rosterHold.deliver(frames, to: ref, urgent: urgent) : .send(frames) {
-            case .send(let frames): send(frames, to: ref.connection)
+            case .send(let frames): sending.append((ref.connection, frames))
             case .held(let startTimer): if startTimer { scheduleRosterRelease() }
             }
         }
+        environment.metrics.deliveries.increment(by: ClientConnection.send(sending))
         for (connection, code, reason) in closing {
             send(rosterHold.release(ConnectionRef(connection)), to: connection)
             connection.close(code, reason: reason)
@@ -67,7 +69,8 @@ extension SessionActor {
     }
 
     func releaseRoster() {
-        for (ref, frames) in rosterHold.releaseAll() { send(frames, to: ref.connection) }
+        let released = rosterHold.releaseAll().map { (connection: $0.0.connection, frames: $0.1) }
+        environment.metrics.deliveries.increment(by: ClientConnection.send(released))
     }
 
     /// Sends a connection's held roster news now, before something that must follow it.
