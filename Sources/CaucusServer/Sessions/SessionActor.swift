@@ -2,7 +2,6 @@ import CaucusCore
 import CaucusProtocol
 import CaucusStore
 import DequeModule
-import Foundation
 import NIOCore
 
 /// One live session: it owns the state, decides commands one at a time, makes their events

@@ -24,11 +24,6 @@ enum ServerFrames {
         return buffer
     }
 
-    /// A text frame holding `payload`.
-    static func text(_ payload: some Collection<UInt8>) -> ByteBuffer {
-        text(reservedFront: Array(repeating: 0, count: headroom) + payload)
-    }
-
     /// A control frame (close, ping, pong): at most 125 bytes of payload, as RFC 6455 requires.
     static func control(_ opcode: WebSocketOpcode, payload: ByteBuffer) -> ByteBuffer {
         var payload = payload
