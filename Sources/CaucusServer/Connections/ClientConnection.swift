@@ -7,7 +7,6 @@ import Synchronization
 /// bounded: a client that cannot keep up is cut off rather than allowed to stall its session
 /// or grow the server's memory.
 public final class ClientConnection: Sendable {
-    let id: Int
     private let channel: any Channel
     private let queueLimit: Int
     /// Frames written but not yet handed to the kernel.
@@ -15,8 +14,7 @@ public final class ClientConnection: Sendable {
     private let closed = Atomic<Bool>(false)
     private let slowClientsDropped: CoreMetrics.Counter?
 
-    init(id: Int, queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
-        self.id = id
+    init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.queueLimit = queueLimit
         self.channel = channel
         self.slowClientsDropped = slowClientsDropped

@@ -6,7 +6,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 
 /// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
 /// metrics, over one session registry and one store.
@@ -83,13 +82,10 @@ public final class SessionServer: Sendable {
         )
     }
 
-    private static let nextConnectionID = Atomic<Int>(0)
-
     /// The handler serving one upgraded WebSocket, and its conversation.
     @Sendable private func webSocketHandler(for channel: any Channel) -> WebSocketConnectionHandler {
         let connection = ClientConnection(
-            id: Self.nextConnectionID.add(1, ordering: .relaxed).newValue, queueLimit: configuration.outboundQueueLimit,
-            channel: channel, slowClientsDropped: metrics.slowClientsDropped)
+            queueLimit: configuration.outboundQueueLimit, channel: channel, slowClientsDropped: metrics.slowClientsDropped)
         return WebSocketConnectionHandler(
             conversation: WebSocketSession(server: self, connection: connection, logger: logger),
             limits: .init(
