@@ -1,6 +1,6 @@
 // The host's (and managers') view: the breakout controls first (always in the same place,
 // whatever the status), then the plan and the rooms; people on one side, help, broadcast
-// and chat on the other. On a phone, one column: controls, help, rooms, people, chat.
+// and chat on the other. On a phone, one column: controls, plan and rooms, help and chat, people.
 
 import { h, fill } from "./dom.js";
 import { askNear, showErrorNear, clearErrorNear } from "./feedback.js";
@@ -212,7 +212,7 @@ export class HostView {
       user.id === model.you ? null : tick,
       h("ul", { class: "chips inline" }, draggableUser(model, user)),
       h("span", { class: "muted" }, model.role(user.id)),
-      h("span", { testid: "user-location" }, model.roomName(location)),
+      h("span", { class: "clamp", testid: "user-location", title: model.roomName(location) }, model.roomName(location)),
       user.presence?.connected === false ? h("span", { class: "badge warn" }, "reconnecting") : null,
       model.rooms.length && user.id !== model.you ? move : null,
       location != null && user.id !== model.you

@@ -10,7 +10,7 @@ export const COMPACT_AFTER = 12;
 /** Lets a user chip be dragged onto a room. */
 export function draggableUser(model, user) {
   return h("li", {
-    class: `chip role-${model.role(user.id)}`, draggable: "true", testid: "user-chip", dataset: { userName: user.name },
+    class: `chip role-${model.role(user.id)}`, draggable: "true", testid: "user-chip", dataset: { userName: user.name }, title: user.name,
     ondragstart: (event) => event.dataTransfer.setData(USER_MIME, String(user.id)),
   }, user.name);
 }
@@ -73,7 +73,8 @@ export class PlanCard {
     const editable = !confirmed || (this.editing && !model.roomsOpen);
     this.editor.hidden = !editable;
     fill(this.summary, confirmed ? h("div", { class: "row" },
-      h("span", { class: "muted" }, model.roomsOpen ? "The plan is in use: its rooms are open below." : "The plan is confirmed: its rooms are below."),
+      h("span", { class: "muted" }, model.preList.length === 0 ? "The rooms below were made without a plan."
+        : model.roomsOpen ? "The plan is in use: its rooms are open below." : "The plan is confirmed: its rooms are below."),
       // Shown while the rooms are open too (unusable then), so that starting moves nothing.
       this.editing ? null : h("button", { type: "button", testid: "plan-edit", disabled: model.roomsOpen || null, title: model.roomsOpen ? "Stop the rooms first" : null,
         onclick: () => { this.editing = true; this.view.render(model); } }, "Change the plan"),
@@ -83,7 +84,7 @@ export class PlanCard {
     const users = [...model.users.values()].filter((user) => user.id !== model.you);
     fill(this.list, model.preList.length === 0 ? h("p", { class: "muted" }, "No rooms planned yet.") : model.preList.map((planned) =>
       dropTarget(h("div", { class: "planned", testid: "plan-room", dataset: { room: planned.name } },
-        h("div", { class: "row spread" }, h("strong", { class: "name" }, planned.name),
+        h("div", { class: "row spread" }, h("strong", { class: "name clamp", title: planned.name }, planned.name),
           h("button", { type: "button", class: "quiet", testid: "plan-remove", onclick: (event) => this.view.act("removeFromPreList", { names: [planned.name] }, event.currentTarget) }, "Remove")),
         h("ul", { class: "chips", testid: "plan-assigned" }, planned.assigned.map((id) => h("li", { class: "chip" }, model.userName(id)))),
         userPicker(users, "Put in this room…", "plan-assign", [{ text: "Add", testid: "plan-assign-button", run: (id, origin) => this.view.act("preAssign", { users: [id], name: planned.name }, origin) }])),
@@ -139,7 +140,7 @@ export class RoomsCard {
       invited.length ? h("p", { class: "muted name", testid: "room-invited" }, "Invited, not answered yet: ", invited.map((id) => model.userName(id)).join(", ")) : null,
     ];
     const card = h("div", { class: `room${here ? " here" : ""}`, testid: "room-card", dataset: { room: room.name } },
-      h("div", { class: "row spread room-head" }, h("strong", { class: "name" }, room.name), count, actions),
+      h("div", { class: "row spread room-head" }, h("strong", { class: "name clamp", title: room.name }, room.name), count, actions),
       compact ? [h("p", { class: "muted name", testid: "room-occupant-names" }, room.occupants.map((id) => model.userName(id)).join(", ") || "Empty"),
         h("details", {}, h("summary", {}, "More"), body, picker)] : [body, picker]);
     return dropTarget(card, (id, target) => act("assign", { users: [id], room: room.id }, target));

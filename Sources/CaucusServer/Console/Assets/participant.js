@@ -57,7 +57,7 @@ export class ParticipantView {
     fill(this.helpStatus, model.helpPending ? "Help requested: waiting for the host…" : model.helpResult ? `Help: ${describeHelpResult(model.helpResult)}` : "");
     this.renderInvitation(model);
     this.renderRooms(model, here, self);
-    fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}` }, user.id === model.you ? `${user.name} (you)` : user.name)));
+    fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}`, title: user.name }, user.id === model.you ? `${user.name} (you)` : user.name)));
     this.chat.render(model);
   }
 
@@ -92,10 +92,10 @@ export class ParticipantView {
       model.rooms.map((room) => {
         const capacity = room.definition?.capacity;
         return h("div", { class: `room${room.id === here ? " here" : ""}`, testid: "room-choice", dataset: { room: room.name } },
-          h("div", { class: "row spread" }, h("strong", { class: "name" }, room.name),
+          h("div", { class: "row spread" }, h("strong", { class: "name clamp", title: room.name }, room.name),
             h("span", { class: "muted", testid: "room-count" }, capacity ? `${room.occupants.length} / ${capacity}` : `${room.occupants.length} in`),
             canChoose && room.id !== here ? h("button", { type: "button", testid: "join-room", onclick: (event) => this.move("joinRoom", { room: room.id }, event.currentTarget) }, "Join") : null),
-          h("p", { class: "muted name" }, room.occupants.map((id) => model.userName(id)).join(", ")));
+          h("p", { class: "muted name clamp" }, room.occupants.map((id) => model.userName(id)).join(", ")));
       }));
     this.rooms.dataset.status = statusWords(model.status);
   }
