@@ -55,11 +55,13 @@ public struct ICELiteAgent: Sendable {
         case wrongUsername
         case wrongIntegrity
         case roleConflict
+        /// Consent has lapsed: the peer is gone, whatever it sends.
+        case peerDropped
     }
 
     /// Handles one STUN datagram from `source` at `now` (any monotonic clock's reading).
     public mutating func receive(_ datagram: [UInt8], from source: TransportAddress, at now: Duration) -> Output {
-        guard state != .disconnected else { return Output(refusal: nil) }
+        guard state != .disconnected else { return Output(refusal: .peerDropped) }
         guard let decoded = try? DecodedSTUNMessage(decoding: datagram) else { return Output(refusal: .notSTUN) }
         let request = decoded.message
         guard decoded.hasValidFingerprint else { return Output(refusal: .badFingerprint) }

@@ -71,7 +71,8 @@ public struct SDPCodec: Hashable, Sendable {
     public var parameters: [String: String] {
         var result: [String: String] = [:]
         for pair in (formatParameters ?? "").split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
+            // Never empty: a split that keeps empty pieces returns at least one.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = parts[0].trimmingSpaces.lowercased()
             result[key] = parts.count > 1 ? String(parts[1].trimmingSpaces) : ""
         }

@@ -9,13 +9,13 @@ import Testing
         let socket = try LoopbackUDPSocket(receiveTimeoutMilliseconds: 100)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixtures.directory.appendingPathComponent("aiortc_ice_check.py").path]
+        process.arguments = ["python3", OfferFixtures.directory.appendingPathComponent("aiortc_ice_check.py").path]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        var reader = LineReader(handle: output.fileHandleForReading)
+        var reader = PipeLineReader(handle: output.fileHandleForReading)
         var offerText = ""
         while let line = reader.next(), line != "--end--" { offerText += line + "\n" }
         let offer = try SessionDescription(parsing: offerText)

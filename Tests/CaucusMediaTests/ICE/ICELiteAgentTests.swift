@@ -92,7 +92,9 @@ import Testing
         #expect(agent.state == .disconnected)
         #expect(!agent.hasConsent(from: peer, at: .seconds(65)))
         // A dropped peer stays dropped: a late check is not answered.
-        #expect(agent.receive(request, from: peer, at: .seconds(66)).response == nil)
+        let late = agent.receive(request, from: peer, at: .seconds(66))
+        #expect(late.response == nil)
+        #expect(late.refusal == .peerDropped)
     }
 
     @Test func aNewNominationFollowsTheClientsNewAddress() {

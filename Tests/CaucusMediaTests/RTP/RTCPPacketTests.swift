@@ -3,13 +3,13 @@ import PropertyBased
 import Testing
 
 @Suite struct RTCPPacketTests {
-    static let senderReport = hex("80c80006 11223344 e1234567 89abcdef 00001000 0000000a 000003e8")
-    static let receiverReport = hex("81c90007 00000001 00000002 19fffffe 00010010 00000020 00000030 00000040")
-    static let pli = hex("81ce0002 00000001 00000002")
-    static let fir = hex("84ce0004 00000001 00000000 00000005 07000000")
-    static let nack = hex("81cd0003 00000001 00000002 00640005")
-    static let remb = hex("8fce0005 00000001 00000000 52454d42 010a1234 00000002")
-    static let bye = hex("81cb0002 00000001 03627965")
+    static let senderReport = hexBytes("80c80006 11223344 e1234567 89abcdef 00001000 0000000a 000003e8")
+    static let receiverReport = hexBytes("81c90007 00000001 00000002 19fffffe 00010010 00000020 00000030 00000040")
+    static let pli = hexBytes("81ce0002 00000001 00000002")
+    static let fir = hexBytes("84ce0004 00000001 00000000 00000005 07000000")
+    static let nack = hexBytes("81cd0003 00000001 00000002 00640005")
+    static let remb = hexBytes("8fce0005 00000001 00000000 52454d42 010a1234 00000002")
+    static let bye = hexBytes("81cb0002 00000001 03627965")
 
     @Test func decodesAReportCompound() throws {
         let packets = try RTCPPacket.decodeCompound(Self.senderReport + Self.receiverReport)
@@ -42,8 +42,8 @@ import Testing
 
     @Test func goodbyeAndOpaqueSourceDescription() throws {
         #expect(try RTCPPacket.decodeCompound(Self.bye) == [.goodbye(RTCPGoodbye(ssrcs: [1], reason: Array("bye".utf8)))])
-        let sdes = hex("81ca0002 00000001 01026869")
-        #expect(try RTCPPacket.decodeCompound(sdes) == [.sourceDescription(count: 1, body: hex("00000001 01026869"))])
+        let sdes = hexBytes("81ca0002 00000001 01026869")
+        #expect(try RTCPPacket.decodeCompound(sdes) == [.sourceDescription(count: 1, body: hexBytes("00000001 01026869"))])
     }
 
     @Test func nackPacksAndExpandsAcrossTheWrap() {
@@ -55,10 +55,10 @@ import Testing
 
     @Test func paddingIsStrippedAndChecked() throws {
         // An RR with four bytes of padding (count byte 4) after its SSRC.
-        let padded = hex("a0c90002 00000009 00000004")
+        let padded = hexBytes("a0c90002 00000009 00000004")
         #expect(try RTCPPacket.decodeCompound(padded) == [.receiverReport(RTCPReceiverReport(ssrc: 9))])
-        #expect(throws: RTPDecodingError.invalidPadding) { try RTCPPacket.decodeCompound(hex("a0c90002 00000009 00000000")) }
-        #expect(throws: RTPDecodingError.invalidPadding) { try RTCPPacket.decodeCompound(hex("a0c90002 00000009 00000009")) }
+        #expect(throws: RTPDecodingError.invalidPadding) { try RTCPPacket.decodeCompound(hexBytes("a0c90002 00000009 00000000")) }
+        #expect(throws: RTPDecodingError.invalidPadding) { try RTCPPacket.decodeCompound(hexBytes("a0c90002 00000009 00000009")) }
     }
 
     @Test func malformedCompoundsAreRefused() {
@@ -72,8 +72,8 @@ import Testing
         var blocks = Self.receiverReport
         blocks[0] = 0x82
         #expect(throws: RTPDecodingError.malformedRTCP(packetType: 201)) { try RTCPPacket.decodeCompound(blocks) }
-        #expect(throws: RTPDecodingError.malformedRTCP(packetType: 206)) { try RTCPPacket.decodeCompound(hex("81ce0001 00000001")) }
-        #expect(throws: RTPDecodingError.malformedRTCP(packetType: 206)) { try RTCPPacket.decodeCompound(hex("84ce0003 00000001 00000000 00000005")) }
+        #expect(throws: RTPDecodingError.malformedRTCP(packetType: 206)) { try RTCPPacket.decodeCompound(hexBytes("81ce0001 00000001")) }
+        #expect(throws: RTPDecodingError.malformedRTCP(packetType: 206)) { try RTCPPacket.decodeCompound(hexBytes("84ce0003 00000001 00000000 00000005")) }
     }
 
     @Test func randomBytesNeverTrap() async {

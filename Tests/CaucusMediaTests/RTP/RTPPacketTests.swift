@@ -4,9 +4,9 @@ import Testing
 
 @Suite struct RTPPacketTests {
     /// Opus, one-byte extensions: audio level (ID 1, voice, −5 dBov) and MID (ID 3, "1").
-    static let opus = hex("906f1234 000003e8 deadbeef bede0001 10853031 f8fffe")
+    static let opus = hexBytes("906f1234 000003e8 deadbeef bede0001 10853031 f8fffe")
     /// VP8-ish: marker, a CSRC, a two-byte extension block, padding of three bytes.
-    static let padded = hex("b1e00001 00000002 00000003 00000004 10000002 05000703 61626300 0102 000003")
+    static let padded = hexBytes("b1e00001 00000002 00000003 00000004 10000002 05000703 61626300 0102 000003")
 
     @Test func decodesOneByteExtensions() throws {
         let packet = try RTPPacket(decoding: Self.opus)

@@ -5,10 +5,10 @@ import Testing
 /// Headless Chromium applies an answer built here to its own offer.
 @Suite struct ChromiumAnswerTests {
     @Test func chromiumAcceptsTheAnswer() throws {
-        let offer = try SessionDescription(parsing: try Fixtures.chromiumOffer)
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
         let answer = try SDPAnswer(answering: offer, options: SDPAnswerTests.options)
         let answerJSON = String(decoding: try JSONSerialization.data(withJSONObject: [answer.text], options: []), as: UTF8.self)
-        let page = try Fixtures.text("chromium-accepts-answer.html")
+        let page = try OfferFixtures.text("chromium-accepts-answer.html")
             .replacingOccurrences(of: "ANSWER_JSON", with: String(answerJSON.dropFirst().dropLast()))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-answer-\(UUID().uuidString).html")
         try page.write(to: file, atomically: true, encoding: .utf8)

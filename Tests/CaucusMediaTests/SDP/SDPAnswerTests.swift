@@ -13,7 +13,7 @@ import Testing
     }()
 
     @Test func answersChromium() throws {
-        let offer = try SessionDescription(parsing: try Fixtures.chromiumOffer)
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
         let answer = try SDPAnswer(answering: offer, options: Self.options)
         #expect(answer.media.map(\.codec?.name) == ["opus", "VP8"])
         #expect(answer.media.map(\.direction) == [.sendrecv, .sendrecv])
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func directionsAreMirroredAndH264ChosenWithoutVP8() throws {
-        var offer = try SessionDescription(parsing: try Fixtures.aiortcOffer)
+        var offer = try SessionDescription(parsing: try OfferFixtures.aiortcOffer)
         offer.media[0].direction = .sendonly
         offer.media[1].direction = .recvonly
         offer.media[1].codecs.removeAll { $0.name == "VP8" }
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func unusableSectionsAreRejectedAndOffersWithoutBasicsRefused() throws {
-        var offer = try SessionDescription(parsing: try Fixtures.aiortcOffer)
+        var offer = try SessionDescription(parsing: try OfferFixtures.aiortcOffer)
         offer.media[1].codecs.removeAll { $0.name == "VP8" || $0.name == "H264" }
         let answer = try SDPAnswer(answering: offer, options: Self.options)
         #expect(answer.media[1].codec == nil)
@@ -73,14 +73,14 @@ import Testing
     @Test func aiortcAcceptsTheAnswer() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixtures.directory.appendingPathComponent("aiortc_accepts_answer.py").path]
+        process.arguments = ["python3", OfferFixtures.directory.appendingPathComponent("aiortc_accepts_answer.py").path]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
         var offerText = ""
-        var reader = LineReader(handle: output.fileHandleForReading)
+        var reader = PipeLineReader(handle: output.fileHandleForReading)
         while let line = reader.next(), line != "--end--" { offerText += line + "\n" }
         let offer = try SessionDescription(parsing: offerText)
         let answer = try SDPAnswer(answering: offer, options: Self.options)
@@ -97,7 +97,7 @@ import Testing
 }
 
 /// Lines from a pipe, read a byte at a time so nothing past the current line is consumed.
-struct LineReader {
+struct PipeLineReader {
     let handle: FileHandle
     var buffer: [UInt8] = []
 

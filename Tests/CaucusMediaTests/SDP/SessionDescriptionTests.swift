@@ -1,9 +1,10 @@
 import CaucusMedia
+import PropertyBased
 import Testing
 
 @Suite struct SessionDescriptionTests {
     @Test func readsAiortcsOffer() throws {
-        let offer = try SessionDescription(parsing: try Fixtures.aiortcOffer)
+        let offer = try SessionDescription(parsing: try OfferFixtures.aiortcOffer)
         #expect(offer.bundleGroup == ["0", "1"])
         #expect(!offer.iceLite)
         #expect(offer.media.map(\.kind) == ["audio", "video"])
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func readsChromiumsOffer() throws {
-        let offer = try SessionDescription(parsing: try Fixtures.chromiumOffer)
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
         #expect(offer.bundleGroup == ["0", "1"])
         let audio = offer.media[0]
         let opus = try #require(audio.codecs.first)
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func simulcastAndRidAreSkipped() throws {
-        let offer = try SessionDescription(parsing: try Fixtures.chromiumSimulcastOffer)
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumSimulcastOffer)
         #expect(offer.media.count == 2)
         #expect(offer.media[1].mid == "1")
         #expect(offer.media[1].codecs.first?.name == "VP8")
@@ -93,8 +94,29 @@ import Testing
         }
     }
 
+    @Test func formatParametersToleratePiecesWithoutKeysOrValues() {
+        let codec = SDPCodec(payloadType: 96, name: "x", clockRate: 1, formatParameters: "=;==; a = 1 ;b;=c")
+        #expect(codec.parameters == ["": "c", "a": "1", "b": ""])
+    }
+
+    /// Real offers with random characters overwritten by SDP's punctuation: parsing and
+    /// answering either succeed or return an error, never trap.
+    @Test func mutatedOffersNeverTrap() async throws {
+        let offer = Array(try OfferFixtures.chromiumSimulcastOffer)
+        let punctuation: [Character] = [":", "=", " ", "/", ";", "\n", "a", "m", "0", "9", "*", "-"]
+        let options = SDPAnswerTests.options
+        await propertyCheck(count: 300, input: zip(Gen.int(in: 0...(offer.count - 1)), Gen.int(in: 0...11)).array(of: 1...12)) { edits in
+            var text = offer
+            for (position, symbol) in edits { text[position] = punctuation[symbol] }
+            if let parsed = try? SessionDescription(parsing: String(text)) {
+                _ = try? SDPAnswer(answering: parsed, options: options)
+                for section in parsed.media { for codec in section.codecs { _ = codec.parameters } }
+            }
+        }
+    }
+
     @Test func everyPrefixOfARealOfferParsesOrFailsCleanly() throws {
-        let offer = try Fixtures.chromiumSimulcastOffer
+        let offer = try OfferFixtures.chromiumSimulcastOffer
         let characters = Array(offer)
         for cut in stride(from: 0, to: characters.count, by: 7) {
             _ = try? SessionDescription(parsing: String(characters[..<cut]))

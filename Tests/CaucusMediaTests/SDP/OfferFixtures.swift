@@ -1,7 +1,7 @@
 import Foundation
 
 /// The real offers under `Fixtures/`, read from the source tree.
-enum Fixtures {
+enum OfferFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
