@@ -121,7 +121,7 @@ public struct AudioLevel: Hashable, Sendable {
     }
 
     /// Nil unless the element carries at least one byte (one-byte form has exactly one).
-    public init?(extensionData data: [UInt8]) {
+    public init?(extensionData data: some Collection<UInt8>) {
         guard let byte = data.first else { return nil }
         self.init(voiceActivity: byte & 0x80 != 0, level: byte & 0x7F)
     }

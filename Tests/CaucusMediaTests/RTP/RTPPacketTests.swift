@@ -78,10 +78,33 @@ import Testing
         #expect(RTPHeaderFields.ssrc(of: short) == nil)
     }
 
+    @Test func readsExtensionElementsInPlace() {
+        #expect(RTPHeaderFields.extensionElement(id: 1, in: Self.opus).flatMap(AudioLevel.init(extensionData:)) == AudioLevel(voiceActivity: true, level: 5))
+        #expect(RTPHeaderFields.extensionElement(id: 3, in: Self.opus).map(Array.init) == Array("1".utf8))
+        #expect(RTPHeaderFields.extensionElement(id: 2, in: Self.opus) == nil)
+        #expect(RTPHeaderFields.extensionElement(id: 7, in: Self.padded).map(Array.init) == Array("abc".utf8))
+        #expect(RTPHeaderFields.extensionElement(id: 5, in: Self.padded)?.isEmpty == true)
+        #expect(RTPHeaderFields.extensionElement(id: 1, in: Array(Self.opus.prefix(18))) == nil)
+    }
+
+    /// In-place reading agrees with decoding, on random valid packets.
+    @Test func inPlaceExtensionReadingAgreesWithDecoding() async {
+        await propertyCheck(count: 500, input: Gen.uint64()) { seed in
+            var random = SplitMix(seed: seed)
+            let packet = Self.randomPacket(using: &random)
+            let datagram = packet.encoded()
+            for id in UInt8(1)...20 {
+                let inPlace = RTPHeaderFields.extensionElement(id: id, in: datagram).map(Array.init)
+                #expect(inPlace == packet.headerExtension?.element(id: id))
+            }
+        }
+    }
+
     @Test func randomBytesNeverTrap() async {
         await propertyCheck(count: 3_000, input: Gen.uint8().array(of: 0...80)) { bytes in
             var datagram = bytes
             if !datagram.isEmpty { datagram[0] = 0x80 | datagram[0] & 0x3F }
+            _ = RTPHeaderFields.extensionElement(id: 1, in: datagram)
             if let packet = try? RTPPacket(decoding: datagram) {
                 // What decodes re-encodes to something that decodes to the same packet.
                 #expect((try? RTPPacket(decoding: packet.encoded())) == packet)
