@@ -99,6 +99,24 @@ import Testing
         #expect(lossy.client.nextDeadline == nil)
     }
 
+    /// The server's final flight (ChangeCipherSpec, Finished) is lost after the server has
+    /// connected: the client's timer resends its own flight, and the connected server must
+    /// answer it with its final flight again, or the client never connects.
+    @Test func aConnectedServerResendsItsFinalFlight() throws {
+        var pair = try DTLSPair()
+        let server = pair.server
+        var lostAfterConnecting = 0
+        pair.run(lose: { fromClient, _ in
+            guard !fromClient, server.state == .connected, lostAfterConnecting == 0 else { return false }
+            lostAfterConnecting += 1
+            return true
+        })
+        #expect(lostAfterConnecting == 1)
+        #expect(DTLSPair.keys(pair.clientEvents) != nil)
+        #expect(pair.serverEvents.count == 1, "one connected event, no failure: \(pair.serverEvents)")
+        #expect(pair.now > .zero, "the client's timer did the work")
+    }
+
     @Test func fingerprintsReadAndWriteSDP() throws {
         let certificate = try DTLSCertificate.generate()
         let value = certificate.fingerprint.sdpValue

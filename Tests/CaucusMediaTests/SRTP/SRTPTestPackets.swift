@@ -17,7 +17,7 @@ enum SRTPTestPackets {
         return packet
     }
 
-    /// A receiver report with one report block, `extra` bytes of padding-free body after it.
+    /// A receiver report (PT 201) with one report block whose bytes depend on `seed`.
     static func rtcp(ssrc: UInt32 = 0x1234_5678, seed: UInt8 = 0) -> [UInt8] {
         var packet: [UInt8] = [0x81, 201, 0x00, 0x07]
         packet += bigEndian(ssrc)
