@@ -7,7 +7,7 @@ struct RTPHeaderFields {
     var ssrc: UInt32
 
     /// Throws if the header does not fit in `packet` minus `trailerLength` (the tag).
-    init(_ packet: [UInt8], trailerLength: Int) throws(SRTPError) {
+    init(_ packet: UnsafeRawBufferPointer, trailerLength: Int) throws(SRTPError) {
         let end = packet.count - trailerLength
         guard end >= 12 else { throw .packetTooShort }
         guard packet[0] >> 6 == 2 else { throw .malformedHeader }

@@ -45,33 +45,50 @@ public final class SRTPContext {
 
     /// Encrypts an RTP packet's payload and appends its tag.
     public func protect(rtp packet: inout [UInt8]) throws(SRTPError) {
-        let header = try RTPHeaderFields(packet, trailerLength: 0)
-        var counter = outboundRTP[header.ssrc] ?? SRTPRolloverCounter(first: header.sequence)
-        let index = counter.estimate(header.sequence)
-        let plaintextLength = packet.count
+        let length = packet.count
         packet.append(contentsOf: repeatElement(0, count: rtp.tagLength))
-        try packet.withMutableBytes { (bytes) throws(SRTPError) in
-            try Self.sealRTP(rtp, bytes, header: header, index: index, plaintextLength: plaintextLength)
+        do {
+            _ = try packet.withMutableBytes { (bytes) throws(SRTPError) -> Int in try protect(rtp: bytes, length: length) }
+        } catch {
+            packet.removeLast(rtp.tagLength)
+            throw error
         }
-        counter.accept(index)
-        outboundRTP[header.ssrc] = counter
     }
 
     /// Checks an SRTP packet's tag and replay state, decrypts it and strips the tag.
     public func unprotect(srtp packet: inout [UInt8]) throws(SRTPError) {
-        let header = try RTPHeaderFields(packet, trailerLength: rtp.tagLength)
+        let length = try packet.withMutableBytes { (bytes) throws(SRTPError) -> Int in try unprotect(srtp: bytes) }
+        packet.removeLast(packet.count - length)
+    }
+
+    /// In place, without allocating: the packet is `buffer[..<length]`, and `buffer` has room
+    /// for the tag after it. Returns the protected length.
+    public func protect(rtp buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+        guard length >= 0, buffer.count >= length + rtp.tagLength else { throw .bufferTooSmall }
+        let header = try RTPHeaderFields(UnsafeRawBufferPointer(rebasing: buffer[..<length]), trailerLength: 0)
+        var counter = outboundRTP[header.ssrc] ?? SRTPRolloverCounter(first: header.sequence)
+        let index = counter.estimate(header.sequence)
+        let protected = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(length + rtp.tagLength)])
+        try Self.sealRTP(rtp, protected, header: header, index: index, plaintextLength: length)
+        counter.accept(index)
+        outboundRTP[header.ssrc] = counter
+        return protected.count
+    }
+
+    /// In place, without allocating: `buffer` is exactly the SRTP packet. Returns the length
+    /// of the RTP packet now at its start. On failure the bytes are unspecified.
+    public func unprotect(srtp buffer: UnsafeMutableRawBufferPointer) throws(SRTPError) -> Int {
+        let header = try RTPHeaderFields(UnsafeRawBufferPointer(buffer), trailerLength: rtp.tagLength)
         let known = inboundRTP[header.ssrc]
         let index = known?.counter.estimate(header.sequence) ?? UInt64(header.sequence)
         if let error = known?.window.check(index) { throw error }
-        let plaintextLength = try packet.withMutableBytes { (bytes) throws(SRTPError) -> Int in
-            try Self.openRTP(rtp, bytes, header: header, index: index)
-        }
-        packet.removeLast(packet.count - plaintextLength)
+        let plaintextLength = try Self.openRTP(rtp, buffer, header: header, index: index)
         var stream =
             known ?? InboundRTPStream(counter: SRTPRolloverCounter(first: header.sequence), window: .init(first: index))
         stream.counter.accept(index)
         stream.window.accept(index)
         inboundRTP[header.ssrc] = stream
+        return plaintextLength
     }
 
     private static func sealRTP(

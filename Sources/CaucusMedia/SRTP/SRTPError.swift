@@ -3,6 +3,8 @@
 public enum SRTPError: Error, Sendable, Hashable {
     /// A master key or salt of the wrong length for the profile.
     case invalidKeyingMaterial
+    /// The caller's buffer has no room for the tag (and SRTCP index) protecting appends.
+    case bufferTooSmall
     /// Shorter than a header plus the tag (and the SRTCP index) it must carry.
     case packetTooShort
     /// Not version 2, or CSRC/extension lengths that run past the end.
