@@ -13,6 +13,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func serverAgainstSClient(profile: SRTPProfile) throws {
         let clientFiles = try OpenSSLTool.makeCertificate(commonName: "s_client")
+        defer { OpenSSLTool.remove(clientFiles) }
         let clientFingerprint = try OpenSSLTool.fingerprint(ofCertificateIn: clientFiles)
         let server = try DTLSEndpoint(
             role: .server, certificate: try DTLSCertificate.generate(), expectedPeerFingerprint: clientFingerprint)
@@ -24,7 +25,10 @@ import Testing
             "-cert", clientFiles.appendingPathComponent("cert.pem").path,
             "-key", clientFiles.appendingPathComponent("key.pem").path,
         ])
-        defer { OpenSSLTool.finish(sClient.process, input: sClient.input) }
+        defer {
+            OpenSSLTool.finish(sClient.process, input: sClient.input)
+            OpenSSLTool.remove(sClient.output)
+        }
         let finished = loop.run { loop in
             loop.failure != nil || !sClient.process.isRunning
                 || (loop.keys != nil && OpenSSLTool.keyingMaterial(in: OpenSSLTool.contents(of: sClient.output)) != nil)
@@ -43,6 +47,7 @@ import Testing
     /// and s_client gets no keys.
     @Test func serverRefusesSClientWithAnotherFingerprint() throws {
         let clientFiles = try OpenSSLTool.makeCertificate(commonName: "s_client")
+        defer { OpenSSLTool.remove(clientFiles) }
         let clientFingerprint = try OpenSSLTool.fingerprint(ofCertificateIn: clientFiles)
         let announced = try DTLSCertificate.generate(commonName: "someone else").fingerprint
         let server = try DTLSEndpoint(role: .server, certificate: try DTLSCertificate.generate(), expectedPeerFingerprint: announced)
@@ -54,6 +59,10 @@ import Testing
             "-cert", clientFiles.appendingPathComponent("cert.pem").path,
             "-key", clientFiles.appendingPathComponent("key.pem").path,
         ])
+        defer {
+            OpenSSLTool.finish(sClient.process, input: sClient.input)
+            OpenSSLTool.remove(sClient.output)
+        }
         #expect(loop.run { $0.failure != nil || $0.keys != nil })
         #expect(loop.failure == .fingerprintMismatch(announced: announced, presented: clientFingerprint))
         #expect(loop.keys == nil)
@@ -68,6 +77,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func clientAgainstSServer(profile: SRTPProfile) throws {
         let serverFiles = try OpenSSLTool.makeCertificate(commonName: "s_server")
+        defer { OpenSSLTool.remove(serverFiles) }
         let serverFingerprint = try OpenSSLTool.fingerprint(ofCertificateIn: serverFiles)
         // A port that was free a moment ago; s_server binds it, our client retransmits its
         // ClientHello on its timer until s_server listens.
@@ -79,7 +89,10 @@ import Testing
             "-verify", "1", "-use_srtp", profile.dtlsName,
             "-keymatexport", DTLSSRTPKeys.exporterLabel, "-keymatexportlen", "\(Self.exporterLength(profile))",
         ])
-        defer { OpenSSLTool.finish(sServer.process, input: sServer.input) }
+        defer {
+            OpenSSLTool.finish(sServer.process, input: sServer.input)
+            OpenSSLTool.remove(sServer.output)
+        }
         let client = try DTLSEndpoint(
             role: .client, certificate: try DTLSCertificate.generate(), expectedPeerFingerprint: serverFingerprint)
         var loop = DTLSOverUDP(endpoint: client, socket: try UDPTestSocket(), peer: UDPTestSocket.loopback(port: port))

@@ -87,6 +87,10 @@ enum OpenSSLTool {
         process.waitUntilExit()
     }
 
+    static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+    }
+
     static func contents(of url: URL) -> String {
         (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
