@@ -65,7 +65,7 @@ extension SessionEngine {
             setConnection(.connected)
             releaseWaiters(.success(()))
             return true
-        case .failure(.refused(let error)) where error.knownCode == .resumeRefused:
+        case .failure(.refused(let error)) where error.errorCode == .resumeRefused:
             hub.emit(.error(.refused(error)))
             finish(.connectionLost)
             return true
