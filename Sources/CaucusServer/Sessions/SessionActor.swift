@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import CaucusStore
 import DequeModule
@@ -36,7 +37,7 @@ actor SessionActor {
     var tickTask: Task<Void, Never>?
     private var scheduledDeadline: Instant?
     let environment: SessionEnvironment
-    let encoder = StreamingJSONEncoder()
+    let encoder = StreamingJSONEncoder.caucus
 
     /// Where a command's reply goes: sent right after its last event, so it comes before any
     /// close that event causes (a host ending the session still hears "done").
