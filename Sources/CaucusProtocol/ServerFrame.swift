@@ -5,6 +5,7 @@ public enum ServerFrame: Sendable, Equatable {
     case reply(re: Int, result: ReplyResult)
     /// `re` is null when the request's id could not be read.
     case error(re: Int?, ErrorBody)
+    /// An event, written as a client may see it (`WireEvent`): never a claim or a password.
     case event(SequencedEvent)
 }
 
@@ -58,7 +59,7 @@ extension ServerFrame: Codable {
         case .event(let event):
             try c.encode(event.seq, forKey: .seq)
             try c.encode(event.at, forKey: .at)
-            try c.encode(event.event, forKey: .event)
+            try c.encode(WireEvent(event.event), forKey: .event)
         }
     }
 
@@ -68,7 +69,7 @@ extension ServerFrame: Codable {
             self = .event(
                 SequencedEvent(
                     seq: try c.decode(Int.self, forKey: .seq), at: try c.decode(Instant.self, forKey: .at),
-                    event: try c.decode(Event.self, forKey: .event)))
+                    event: try c.decode(WireEvent.self, forKey: .event).event))
             return
         }
         let re = try c.decodeIfPresent(Int.self, forKey: .re)

@@ -23,6 +23,27 @@ import Testing
         }
     }
 
+    /// The store keeps claims and the password; a client's frame of the same event has neither,
+    /// and a joining user comes in the snapshot's shape, with its role.
+    @Test func eventFramesCarryNoClaimOrPassword() throws {
+        for (index, event) in EncodingFixtures.events.enumerated() {
+            let frame = ServerFrame.event(SequencedEvent(seq: index + 1, at: EncodingFixtures.t0, event: event))
+            let text = Compare.text(try StreamingJSONEncoder.caucus.encode(frame))
+            #expect(!text.contains("\"claim\""), "\(text)")
+            #expect(!text.contains("p\\/w") && !text.contains("\"password\"") && !text.contains("\"sessionKey\""), "\(text)")
+            let stored = Compare.text(try StreamingJSONEncoder.caucus.encode(event))
+            if case .userJoined(let user, _) = event {
+                #expect(stored.contains("\"claim\""))
+                let decoded = try JSONDecoder().decode(ServerFrame.self, from: Data(text.utf8))
+                guard case .event(let received) = decoded, case .userJoined(let seat, _) = received.event else {
+                    Issue.record("\(text) decodes as \(decoded)")
+                    continue
+                }
+                #expect(seat.claim == nil && seat.id == user.id && seat.isManager == user.isManager)
+            }
+        }
+    }
+
     /// Members come in the order `encode(to:)` wrote them, the same every run.
     @Test func membersKeepEncodingOrder() throws {
         let message = ChatMessage(id: MessageID(9), from: UserID(5), scope: .direct(to: UserID(1)), text: "a/b", sentAt: EncodingFixtures.t0)

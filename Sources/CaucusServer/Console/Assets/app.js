@@ -122,12 +122,10 @@ async function join(event) {
 function started(snapshot) {
   model = new SessionModel(snapshot);
   connection.addEventListener("event", (event) => {
-    const before = model.myRole;
     const notice = model.apply(event.detail);
     if (notice) view.notice(notice);
     render();
     if (LISTED_CHANGES.has(event.detail.event.type)) refreshSessionsQuietly();
-    if (roleGrew(before, model.myRole)) refreshSnapshot();
   });
   connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); });
   connection.addEventListener("state", (event) => fill(byTestId("connection-state"), event.detail));
@@ -142,22 +140,6 @@ function started(snapshot) {
   fill(byTestId("connection-state"), "connected");
   render();
   setInterval(() => fill(byTestId("timer"), timerText(model)), 500);
-}
-
-/** A larger role may see more (the pre-list, pending help requests) than its snapshot showed. */
-function roleGrew(before, now) {
-  return (now === "host" && before !== "host") || (now !== "participant" && before === "participant");
-}
-
-/** Asks for what the new role may see, as the SDK does. */
-async function refreshSnapshot() {
-  try {
-    const { snapshot } = await connection.request("getSnapshot");
-    model.load(snapshot);
-    render();
-  } catch (error) {
-    showError(error);
-  }
 }
 
 /** Managers and the host get the host view; it follows the role as it changes. */
