@@ -32,6 +32,23 @@ import Testing
         await server.stop()
     }
 
+    /// `protocol` 1 or absent is spoken; any other version is refused with 1013, and the
+    /// connection stays open for a join that speaks 1.
+    @Test func aJoinOrResumeAskingForAnotherProtocolVersionIsRefused() async throws {
+        let server = try await TestServer.start()
+        let token = try server.token(session: "Class", role: .host)
+        let client = try await TestClient.connect(to: server)
+        for version in [0, 2, 99] {
+            #expect(try await client.refused("join", ["session": "Class", "userName": "Ada", "token": token, "protocol": version]) == 1013)
+        }
+        #expect(try await client.refused("resume", ["secret": "1.1.x", "lastSeq": 0, "protocol": 2]) == 1013)
+        let joined = try await client.request("join", ["session": "Class", "userName": "Ada", "token": token, "protocol": 1])
+        #expect(joined["user"] as? Int == 1)
+        let bob = try await server.joined("Bob")
+        #expect(await bob.user == 2, "no protocol field means 1")
+        await server.stop()
+    }
+
     /// Written from `docs/protocol.md` alone: a new manager hears the pending help requests
     /// in a `roleView` event, without asking for a snapshot.
     @Test func aNewManagerHearsThePendingHelpRequestsWithoutAsking() async throws {

@@ -34,6 +34,12 @@ struct LocalModel: Sendable {
         return (before, state)
     }
 
+    /// Counts an event this client cannot read (a type from a newer server) as seen, so a
+    /// resume does not ask for it again.
+    mutating func skip(past seq: Int) {
+        self.seq = max(self.seq, seq)
+    }
+
     /// Starts over from a fresh snapshot (a resume too old to replay): the events in between
     /// are not delivered.
     mutating func reset(to snapshot: SessionSnapshot) {

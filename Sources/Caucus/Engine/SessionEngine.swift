@@ -146,6 +146,9 @@ actor SessionEngine {
             }
         case .event(let event):
             take(event)
+        case .unknownEvent(let seq, _, _):
+            // A newer server's event: nothing to apply or tell, but it was seen.
+            model?.skip(past: seq)
         }
     }
 

@@ -58,6 +58,7 @@ extension CaucusError.Code {
     public static let internalError = Self(1010, "internalError")
     public static let unauthorized = Self(1011, "unauthorized")
     public static let notFound = Self(1012, "notFound")
+    public static let unsupportedProtocol = Self(1013, "unsupportedProtocol")
 
     public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
     public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
@@ -131,7 +132,7 @@ extension CaucusError.Code {
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
-        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .sessionNameEmpty,
+        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
