@@ -16,8 +16,8 @@ import Testing
         let skipped = try host.snapshot.seq
         #expect(try ann.snapshot.seq == skipped - 1)
         proxy.inject(text: #"{"seq":\#(skipped),"at":1795320217001,"event":{"type":"fromTheFuture","novelty":{"x":1}}}"#)
-        try await #require(host.session.subsessionManager).broadcast("still here")
-        try await ann.log.next("the broadcast after it") { if case .broadcast(let text, _) = $0, text == "still here" { true } else { nil } }
+        try await host.session.chat.send("still here")
+        try await ann.log.next("the message after it") { if case .chatMessage(let message, _) = $0, message.text == "still here" { true } else { nil } }
         #expect(try ann.snapshot.seq == skipped + 1)
         #expect(!ann.log.all.contains { if case .error = $0 { true } else { false } }, "\(ann.log.all)")
         #expect(ann.session.connectionState == .connected)
