@@ -36,7 +36,9 @@ let package = Package(
             name: "CaucusCore",
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
-        .target(name: "CaucusProtocol", dependencies: ["CaucusCore"]),
+        // A JSON encoder that writes straight into bytes; knows nothing of Caucus.
+        .target(name: "CaucusJSON"),
+        .target(name: "CaucusProtocol", dependencies: ["CaucusCore", "CaucusJSON"]),
         .target(
             name: "CaucusAuth",
             dependencies: ["CaucusCore", .product(name: "Crypto", package: "swift-crypto")]
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "CaucusStore",
             dependencies: [
-                "CaucusCore", "CaucusProtocol",
+                "CaucusCore", "CaucusProtocol", "CaucusJSON",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -52,7 +54,7 @@ let package = Package(
         .target(
             name: "CaucusServer",
             dependencies: [
-                "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusStore",
+                "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -90,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "caucus",
             dependencies: [
-                "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "Caucus",
+                "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "Caucus", "CaucusProtocol", "CaucusJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The load generator's lean WebSocket client and its latency histograms.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -123,6 +125,14 @@ let package = Package(
                 // jwt-kit mints and checks tokens in the interoperability tests.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "CaucusJSONTests",
+            dependencies: [
+                // Caucus's own scalar writers are tested here too, against JSONEncoder.
+                "CaucusJSON", "CaucusProtocol", "CaucusCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),

@@ -10,6 +10,8 @@ public struct RequestFields: Codable, Sendable {
     public var userName: String?
     public var token: String?
     public var password: String?
+    /// The protocol version a `join` or `resume` speaks; absent means 1.
+    public var `protocol`: Int?
     public var secret: String?
     public var lastSeq: Int?
     public var endSession: Bool?
@@ -51,11 +53,13 @@ public struct RequestFields: Codable, Sendable {
     func request(for operation: Operation) throws(CaucusError) -> Request {
         switch operation {
         case .join:
+            try ProtocolVersion.check(self.protocol)
             return .join(
                 JoinArguments(
                     session: try required(session, "session"), userName: try required(userName, "userName"),
                     token: try required(token, "token"), password: password))
         case .resume:
+            try ProtocolVersion.check(self.protocol)
             return .resume(ResumeArguments(secret: try required(secret, "secret"), lastSeq: try required(lastSeq, "lastSeq")))
         case .ping: return .query(.ping)
         case .getPreList: return .query(.getPreList)

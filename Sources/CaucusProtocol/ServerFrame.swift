@@ -5,7 +5,11 @@ public enum ServerFrame: Sendable, Equatable {
     case reply(re: Int, result: ReplyResult)
     /// `re` is null when the request's id could not be read.
     case error(re: Int?, ErrorBody)
+    /// An event, written as a client may see it (`WireEvent`): never a claim or a password.
     case event(SequencedEvent)
+    /// An event of a type this build does not know, from a newer server: skip it; its `seq`
+    /// still counts as seen. (Only ever decoded; see "Versions" in `docs/protocol.md`.)
+    case unknownEvent(seq: Int, at: Instant, type: String)
 }
 
 /// What a successful request returns.
@@ -26,6 +30,7 @@ public enum ReplyResult: Sendable, Equatable {
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
+    private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
         case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong
     }
@@ -58,17 +63,26 @@ extension ServerFrame: Codable {
         case .event(let event):
             try c.encode(event.seq, forKey: .seq)
             try c.encode(event.at, forKey: .at)
-            try c.encode(event.event, forKey: .event)
+            try c.encode(WireEvent(event.event), forKey: .event)
+        case .unknownEvent(let seq, let at, let type):
+            try c.encode(seq, forKey: .seq)
+            try c.encode(at, forKey: .at)
+            var e = c.nestedContainer(keyedBy: EventKeys.self, forKey: .event)
+            try e.encode(type, forKey: .type)
         }
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         if c.contains(.seq) && !c.contains(.re) {
-            self = .event(
-                SequencedEvent(
-                    seq: try c.decode(Int.self, forKey: .seq), at: try c.decode(Instant.self, forKey: .at),
-                    event: try c.decode(Event.self, forKey: .event)))
+            let seq = try c.decode(Int.self, forKey: .seq)
+            let at = try c.decode(Instant.self, forKey: .at)
+            let type = try c.nestedContainer(keyedBy: EventKeys.self, forKey: .event).decode(String.self, forKey: .type)
+            guard Event.Kind(rawValue: type) != nil else {
+                self = .unknownEvent(seq: seq, at: at, type: type)
+                return
+            }
+            self = .event(SequencedEvent(seq: seq, at: at, event: try c.decode(WireEvent.self, forKey: .event).event))
             return
         }
         let re = try c.decodeIfPresent(Int.self, forKey: .re)

@@ -50,7 +50,8 @@ enum HistoryProjection {
             return []
         case .hostChanged, .managerChanged, .userReconnecting, .userResumed, .modeChanged, .settingsChanged,
             .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .invited, .invitationRejected,
-            .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast:
+            .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast,
+            .roleView:
             // Listed rather than `default`, so a new event kind makes us decide whether history
             // cares about it.
             return []

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import Foundation
 import Logging
@@ -12,7 +13,7 @@ import SQLiteNIO
 public actor SQLiteSessionStore: SessionStore {
     let connection: SQLiteConnection
     let logger: Logger
-    let encoder = StreamingJSONEncoder()
+    let encoder = StreamingJSONEncoder.caucus
     let decoder = JSONDecoder()
     let syncPolicy: SyncPolicy
     /// Whether the connection is at `synchronous = FULL` now (else NORMAL).

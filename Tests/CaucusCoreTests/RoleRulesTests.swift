@@ -47,7 +47,7 @@ import Testing
         var harness = Harness.session(participants: 2)
         harness.perform(.makeManager(UserID(3)), by: host)
         let events = harness.perform(.transferHost(to: UserID(3)), by: host)
-        #expect(events == [.hostChanged(from: host, to: UserID(3))])
+        #expect(events == [.hostChanged(from: host, to: UserID(3)), Self.hostView(UserID(3))])
         #expect(harness.state.hostID == UserID(3))
         #expect(harness.state.role(of: UserID(3)) == .host)
         #expect(harness.state.role(of: host) == .participant)
@@ -81,7 +81,7 @@ import Testing
         harness.perform(.makeManager(UserID(3)), by: host)
         let events = harness.perform(.leave(endSession: false), by: host)
         // u3 joined before u4, so it has been present longer.
-        #expect(events == [.userLeft(host, reason: .left, newHost: UserID(3))])
+        #expect(events == [.userLeft(host, reason: .left, newHost: UserID(3)), Self.hostView(UserID(3))])
         #expect(harness.state.hostID == UserID(3))
         #expect(harness.state.role(of: UserID(3)) == .host)
         #expect(harness.state.role(of: UserID(4)) == .manager)
@@ -99,6 +99,11 @@ import Testing
         harness.perform(.connectionLost(host), by: .server)
         #expect(harness.state.hostID == host, "the seat, and the role, are held during the grace")
         let events = harness.tick(after: SessionLimits.standard.reconnectGraceSeconds)
-        #expect(events == [.userLeft(host, reason: .timedOut, newHost: UserID(2))])
+        #expect(events == [.userLeft(host, reason: .timedOut, newHost: UserID(2)), Self.hostView(UserID(2))])
+    }
+
+    /// What a new host of a session without plans, requests or invitations hears.
+    static func hostView(_ user: UserID) -> Event {
+        .roleView(RoleView(user: user, role: .host, preList: [], helpRequests: [], invitations: []))
     }
 }

@@ -72,6 +72,8 @@ struct EventTranslator {
             return [.chatMessage(message, from: user(message.from))]
         case .broadcast(let from, let text, _):
             return [.broadcast(text, from: from.flatMap(user))]
+        case .roleView:
+            return revealed()
         }
     }
 
@@ -112,8 +114,8 @@ struct EventTranslator {
 }
 
 extension EventTranslator {
-    /// What a refresh revealed that the events had not told: the host's pre-list and the
-    /// help requests waiting for a manager.
+    /// What a grown role's view revealed that the events had not told: the host's pre-list
+    /// and the help requests waiting for a manager.
     func revealed() -> [SessionEvent] {
         var events: [SessionEvent] = []
         if after.role(of: me) == .host && before.preList != after.preList {

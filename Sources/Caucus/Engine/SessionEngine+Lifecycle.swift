@@ -28,8 +28,8 @@ extension SessionEngine {
                     return joined(secret: secret, snapshot: snapshot)
                 case .success(let other):
                     throw .invalidResponse("join was answered with \(other)")
-                case .failure(.refused(let error)) where error.knownCode == .needPassword || error.knownCode == .passwordWrong:
-                    let prompt: PasswordPrompt = error.knownCode == .needPassword ? .needed : .wrong
+                case .failure(.refused(let error)) where error.errorCode == .needPassword || error.errorCode == .passwordWrong:
+                    let prompt: PasswordPrompt = error.errorCode == .needPassword ? .needed : .wrong
                     hub.emit(prompt == .needed ? .needPassword : .passwordWrong)
                     guard phase == .joining, let next = await askPassword(prompt), phase == .joining else {
                         throw .refused(error)

@@ -30,7 +30,7 @@ extension SessionEngine {
 
     /// One attempt. Returns true when reconnecting is over (resumed, or refused for good).
     private func resumeOnce() async -> Bool {
-        guard let secret, let lastSeq = model?.deliveredSeq else {
+        guard let secret, let lastSeq = model?.seq else {
             finish(.connectionLost)
             return true
         }
@@ -65,7 +65,7 @@ extension SessionEngine {
             setConnection(.connected)
             releaseWaiters(.success(()))
             return true
-        case .failure(.refused(let error)) where error.knownCode == .resumeRefused:
+        case .failure(.refused(let error)) where error.errorCode == .resumeRefused:
             hub.emit(.error(.refused(error)))
             finish(.connectionLost)
             return true

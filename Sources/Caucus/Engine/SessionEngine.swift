@@ -146,33 +146,30 @@ actor SessionEngine {
             }
         case .event(let event):
             take(event)
+        case .unknownEvent(let seq, _, _):
+            // A newer server's event: nothing to apply or tell, but it was seen.
+            model?.skip(past: seq)
         }
     }
 
     /// Applies one event, publishes the new snapshot, then delivers the event.
     private func take(_ event: SequencedEvent) {
         guard var current = model else { return }
-        var events: [SessionEvent] = []
-        if let settled = current.settleRefresh(before: event.seq) { events += describe(settled, in: current).revealed() }
-        guard let (before, after) = current.absorb(event) else {
-            model = current
-            hub.emit(events)
-            return
-        }
+        guard let (before, after) = current.absorb(event) else { return }
         if case .statusChanged = event.event { rememberCreatedRooms(before: before, after: after, seq: event.seq) }
-        events += describe((before, after), in: current).translate(event.event)
-        if let settled = current.settleRefresh() { events += describe(settled, in: current).revealed() }
+        let events = describe((before, after), in: current).translate(event.event)
         model = current
         hub.emit(events)
-        afterEffects(of: event.event, before: before, after: after)
+        afterEffects(of: event.event)
     }
 
     private func describe(_ states: (before: SessionState, after: SessionState), in model: LocalModel) -> EventTranslator {
         EventTranslator(me: model.me, before: states.before, after: states.after, model: model, engine: self)
     }
 
-    /// What an event means for the connection: the end of the session, or a larger role.
-    private func afterEffects(of event: Event, before: SessionState, after: SessionState) {
+    /// What an event means for the connection: the end of the session. (A larger role needs
+    /// nothing here: the server follows the change with a `roleView` of what it sees.)
+    private func afterEffects(of event: Event) {
         guard let me = model?.me else { return }
         switch event {
         case .sessionEnded(let reason):
@@ -182,25 +179,8 @@ actor SessionEngine {
             endReason = .removed
             if phase != .leaving { finish(.removed) }
         default:
-            let was = before.role(of: me) ?? .participant
-            let now = after.role(of: me) ?? .participant
-            // A larger role may see more (the pre-list, help requests): ask for it.
-            if (now == .host && was != .host) || (now.isManaging && !was.isManaging) {
-                Task { await self.refresh() }
-            }
+            break
         }
-    }
-
-    /// Replaces the model by a fresh snapshot from the server, then tells what it revealed.
-    func refresh() async {
-        guard phase == .connected, let socket else { return }
-        guard case .success(.snapshot(let fresh)) = await exchange(WireRequest(.getSnapshot), on: socket),
-            var current = model, fresh.you == current.me
-        else { return }
-        current.refresh(with: fresh)
-        let settled = current.settleRefresh()
-        model = current
-        if let settled { hub.emit(describe(settled, in: current).revealed()) }
     }
 
     // MARK: - Created rooms

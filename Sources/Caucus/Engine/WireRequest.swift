@@ -26,6 +26,7 @@ extension WireRequest {
 extension WireRequest {
     static func join(session: String, userName: String, token: String, password: String?) -> WireRequest {
         var request = WireRequest(.join)
+        request.protocol = ProtocolVersion.current
         request.session = session
         request.userName = userName
         request.token = token
@@ -35,6 +36,7 @@ extension WireRequest {
 
     static func resume(secret: String, lastSeq: Int) -> WireRequest {
         var request = WireRequest(.resume)
+        request.protocol = ProtocolVersion.current
         request.secret = secret
         request.lastSeq = lastSeq
         return request

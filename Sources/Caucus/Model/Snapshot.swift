@@ -11,7 +11,7 @@ extension CaucusSession {
         private var state: SessionState { model.state }
 
         /// The last event this snapshot includes.
-        public var seq: Int { model.appliedSeq }
+        public var seq: Int { model.seq }
         public var sessionName: String { state.name }
         public var mode: SessionMode { state.mode }
         public var settings: SessionSettings { state.settings }

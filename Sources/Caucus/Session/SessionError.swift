@@ -28,8 +28,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The server's error code, when the server refused and the code is one this SDK knows.
-    public var code: CaucusError.Code? { serverError?.knownCode }
+    /// The server's error code, when the server refused. A code newer than this SDK is still
+    /// a code (named `unknown`): match the ones you handle and keep a `default`.
+    public var code: CaucusError.Code? { serverError?.errorCode }
 
     public var description: String {
         switch self {
@@ -67,8 +68,8 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(code: body.code, name: body.name, message: body.message, failureStatus: body.status)
     }
 
-    /// The code as this SDK's catalog knows it (nil for a code from a newer server).
-    public var knownCode: CaucusError.Code? { CaucusError.Code(rawValue: code) }
+    /// The code as a constant to compare with `CaucusError.Code.needPassword` and the like.
+    public var errorCode: CaucusError.Code { CaucusError.Code(rawValue: code) }
 
     public var description: String { "\(code) \(name): \(message)" }
 }

@@ -23,6 +23,8 @@ extension SessionState {
             return .managersAnd([user])
         case .helpRequested:
             return .managers
+        case .roleView(let view):
+            return .users([view.user])
         case .helpAnswered(_, let requester, _, _):
             return .managersAnd([requester])
         case .chatMessage(let message):

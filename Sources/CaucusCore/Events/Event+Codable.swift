@@ -5,13 +5,13 @@ extension Event: Codable {
         case sessionStarted, userJoined, userLeft, sessionEnded, hostChanged, managerChanged, userRenamed
         case userReconnecting, userResumed, modeChanged, settingsChanged, preListChanged, statusChanged
         case usersMoved, assignmentsChanged, invited, invitationRejected, parentControlChanged, timerChanged
-        case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast
+        case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView
     }
 
     private enum Keys: String, CodingKey {
         case type, session, user, becomesHost, reason, newHost, from, to, isManager, name, until, mode, settings
         case preList, breakout, moves, assignments, invitation, room, parent, timer, secondsRemaining, request
-        case requester, result, by, message, text, at
+        case requester, result, by, message, text, at, role, helpRequests, invitations
     }
 
     public var kind: Kind {
@@ -40,6 +40,7 @@ extension Event: Codable {
         case .helpAnswered: .helpAnswered
         case .chatMessage: .chatMessage
         case .broadcast: .broadcast
+        case .roleView: .roleView
         }
     }
 
@@ -93,6 +94,12 @@ extension Event: Codable {
             try c.encodeIfPresent(from, forKey: .from)
             try c.encode(text, forKey: .text)
             try c.encode(at, forKey: .at)
+        case .roleView(let view):
+            try c.encode(view.user, forKey: .user)
+            try c.encode(view.role, forKey: .role)
+            try c.encodeIfPresent(view.preList, forKey: .preList)
+            try c.encodeIfPresent(view.helpRequests, forKey: .helpRequests)
+            try c.encodeIfPresent(view.invitations, forKey: .invitations)
         }
     }
 
@@ -138,6 +145,13 @@ extension Event: Codable {
             self = .broadcast(
                 from: try c.decodeIfPresent(UserID.self, forKey: .from), text: try c.decode(String.self, forKey: .text),
                 at: try c.decode(Instant.self, forKey: .at))
+        case .roleView:
+            self = .roleView(
+                RoleView(
+                    user: try c.decode(UserID.self, forKey: .user), role: try c.decode(Role.self, forKey: .role),
+                    preList: try c.decodeIfPresent([PlannedRoom].self, forKey: .preList),
+                    helpRequests: try c.decodeIfPresent([HelpRequest].self, forKey: .helpRequests),
+                    invitations: try c.decodeIfPresent([PendingInvitation].self, forKey: .invitations)))
         }
     }
 }

@@ -31,6 +31,8 @@ public enum Event: Hashable, Sendable {
     case helpAnswered(HelpRequestID, requester: UserID, result: HelpResult, by: UserID?)
     case chatMessage(ChatMessage)
     case broadcast(from: UserID?, text: String, at: Instant)
+    /// What a user's grown role lets it see; to that user alone.
+    case roleView(RoleView)
 }
 
 public struct SessionStarted: Hashable, Sendable, Codable {

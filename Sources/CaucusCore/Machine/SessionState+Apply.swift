@@ -83,6 +83,14 @@ extension SessionState {
             nextMessageNumber = max(nextMessageNumber, message.id.rawValue + 1)
         case .broadcast:
             break
+        case .roleView(let view):
+            // On the server this repeats the state; in a client's copy it fills in what the
+            // user's grown role sees.
+            if let plan = view.preList { preList = plan }
+            if let requests = view.helpRequests { helpRequests = requests }
+            if let pending = view.invitations {
+                invitations = Dictionary(pending.map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
+            }
         }
     }
 

@@ -18,7 +18,7 @@ extension SessionState {
         let caller = try authorize(command, by: principal)
         if command.isBreakoutOperation && mode == .lecture { throw .lectureMode }
         let context = Context(caller: caller, now: now, entropy: entropy)
-        return try decideLive(command, context)
+        return withRoleViews(try decideLive(command, context))
     }
 
     /// Who is acting, as the decision functions see it.

@@ -5,15 +5,16 @@ public struct SessionUser: Hashable, Sendable, Codable {
     /// `user_identity` from the token, if any.
     public let identity: String?
     /// What the token claimed; a host claim takes the host role back from a user who only
-    /// inherited it.
-    public let claim: RoleClaim
+    /// inherited it. Nil in a client's copy of the session (`visible(to:)`): claims stay in
+    /// the server's log and never reach a client, which sees roles.
+    public let claim: RoleClaim?
     public internal(set) var isManager: Bool
     public internal(set) var location: Location
     public internal(set) var presence: Presence
     public let joinedAt: Instant
 
     public init(
-        id: UserID, name: String, identity: String?, claim: RoleClaim, isManager: Bool = false,
+        id: UserID, name: String, identity: String?, claim: RoleClaim?, isManager: Bool = false,
         location: Location = .main, presence: Presence = .connected, joinedAt: Instant
     ) {
         self.id = id

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import CaucusStore
 import NIOCore
@@ -236,7 +237,7 @@ actor SessionActor {
 
 /// Frames as the server sends them: JSON text frames, framed once (see `ServerFrames`).
 struct WireFrames: SessionFrameEncoding {
-    let encoder = StreamingJSONEncoder()
+    let encoder = StreamingJSONEncoder.caucus
 
     func frame(_ frame: ServerFrame) -> ByteBuffer { SessionActor.encode(frame, with: encoder) }
 }

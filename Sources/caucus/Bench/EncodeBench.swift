@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import Foundation
 
@@ -31,10 +32,10 @@ struct EncodeBench: ParsableCommand {
         for (name, frame, count) in [("chat event frame", chat, chatEncodes), ("joined reply, \(users) users", joined, joinEncodes)] {
             // One encoder of each kind, reused, as SessionActor keeps its JSONEncoder.
             let jsonEncoder = JSONEncoder()
-            let streamingEncoder = StreamingJSONEncoder()
+            let streamingEncoder = StreamingJSONEncoder.caucus
             let foundation = streamingOnly ? .nan : try Self.median(runs: runs) { try Self.time(count) { _ = try jsonEncoder.encode(frame) } }
             let streaming = try Self.median(runs: runs) { try Self.time(count) { _ = try streamingEncoder.encode(frame) } }
-            let size = try StreamingJSONEncoder().encode(frame).count
+            let size = try StreamingJSONEncoder.caucus.encode(frame).count
             report.add("\(name): bytes", "\(size)")
             report.add("\(name): JSONEncoder", Self.format(foundation))
             report.add("\(name): StreamingJSONEncoder", Self.format(streaming))

@@ -24,6 +24,8 @@ actor TestClient {
     private(set) var user: Int?
     private(set) var secret: String?
     private(set) var lastSeq = 0
+    /// Every text frame received, as it came.
+    private(set) var texts: [String] = []
     /// The snapshot the join reply carried.
     private(set) var joinSnapshot: JSON = [:]
 
@@ -99,6 +101,7 @@ actor TestClient {
         iterator = frames
         switch received {
         case .text(let text):
+            texts.append(text)
             guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
                 throw TestFailure("not a JSON object: \(text)")
             }

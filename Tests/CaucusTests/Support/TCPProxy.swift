@@ -15,6 +15,8 @@ final class TCPProxy: Sendable {
     final class Connections: Sendable {
         private struct State {
             var open: [any Channel] = []
+            /// The sides facing the clients.
+            var clientSides: [any Channel] = []
             var refusing = false
         }
 
@@ -25,7 +27,14 @@ final class TCPProxy: Sendable {
             set { state.withLock { $0.refusing = newValue } }
         }
 
-        func track(_ channels: any Channel...) { state.withLock { $0.open += channels } }
+        func track(client: any Channel, server: any Channel) {
+            state.withLock { state in
+                state.open += [client, server]
+                state.clientSides.append(client)
+            }
+        }
+
+        var clientSides: [any Channel] { state.withLock { $0.clientSides } }
 
         func closeAll() {
             let open = state.withLock { state in
@@ -54,7 +63,7 @@ final class TCPProxy: Sendable {
                     .connect(host: "127.0.0.1", port: target)
                     .flatMapThrowing { outbound in
                         try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound))
-                        connections.track(inbound, outbound)
+                        connections.track(client: inbound, server: outbound)
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -78,6 +87,21 @@ final class TCPProxy: Sendable {
     }
 
     func reopen() { connections.refusing = false }
+
+    /// Sends every client one text frame as if the server had sent it (unmasked, RFC 6455),
+    /// e.g. an event of a type from a newer server. Call it while the server is quiet, so the
+    /// frame falls between two of the server's.
+    func inject(text: String) {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(UInt8(payload.count))
+        } else {
+            frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        frame += payload
+        for channel in connections.clientSides { channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil) }
+    }
 
     func stop() async {
         connections.closeAll()

@@ -126,6 +126,6 @@ struct WebSocketSession: Sendable {
     }
 
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
-        connection.send(SessionActor.encode(frame, with: StreamingJSONEncoder()))
+        connection.send(SessionActor.encode(frame, with: .caucus))
     }
 }

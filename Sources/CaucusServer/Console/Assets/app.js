@@ -179,14 +179,12 @@ function started(initial) {
   model = initial;
   const save = () => saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
   connection.addEventListener("event", (event) => {
-    const before = model.myRole;
     const notice = model.apply(event.detail);
     if (notice) view.notice(notice);
     if (notice?.kind === "host") showRoleBanner(notice.text);
     render();
     save();
     if (LISTED_CHANGES.has(event.detail.event.type)) refreshSessionsQuietly();
-    if (roleGrew(before, model.myRole)) refreshSnapshot();
   });
   connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); save(); });
   connection.addEventListener("state", (event) => {
@@ -213,22 +211,6 @@ function showRoleBanner(text) {
   const banner = byTestId("role-banner");
   fill(banner, text, " ", h("button", { type: "button", class: "quiet", testid: "role-banner-dismiss", onclick: () => { banner.hidden = true; } }, "OK"));
   banner.hidden = false;
-}
-
-/** A larger role may see more (the plan, pending help requests) than its snapshot showed. */
-function roleGrew(before, now) {
-  return (now === "host" && before !== "host") || (now !== "participant" && before === "participant");
-}
-
-/** Asks for what the new role may see, as the SDK does. */
-async function refreshSnapshot() {
-  try {
-    const { snapshot } = await connection.request("getSnapshot");
-    model.load(snapshot);
-    render();
-  } catch (error) {
-    showError(error);
-  }
 }
 
 const ROLE_WORDS = { host: "host", manager: "manager", participant: "participant" };

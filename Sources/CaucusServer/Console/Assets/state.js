@@ -97,7 +97,7 @@ export class SessionModel {
     switch (event.type) {
       case "userJoined": {
         const user = event.user;
-        this.users.set(user.id, { id: user.id, name: user.name, location: user.location ?? null, presence: user.presence, identity: user.identity, joinedAt: user.joinedAt, isManager: user.isManager });
+        this.users.set(user.id, { id: user.id, name: user.name, location: user.location ?? null, presence: user.presence, identity: user.identity, joinedAt: user.joinedAt, isManager: user.role === "manager" });
         if (event.becomesHost) this.makeHost(user.id);
         return null;
       }
@@ -142,6 +142,11 @@ export class SessionModel {
         return null;
       case "preListChanged":
         this.preList = event.preList;
+        return null;
+      case "roleView":
+        // What the grown role sees, sent with the change.
+        if (event.preList) this.preList = event.preList;
+        if (event.helpRequests) this.helpRequests = event.helpRequests;
         return null;
       case "statusChanged":
         return this.applyStatus(event.breakout);

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import Foundation
 import Testing
@@ -19,6 +20,27 @@ import Testing
             try Compare.expectSame(frame, "\(event)")
             // The store encodes the sequenced event itself.
             try Compare.expectSame(SequencedEvent(seq: index + 1, at: EncodingFixtures.t0, event: event))
+        }
+    }
+
+    /// The store keeps claims and the password; a client's frame of the same event has neither,
+    /// and a joining user comes in the snapshot's shape, with its role.
+    @Test func eventFramesCarryNoClaimOrPassword() throws {
+        for (index, event) in EncodingFixtures.events.enumerated() {
+            let frame = ServerFrame.event(SequencedEvent(seq: index + 1, at: EncodingFixtures.t0, event: event))
+            let text = Compare.text(try StreamingJSONEncoder.caucus.encode(frame))
+            #expect(!text.contains("\"claim\""), "\(text)")
+            #expect(!text.contains("p\\/w") && !text.contains("\"password\"") && !text.contains("\"sessionKey\""), "\(text)")
+            let stored = Compare.text(try StreamingJSONEncoder.caucus.encode(event))
+            if case .userJoined(let user, _) = event {
+                #expect(stored.contains("\"claim\""))
+                let decoded = try JSONDecoder().decode(ServerFrame.self, from: Data(text.utf8))
+                guard case .event(let received) = decoded, case .userJoined(let seat, _) = received.event else {
+                    Issue.record("\(text) decodes as \(decoded)")
+                    continue
+                }
+                #expect(seat.claim == nil && seat.id == user.id && seat.isManager == user.isManager)
+            }
         }
     }
 
@@ -81,7 +103,7 @@ import Testing
         let bytes = try Compare.expectSame(frame)
         #expect(try JSONDecoder().decode(ServerFrame.self, from: Data(bytes)) == frame)
         for event in EncodingFixtures.events {
-            #expect(try JSONDecoder().decode(Event.self, from: Data(try StreamingJSONEncoder().encode(event))) == event)
+            #expect(try JSONDecoder().decode(Event.self, from: Data(try StreamingJSONEncoder.caucus.encode(event))) == event)
         }
     }
 }

@@ -1,12 +1,12 @@
-import CaucusCore
-
 /// The whole session as one user may see it: sent on join, on a resume that is too old to
 /// replay, and on `getSnapshot`. From it and the events after `seq`, a client always knows
-/// the state without guessing.
+/// the state without guessing: `SessionState(restoring:)` rebuilds exactly
+/// `state.visible(to: you)`, and `apply` of each later event keeps it so.
 public struct SessionSnapshot: Sendable, Equatable, Codable {
     /// The last event this snapshot includes.
     public let seq: Int
     public let name: String
+    public let createdAt: Instant
     public let you: UserID
     public let hostID: UserID?
     public let mode: SessionMode
@@ -18,6 +18,8 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public let preList: [PlannedRoom]?
     /// Your pending invitation, if any.
     public let invitation: RoomID?
+    /// Everyone's pending invitations: the host's and managers'.
+    public let invitations: [PendingInvitation]?
     /// Pending help requests: the host's and managers'.
     public let helpRequests: [HelpRequest]?
 
@@ -25,6 +27,7 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         let role = state.role(of: viewer) ?? .participant
         self.seq = seq
         name = state.name
+        createdAt = state.createdAt
         you = viewer
         hostID = state.hostID
         mode = state.mode
@@ -34,27 +37,23 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         breakout = state.snapshot
         preList = role == .host ? state.preList : nil
         invitation = state.invitations[viewer]
+        invitations = role.isManaging ? PendingInvitation.list(state.invitations) : nil
         helpRequests = role.isManaging ? state.helpRequests : nil
     }
 }
 
-/// A user as others see them.
-public struct UserView: Sendable, Equatable, Codable {
-    public let id: UserID
-    public let name: String
-    public let role: Role
-    public let location: Location
-    public let presence: Presence
-    public let identity: String?
-    public let joinedAt: Instant
+/// One user's pending invitation to a room.
+public struct PendingInvitation: Hashable, Sendable, Codable {
+    public let user: UserID
+    public let room: RoomID
 
-    public init(_ user: SessionUser, role: Role) {
-        id = user.id
-        name = user.name
-        self.role = role
-        location = user.location
-        presence = user.presence
-        identity = user.identity
-        joinedAt = user.joinedAt
+    public init(user: UserID, room: RoomID) {
+        self.user = user
+        self.room = room
+    }
+
+    /// The invitations in the order of their users' ids, so the same state lists them alike.
+    static func list(_ invitations: [UserID: RoomID]) -> [PendingInvitation] {
+        invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue }
     }
 }

@@ -1,3 +1,4 @@
+import CaucusJSON
 import CaucusProtocol
 import Foundation
 import Testing
@@ -136,10 +137,13 @@ indirect enum JSONShape: Equatable, CustomStringConvertible {
 enum Compare {
     static let foundation = JSONEncoder()
     static let streaming = StreamingJSONEncoder()
+    /// With Caucus's scalar writers, which must write what `encode(to:)` writes.
+    static let caucus = StreamingJSONEncoder.caucus
 
     /// Encodes `value` with both encoders and expects the same bytes, up to member order within
     /// objects (see `JSONShape`); where no object has two members, the very same bytes.
-    /// Returns the streaming encoder's bytes.
+    /// Returns the streaming encoder's bytes; with Caucus's scalar writers or without, they
+    /// are the same.
     @discardableResult
     static func expectSame<T: Encodable>(
         _ value: T, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
@@ -160,6 +164,7 @@ enum Compare {
         var framed: [UInt8] = [0xAA, 0xBB]
         try streaming.encode(value, appendingTo: &framed)
         #expect(framed == [0xAA, 0xBB] + actual, sourceLocation: sourceLocation)
+        #expect(try caucus.encode(value) == actual, sourceLocation: sourceLocation)
         return actual
     }
 

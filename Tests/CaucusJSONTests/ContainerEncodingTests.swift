@@ -1,4 +1,4 @@
-import CaucusProtocol
+import CaucusJSON
 import Foundation
 import Testing
 

@@ -35,13 +35,24 @@
 ///
 /// `codingPath` is as JSONEncoder's, except that the elements of a nested unkeyed container
 /// include that container's key (JSONEncoder leaves it out).
+///
+/// A `JSONScalarWriter` may write its own types directly (Caucus's ids, instants and user
+/// views); without one, every value goes through its `encode(to:)`.
 public struct StreamingJSONEncoder: Sendable {
-    public init() {}
+    private let scalars: (any JSONScalarWriter.Type)?
+
+    public init() {
+        self.scalars = nil
+    }
+
+    public init(scalars: any JSONScalarWriter.Type) {
+        self.scalars = scalars
+    }
 
     /// Appends the JSON for `value` to `bytes` (so a caller can reserve room for a frame header
     /// first). If it throws, `bytes` is as it was.
     public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
-        let sink = EncoderSink()
+        let sink = EncoderSink(scalars: scalars)
         swap(&sink.bytes, &bytes)
         let start = sink.bytes.count
         defer { swap(&sink.bytes, &bytes) }

@@ -61,6 +61,12 @@ enum EncodingFixtures {
         .chatMessage(ChatMessage(id: MessageID(11), from: UserID(5), scope: .direct(to: UserID(1)), text: "", sentAt: t0)),
         .broadcast(from: nil, text: "Back in 5 minutes / please", at: t0),
         .broadcast(from: UserID(1), text: tricky, at: t0),
+        .roleView(
+            RoleView(
+                user: UserID(2), role: .host, preList: [PlannedRoom(name: tricky, assigned: [UserID(3)])],
+                helpRequests: [HelpRequest(id: HelpRequestID(4), requester: UserID(5), requesterName: "Eve", room: RoomID(2), roomName: "Blue")],
+                invitations: [PendingInvitation(user: UserID(6), room: RoomID(2))])),
+        .roleView(RoleView(user: UserID(3), role: .manager, preList: nil, helpRequests: [], invitations: [])),
     ]
 
     /// A session driven through the real state machine: `users` join (the first is the host),

@@ -35,8 +35,11 @@ final class EncoderSink {
     var largeKeySets: [Int: Set<[UInt8]>] = [:]
     var nextSerial: UInt32 = 0
     var failure: (any Error)?
+    /// The encoder's user's own scalar types, asked after the standard ones.
+    let scalars: (any JSONScalarWriter.Type)?
 
-    init() {
+    init(scalars: (any JSONScalarWriter.Type)?) {
+        self.scalars = scalars
         frames.reserveCapacity(8)
         keys.reserveCapacity(16)
     }

@@ -16,7 +16,7 @@ extension EncoderSink {
             writeInteger(unsafeBitCast(value, to: Int64.self))
         } else if T.self == Double.self {
             try writeFloat(unsafeBitCast(value, to: Double.self), key: key)
-        } else if writeCaucusScalar(value) {
+        } else if let scalars, scalars.write(value, into: JSONScalarOutput(sink: self)) {
             return true
         } else {
             return try writeRareDirect(value, key: key)

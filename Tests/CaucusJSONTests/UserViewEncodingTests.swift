@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSON
 import CaucusProtocol
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ import Testing
                 presence: .reconnecting(until: Instant(milliseconds: 9)), joinedAt: Instant(milliseconds: 5)),
             role: .manager)
         #expect(
-            Compare.text(try StreamingJSONEncoder().encode(user))
+            Compare.text(try StreamingJSONEncoder.caucus.encode(user))
                 == #"{"id":3,"name":"Col","role":"manager","location":2,"presence":{"connected":false,"reconnectingUntil":9},"identity":"col@example.com","joinedAt":5}"#
         )
     }

@@ -1,0 +1,149 @@
+extension CaucusError {
+    /// A stable numeric error code. Never renumber one; add new ones at the end of their block.
+    /// 1xxx protocol and server, 2xxx joining (21xx tokens), 3xxx roles, 4xxx subsessions,
+    /// 5xxx breakout rooms (5067 is EnableX's), 6xxx settings and chat. The core raises 2xxx
+    /// to 6xxx; the shells raise 1xxx and 21xx.
+    ///
+    /// A struct of constants rather than an enum (as postgres-nio's `PSQLError.Code`), so that a
+    /// code added later breaks no client's `switch`: a client matches the codes it handles and
+    /// keeps a `default`. Any number is a code; `known` is this build's catalog, the one
+    /// `docs/errors.md` lists. Equal codes have equal numbers; on the wire a code is its number.
+    public struct Code: Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: Int
+        private let knownName: String?
+
+        /// Any number: a code from a newer server is representable, named `unknown`.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+            self.knownName = Self.namesByValue[rawValue]
+        }
+
+        private init(_ rawValue: Int, _ name: String) {
+            self.rawValue = rawValue
+            self.knownName = name
+        }
+
+        /// The stable name `docs/errors.md` gives, e.g. `needPassword`; `unknown` for a code
+        /// this build does not know.
+        public var name: String { knownName ?? "unknown" }
+        public var description: String { "\(rawValue) \(name)" }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+        public init(from decoder: any Decoder) throws {
+            self.init(rawValue: try decoder.singleValueContainer().decode(Int.self))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        private static let namesByValue: [Int: String] = Dictionary(
+            known.map { ($0.rawValue, $0.name) }, uniquingKeysWith: { first, _ in first }
+        )
+    }
+}
+
+extension CaucusError.Code {
+    public static let malformedFrame = Self(1001, "malformedFrame")
+    public static let unknownOperation = Self(1002, "unknownOperation")
+    public static let frameTooLarge = Self(1003, "frameTooLarge")
+    public static let invalidArguments = Self(1004, "invalidArguments")
+    public static let notJoined = Self(1005, "notJoined")
+    public static let alreadyJoined = Self(1006, "alreadyJoined")
+    public static let resumeRefused = Self(1007, "resumeRefused")
+    public static let binaryFrame = Self(1008, "binaryFrame")
+    public static let internalError = Self(1010, "internalError")
+    public static let unauthorized = Self(1011, "unauthorized")
+    public static let notFound = Self(1012, "notFound")
+    public static let unsupportedProtocol = Self(1013, "unsupportedProtocol")
+
+    public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
+    public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
+    public static let userNameEmpty = Self(2003, "userNameEmpty")
+    public static let userNameTooLong = Self(2004, "userNameTooLong")
+    public static let passwordTooLong = Self(2005, "passwordTooLong")
+    public static let userIdentityTooLong = Self(2006, "userIdentityTooLong")
+    public static let sessionKeyTooLong = Self(2007, "sessionKeyTooLong")
+    public static let sessionNameMismatch = Self(2008, "sessionNameMismatch")
+    public static let needPassword = Self(2010, "needPassword")
+    public static let passwordWrong = Self(2011, "passwordWrong")
+    public static let sessionEnded = Self(2012, "sessionEnded")
+    public static let sessionFull = Self(2013, "sessionFull")
+    public static let sessionNotStarted = Self(2014, "sessionNotStarted")
+
+    public static let tokenMalformed = Self(2101, "tokenMalformed")
+    public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
+    public static let tokenSignatureInvalid = Self(2103, "tokenSignatureInvalid")
+    public static let tokenExpired = Self(2104, "tokenExpired")
+    public static let tokenNotYetValid = Self(2105, "tokenNotYetValid")
+    public static let tokenLifetimeTooLong = Self(2106, "tokenLifetimeTooLong")
+    public static let tokenSessionMismatch = Self(2107, "tokenSessionMismatch")
+    public static let unknownApp = Self(2108, "unknownApp")
+    public static let invalidRoleType = Self(2109, "invalidRoleType")
+    public static let invalidTokenVersion = Self(2110, "invalidTokenVersion")
+    public static let tokenMissingClaim = Self(2111, "tokenMissingClaim")
+
+    public static let notPermitted = Self(3001, "notPermitted")
+    public static let userNotFound = Self(3002, "userNotFound")
+    public static let alreadyManager = Self(3003, "alreadyManager")
+    public static let notManager = Self(3004, "notManager")
+    public static let targetIsHost = Self(3005, "targetIsHost")
+    public static let userRequired = Self(3006, "userRequired")
+    public static let notReconnecting = Self(3007, "notReconnecting")
+    public static let alreadyReconnecting = Self(3008, "alreadyReconnecting")
+
+    public static let roomNameEmpty = Self(4001, "roomNameEmpty")
+    public static let roomNameTooLong = Self(4002, "roomNameTooLong")
+    public static let duplicateRoomName = Self(4003, "duplicateRoomName")
+    public static let tooManySubsessions = Self(4004, "tooManySubsessions")
+    public static let notInPreList = Self(4005, "notInPreList")
+    public static let preListEmpty = Self(4006, "preListEmpty")
+    public static let wrongStatus = Self(4007, "wrongStatus")
+    public static let roomNotFound = Self(4008, "roomNotFound")
+    public static let selfSelectDisabled = Self(4009, "selfSelectDisabled")
+    public static let returnDisabled = Self(4010, "returnDisabled")
+    public static let notInRoom = Self(4011, "notInRoom")
+    public static let alreadyInRoom = Self(4012, "alreadyInRoom")
+    public static let roomFull = Self(4013, "roomFull")
+    public static let helpAlreadyRequested = Self(4014, "helpAlreadyRequested")
+    public static let helpRequestNotFound = Self(4015, "helpRequestNotFound")
+    public static let noTimer = Self(4016, "noTimer")
+    public static let invalidDuration = Self(4017, "invalidDuration")
+    public static let nobodyToMove = Self(4018, "nobodyToMove")
+    public static let emptyUserList = Self(4019, "emptyUserList")
+
+    public static let notInParentRoom = Self(5001, "notInParentRoom")
+    public static let invalidRoomDefinition = Self(5002, "invalidRoomDefinition")
+    public static let invitationNotFound = Self(5003, "invitationNotFound")
+    public static let parentAlreadyPaused = Self(5004, "parentAlreadyPaused")
+    public static let parentNotPaused = Self(5005, "parentNotPaused")
+    public static let nothingToMute = Self(5006, "nothingToMute")
+    public static let parentPaused = Self(5007, "parentPaused")
+    public static let breakoutActive = Self(5008, "breakoutActive")
+    public static let lectureMode = Self(5067, "lectureMode")
+
+    public static let invalidSettings = Self(6001, "invalidSettings")
+    public static let messageEmpty = Self(6002, "messageEmpty")
+    public static let messageTooLong = Self(6003, "messageTooLong")
+
+    /// Every code this build knows, in catalog order.
+    public static let known: [Self] = [
+        .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
+        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .sessionNameEmpty,
+        .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
+        .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
+        .sessionFull, .sessionNotStarted, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
+        .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
+        .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,
+        .roomNameEmpty, .roomNameTooLong, .duplicateRoomName, .tooManySubsessions, .notInPreList,
+        .preListEmpty, .wrongStatus, .roomNotFound, .selfSelectDisabled, .returnDisabled, .notInRoom,
+        .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
+        .nobodyToMove, .emptyUserList, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
+        .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong,
+    ]
+}
