@@ -33,10 +33,12 @@ let package = Package(
             name: "CaucusCore",
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
-        .target(name: "CaucusProtocol", dependencies: ["CaucusCore"]),
+        // A strict RFC 8259 syntax check that every request and token passes before decoding.
+        .target(name: "CaucusJSONSyntax"),
+        .target(name: "CaucusProtocol", dependencies: ["CaucusCore", "CaucusJSONSyntax"]),
         .target(
             name: "CaucusAuth",
-            dependencies: ["CaucusCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CaucusCore", "CaucusJSONSyntax", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "CaucusStore",
@@ -113,6 +115,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(
+            name: "CaucusJSONSyntaxTests",
+            dependencies: ["CaucusJSONSyntax", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),
         .testTarget(
             name: "CaucusServerTests",
@@ -120,6 +126,11 @@ let package = Package(
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The control API in process, and the WebSocket handler in a testing channel: no sockets.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
