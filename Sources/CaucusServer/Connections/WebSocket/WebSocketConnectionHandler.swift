@@ -29,7 +29,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     private let limits: Limits
-    private let conversation: WebSocketSession
+    private let conversation: any WebSocketConversation
     private var phase = WebSocketSession.Phase.awaitingJoin
 
     /// A message being assembled from fragments: its opcode and the bytes so far.
@@ -47,7 +47,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private var heardSincePing = true
     private var context: ChannelHandlerContext?
 
-    init(conversation: WebSocketSession, limits: Limits) {
+    init(conversation: any WebSocketConversation, limits: Limits) {
         self.conversation = conversation
         self.limits = limits
     }
@@ -68,6 +68,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         heardSincePing = true
+        // RFC 6455 §5.1: a server must fail the connection on a frame the client did not mask.
+        guard frame.maskKey != nil else {
+            return fail(.protocolError, "Client frames must be masked.", context: context)
+        }
         if frame.opcode == .connectionClose { return receivedClose(frame, context: context) }
         guard !closeReceived, !discarding else { return }
         guard frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
@@ -118,7 +122,9 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     /// The server allows half-closure for HTTP; a WebSocket client that stops sending is gone.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .inputClosed? = event as? ChannelEvent {
+        if event is SkippingFrameDecoder.OversizeFrame {
+            fail(.messageTooLarge, "The frame is larger than \(limits.maxMessageBytes) bytes.", context: context)
+        } else if case .inputClosed? = event as? ChannelEvent {
             context.close(promise: nil)
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -216,10 +222,13 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         if closeSent {
             context.close(promise: nil)
         } else {
-            var payload = frame.unmaskedData
-            // Echo the client's code (RFC 6455 §5.5.1); a close without one is answered 1000.
-            let code = payload.readInteger(as: UInt16.self) ?? CloseCode.normal.rawValue
-            sendClose(code: code, reason: "", context: context)
+            switch ClientClose(payload: frame.unmaskedData) {
+            case .valid(let code):
+                // Echo the client's code (RFC 6455 §5.5.1); a close without one is answered 1000.
+                sendClose(code: code ?? CloseCode.normal.rawValue, reason: "", context: context)
+            case .invalid(let reason):
+                fail(.protocolError, reason, context: context)
+            }
         }
     }
 
