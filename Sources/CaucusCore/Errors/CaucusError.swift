@@ -41,6 +41,7 @@ extension CaucusError {
         case internalError = 1010
         case unauthorized = 1011
         case notFound = 1012
+        case methodNotAllowed = 1013
 
 
         case sessionNameEmpty = 2001
@@ -56,6 +57,7 @@ extension CaucusError {
         case sessionEnded = 2012
         case sessionFull = 2013
         case sessionNotStarted = 2014
+        case nameCharacterForbidden = 2015
 
         case tokenMalformed = 2101
         case tokenAlgorithmRefused = 2102
