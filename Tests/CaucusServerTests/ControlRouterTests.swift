@@ -49,6 +49,16 @@ import Testing
         }
     }
 
+    @Test func queryParametersARouteDoesNotTakeOrTakesTwiceAreRefused() async throws {
+        try await Self.withRouter { client in
+            for uri in ["/v1/history?limit=5&limit=6", "/v1/history?since=1", "/v1/history?limit=5&x=", "/v1/sessions?page=2", "/v1/sessions/1?verbose"] {
+                let response = try await client.execute(uri: uri, method: .get, headers: Self.authorized)
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(Self.errorCode(response) == 1004, "\(uri): \(String(buffer: response.body))")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("/v1/sessions", HTTPRequest.Method.put, "GET"), ("/v1/sessions", .post, "GET"),
         ("/v1/sessions/7", .patch, "DELETE, GET"), ("/v1/sessions/7/operations", .get, "POST"),

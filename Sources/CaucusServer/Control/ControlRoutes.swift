@@ -75,7 +75,7 @@ extension SessionServer {
             }
         }
         v1.get("history") { request, _ in
-            try await self.control(request) { app in
+            try await self.control(request, query: ["limit"]) { app in
                 let given = request.uri.queryParameters.get("limit")
                 // As the OpenAPI document says: 1 to 1000, 50 when absent; anything else is refused, not clamped.
                 guard let limit = given.map({ Int($0) }) ?? 50, (1...1000).contains(limit) else {
@@ -94,10 +94,23 @@ extension SessionServer {
         return session
     }
 
-    /// Authenticates the app and turns refusals into JSON error responses.
-    private func control(_ request: HummingbirdCore.Request, _ body: (AppCredentials) async throws -> Response) async throws -> Response {
+    /// Authenticates the app, refuses query parameters the route does not take (or takes once),
+    /// and turns refusals into JSON error responses.
+    private func control(
+        _ request: HummingbirdCore.Request, query allowed: Set<Substring> = [], _ body: (AppCredentials) async throws -> Response
+    ) async throws -> Response {
         guard let app = authenticate(request) else {
             return Self.failure(CaucusError(.unauthorized, "Use HTTP Basic authentication with the app's key and secret."), status: nil)
+        }
+        var seen = Set<Substring>()
+        for (name, _) in request.uri.queryParameters {
+            let taken = allowed.isEmpty ? "none" : "only " + allowed.sorted().joined(separator: ", ")
+            guard allowed.contains(name) else {
+                return Self.failure(CaucusError(.invalidArguments, "Unknown query parameter \"\(name)\": this route takes \(taken)."), status: nil)
+            }
+            guard seen.insert(name).inserted else {
+                return Self.failure(CaucusError(.invalidArguments, "The query parameter \"\(name)\" is given twice."), status: nil)
+            }
         }
         do {
             return try await body(app)
