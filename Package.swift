@@ -38,10 +38,12 @@ let package = Package(
         ),
         // A JSON encoder that writes straight into bytes; knows nothing of Caucus.
         .target(name: "CaucusJSON"),
-        .target(name: "CaucusProtocol", dependencies: ["CaucusCore", "CaucusJSON"]),
+        // A strict RFC 8259 syntax check that every request and token passes before decoding.
+        .target(name: "CaucusJSONSyntax"),
+        .target(name: "CaucusProtocol", dependencies: ["CaucusCore", "CaucusJSON", "CaucusJSONSyntax"]),
         .target(
             name: "CaucusAuth",
-            dependencies: ["CaucusCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CaucusCore", "CaucusJSONSyntax", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "CaucusStore",
@@ -135,6 +137,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(
+            name: "CaucusJSONSyntaxTests",
+            dependencies: ["CaucusJSONSyntax", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),
         .testTarget(
             name: "CaucusServerTests",
@@ -142,6 +148,11 @@ let package = Package(
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The control API in process, and the WebSocket handler in a testing channel: no sockets.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         .testTarget(

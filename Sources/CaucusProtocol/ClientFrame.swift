@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSONSyntax
 import Foundation
 
 /// One frame from a client: `{"id": 7, "op": "chat", "text": "hello"}`.
@@ -53,10 +54,8 @@ extension ClientFrame {
     /// Decodes one text frame. Every failure is a `CaucusError` with a protocol code, and the
     /// frame's `id` when it could be read, so the reply can still carry `re`.
     public static func decode(_ data: Data) throws(FrameError) -> ClientFrame {
-        let fields = try decodeFields(data)
-        guard let id = fields.id else {
-            throw FrameError(id: nil, error: CaucusError(.invalidArguments, "Every request needs an integer \"id\"."))
-        }
+        let (fields, id) = try decodeFields(data)
+        guard let id else { throw FrameError(id: nil, error: RequestReading.idError) }
         do {
             return ClientFrame(id: id, request: try fields.makeRequest())
         } catch {
@@ -67,51 +66,43 @@ extension ClientFrame {
     /// Decodes an operation that needs no request id: the body of the HTTP control API's
     /// `POST /v1/sessions/{id}/operations`, which takes the same JSON as a WebSocket request.
     public static func decodeOperation(_ data: Data) throws(FrameError) -> Request {
-        let fields = try decodeFields(data)
+        let (fields, id) = try decodeFields(data)
         do {
             return try fields.makeRequest()
         } catch {
-            throw FrameError(id: fields.id, error: error)
+            throw FrameError(id: id, error: error)
         }
     }
 
-    private static func decodeFields(_ data: Data) throws(FrameError) -> RequestFields {
+    /// The strict syntax check first (Foundation's decoder would accept duplicate keys,
+    /// trailing commas, raw control characters and a byte-order mark), then the typed decode.
+    /// An `id` that is present but not an integer is an error; an absent one is `nil`.
+    private static func decodeFields(_ data: Data) throws(FrameError) -> (RequestFields, id: Int?) {
+        let findings: JSONSyntax.Findings
         do {
-            return try JSONDecoder().decode(RequestFields.self, from: data)
-        } catch let error as DecodingError {
-            throw FrameError(id: Self.bestEffortID(data), error: Self.describe(error))
+            findings = try data.withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONSyntax.validate(buffer) }
         } catch {
-            throw FrameError(id: nil, error: CaucusError(.malformedFrame, "The frame is not JSON."))
+            throw FrameError(id: nil, error: CaucusError(.malformedFrame, "The frame is not valid JSON: \(error)."))
         }
-    }
-
-    private struct IDOnly: Decodable { let id: Int? }
-
-    private static func bestEffortID(_ data: Data) -> Int? {
-        (try? JSONDecoder().decode(IDOnly.self, from: data))?.id
-    }
-
-    private static func describe(_ error: DecodingError) -> CaucusError {
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        if let null = findings.firstNull {
+            let error = null == "id" ? RequestReading.idError : RequestReading.nullArgument(null)
+            throw FrameError(id: RequestReading.readableID(data), error: error)
         }
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return CaucusError(.malformedFrame, "The frame is not valid JSON (UTF-8 text holding one object).")
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
-            return CaucusError(.malformedFrame, "The frame must be a JSON object.")
-        case .typeMismatch(let type, let context):
-            return CaucusError(.invalidArguments, "\"\(path(context))\" must be \(WireType.name(of: type)).")
-        case .valueNotFound(let type, let context):
-            return CaucusError(.invalidArguments, "\"\(path(context))\" must be \(WireType.name(of: type)), not null.")
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return CaucusError(.invalidArguments, "Missing \"\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)\".")
-        case .dataCorrupted(let context):
-            return CaucusError(.invalidArguments, "\"\(path(context))\" is not a valid value: \(context.debugDescription)")
-        @unknown default:
-            return CaucusError(.invalidArguments, "The request's arguments are invalid.")
+        // Every number a request takes is an integer; Foundation would report a fraction or an
+        // overflow without saying where.
+        if let number = findings.firstNonInteger {
+            let error = number == "id" ? RequestReading.idError : RequestReading.notAnInteger(number)
+            throw FrameError(id: number == "id" ? nil : RequestReading.readableID(data), error: error)
         }
+        let fields: RequestFields
+        do {
+            fields = try JSONDecoder().decode(RequestFields.self, from: data)
+        } catch let error as DecodingError {
+            throw FrameError(id: RequestReading.readableID(data), error: RequestReading.describe(error))
+        } catch {
+            throw FrameError(id: nil, error: RequestReading.notAnObject)
+        }
+        return (fields, fields.id)
     }
 }
 
@@ -122,15 +113,3 @@ public struct FrameError: Error, Sendable, Equatable {
     public let error: CaucusError
 }
 
-enum WireType {
-    static func name(of type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Int.Type, is Int64.Type: "an integer"
-        case is Bool.Type: "true or false"
-        case is [String].Type: "an array of strings"
-        case is [Int].Type: "an array of integers"
-        default: "a \(type)"
-        }
-    }
-}

@@ -116,6 +116,13 @@ public actor SQLiteSessionStore: SessionStore {
         }
     }
 
+    public func discardSession(_ session: StoredSessionID) async throws {
+        try await exclusive {
+            _ = try await connection.query(
+                "DELETE FROM sessions WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?1)", [SQLiteData(session)])
+        }
+    }
+
     /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
     /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
     public func append(_ events: [SequencedEvent], to session: StoredSessionID) async throws {

@@ -9,6 +9,11 @@ public protocol SessionStore: Sendable {
     /// Records a new live session and returns its id.
     func createSession(app: String, name: String, at: Instant) async throws -> StoredSessionID
 
+    /// Deletes a session that has no event: one whose first join was refused. A session with
+    /// events is kept, so this can never lose a log. Such a row would otherwise never end and
+    /// would show in the history as a session no one attended.
+    func discardSession(_ session: StoredSessionID) async throws
+
     /// Appends events (already numbered, contiguous, increasing) to a session's log, durably:
     /// when this returns they are on disk (a chat message is acknowledged only after this).
     /// Updates history from the events in the same transaction: userJoined → a user row;

@@ -9,10 +9,13 @@ import Testing
         _ = try await server.joined("Ada", role: .host)
         let api = ControlAPI(server)
         let id = try await api.sessionID(named: "Class")
-        for (method, path) in [("GET", "/v1/nowhere"), ("PUT", "/v1/sessions"), ("GET", "/v1/sessions/\(id)/operations")] {
+        let unknown = try await api.send("GET", "/v1/nowhere")
+        #expect(unknown.status == 404)
+        #expect(unknown.json.object("error").int("code") == 1012, "\(unknown.body)")
+        for (method, path) in [("PUT", "/v1/sessions"), ("GET", "/v1/sessions/\(id)/operations")] {
             let reply = try await api.send(method, path)
-            #expect(reply.status == 404 || reply.status == 405, "\(method) \(path)")
-            #expect(reply.json.object("error").int("code") == 1012, "\(method) \(path): \(reply.body)")
+            #expect(reply.status == 405, "\(method) \(path)")
+            #expect(reply.json.object("error").int("code") == 1014, "\(method) \(path): \(reply.body)")
         }
         let huge = #"{"op":"broadcast","text":"\#(String(repeating: "x", count: 10_000))"}"#
         let tooLarge = try await api.send("POST", "/v1/sessions/\(id)/operations", body: huge)

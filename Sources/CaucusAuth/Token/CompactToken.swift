@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSONSyntax
 
 /// A token split into its three base64url parts, each decoded: the JWS compact serialization.
 /// Building one is the "shape" check; nothing here is trusted until the signature is checked.
@@ -23,16 +24,24 @@ struct CompactToken {
         else {
             throw Self.malformed("a part is not unpadded base64url")
         }
-        guard let header = JSONFields.parse(headerBytes) else {
-            throw Self.malformed("its header is not a JSON object")
-        }
-        guard let payload = JSONFields.parse(payloadBytes) else {
-            throw Self.malformed("its payload is not a JSON object")
-        }
-        self.header = header
-        self.payload = payload
+        header = try Self.object(headerBytes, part: "header")
+        payload = try Self.object(payloadBytes, part: "payload")
         self.signature = signature
         signingInput = bytes[..<parts[1].endIndex]
+    }
+
+    /// A part must be strict JSON: with a member given twice (`alg`, `exp`, `role_type`, …),
+    /// Foundation's decoder keeps the first where PyJWT and most libraries keep the last, so a
+    /// token could mean one thing here and another elsewhere. Refused rather than guessed.
+    private static func object(_ bytes: [UInt8], part: String) throws(CaucusError) -> JSONFields {
+        do {
+            try JSONSyntax.validate(bytes)
+        } catch {
+            if case .duplicateKey(let key) = error.reason { throw malformed("its \(part) has the member \"\(key)\" twice") }
+            throw malformed("its \(part) is not strict JSON: \(error)")
+        }
+        guard let fields = JSONFields.parse(bytes) else { throw malformed("its \(part) is not a JSON object") }
+        return fields
     }
 
     private static func malformed(_ reason: String) -> CaucusError {

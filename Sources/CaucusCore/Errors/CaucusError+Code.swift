@@ -59,6 +59,7 @@ extension CaucusError.Code {
     public static let unauthorized = Self(1011, "unauthorized")
     public static let notFound = Self(1012, "notFound")
     public static let unsupportedProtocol = Self(1013, "unsupportedProtocol")
+    public static let methodNotAllowed = Self(1014, "methodNotAllowed")
 
     public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
     public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
@@ -73,6 +74,7 @@ extension CaucusError.Code {
     public static let sessionEnded = Self(2012, "sessionEnded")
     public static let sessionFull = Self(2013, "sessionFull")
     public static let sessionNotStarted = Self(2014, "sessionNotStarted")
+    public static let nameCharacterForbidden = Self(2015, "nameCharacterForbidden")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -132,10 +134,10 @@ extension CaucusError.Code {
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
-        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .sessionNameEmpty,
+        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
-        .sessionFull, .sessionNotStarted, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

@@ -14,7 +14,7 @@ extension SessionState {
     }
 
     func validateRoomName(_ name: String) throws(CaucusError) {
-        if name.isBlank { throw CaucusError(.roomNameEmpty, "A subsession name is empty.") }
+        try NameRule.validate(name, "The subsession name", emptyCode: .roomNameEmpty)
         if name.limitLength > limits.maxRoomNameLength {
             throw .tooLong(.roomNameTooLong, "The subsession name", limit: limits.maxRoomNameLength)
         }

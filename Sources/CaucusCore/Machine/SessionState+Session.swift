@@ -36,7 +36,7 @@ extension SessionState {
     }
 
     private func validate(_ request: JoinRequest) throws(CaucusError) {
-        if request.sessionName.isBlank { throw CaucusError(.sessionNameEmpty, "The session name is empty.") }
+        try NameRule.validate(request.sessionName, "The session name", emptyCode: .sessionNameEmpty)
         if request.sessionName.limitLength > limits.maxSessionNameLength {
             throw .tooLong(.sessionNameTooLong, "The session name", limit: limits.maxSessionNameLength)
         }
@@ -53,7 +53,7 @@ extension SessionState {
     }
 
     private func validateUserName(_ name: String) throws(CaucusError) {
-        if name.isBlank { throw CaucusError(.userNameEmpty, "The user name is empty.") }
+        try NameRule.validate(name, "The user name", emptyCode: .userNameEmpty)
         if name.limitLength > limits.maxUserNameLength {
             throw .tooLong(.userNameTooLong, "The user name", limit: limits.maxUserNameLength)
         }

@@ -52,3 +52,12 @@ extension SessionServer {
         failure(CaucusError(.notFound, "Development helpers are off: this server does not run on its development app."), status: nil)
     }
 }
+
+/// The console's paths and their methods, as `addConsoleRoutes` registers them, for the 405
+/// answers of `ControlRouteTable` (a test checks that the router agrees).
+enum ConsoleRoutes {
+    static let methods: [String: Set<String>] = [
+        "/": ["GET"], "/console": ["GET"], "/console/{file}": ["GET"], "/console/dev": ["GET"], "/console/dev/app": ["GET"],
+        "/console/dev/token": ["POST"],
+    ]
+}

@@ -75,12 +75,13 @@ extension SessionServer {
             }
         }
         v1.get("history") { request, _ in
-            try await self.control(request) { app in
+            try await self.control(request, query: ["limit"]) { app in
                 let given = request.uri.queryParameters.get("limit")
-                guard let limit = given.map({ Int($0) }) ?? 50 else {
+                // As the OpenAPI document says: 1 to 1000, 50 when absent; anything else is refused, not clamped.
+                guard let limit = given.map({ Int($0) }) ?? 50, (1...1000).contains(limit) else {
                     throw CaucusError(.invalidArguments, "limit must be an integer from 1 to 1000.")
                 }
-                return Self.json(["sessions": try await self.store.history(app: app.key, limit: min(max(limit, 1), 1000))])
+                return Self.json(["sessions": try await self.store.history(app: app.key, limit: limit)])
             }
         }
         return router
@@ -93,10 +94,23 @@ extension SessionServer {
         return session
     }
 
-    /// Authenticates the app and turns refusals into JSON error responses.
-    private func control(_ request: HummingbirdCore.Request, _ body: (AppCredentials) async throws -> Response) async throws -> Response {
+    /// Authenticates the app, refuses query parameters the route does not take (or takes once),
+    /// and turns refusals into JSON error responses.
+    private func control(
+        _ request: HummingbirdCore.Request, query allowed: Set<Substring> = [], _ body: (AppCredentials) async throws -> Response
+    ) async throws -> Response {
         guard let app = authenticate(request) else {
             return Self.failure(CaucusError(.unauthorized, "Use HTTP Basic authentication with the app's key and secret."), status: nil)
+        }
+        var seen = Set<Substring>()
+        for (name, _) in request.uri.queryParameters {
+            let taken = allowed.isEmpty ? "none" : "only " + allowed.sorted().joined(separator: ", ")
+            guard allowed.contains(name) else {
+                return Self.failure(CaucusError(.invalidArguments, "Unknown query parameter \"\(name)\": this route takes \(taken)."), status: nil)
+            }
+            guard seen.insert(name).inserted else {
+                return Self.failure(CaucusError(.invalidArguments, "The query parameter \"\(name)\" is given twice."), status: nil)
+            }
         }
         do {
             return try await body(app)
@@ -104,6 +118,11 @@ extension SessionServer {
             return Self.failure(failure.error, status: failure.status)
         } catch let error as CaucusError {
             return Self.failure(error, status: nil)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            logger.error("control request \(request.method) \(request.uri.path) failed: \(error)")
+            return Self.failure(.serverFailure, status: nil)
         }
     }
 
@@ -115,13 +134,14 @@ extension SessionServer {
         else { return nil }
         let key = String(decoded[..<colon])
         let secret = String(decoded[decoded.index(after: colon)...])
-        guard let app = apps[key], app.secret == secret else { return nil }
+        guard let app = apps[key], SecretComparison.equal(app.secret, secret) else { return nil }
         return app
     }
 
     static func httpStatus(for code: CaucusError.Code) -> HTTPResponse.Status {
         switch code {
         case .unauthorized: .unauthorized
+        case .methodNotAllowed: .methodNotAllowed
         case .notFound, .userNotFound, .roomNotFound, .helpRequestNotFound, .invitationNotFound: .notFound
         case .notPermitted: .forbidden
         case .internalError: .internalServerError
@@ -163,6 +183,14 @@ struct ControlErrorMiddleware: RouterMiddleware {
             var response: Response
             switch error.status {
             case .notFound, .methodNotAllowed:
+                // A path the API has, asked with a method it does not take: 405 and the methods it does.
+                if let allowed = ControlRouteTable.methods(for: request.uri.path) {
+                    let names = allowed.map(\.rawValue).joined(separator: ", ")
+                    var refusal = SessionServer.failure(
+                        CaucusError(.methodNotAllowed, "\(request.uri.path) takes \(names), not \(request.method)."), status: nil)
+                    refusal.headers[.allow] = names
+                    return refusal
+                }
                 response = SessionServer.failure(CaucusError(.notFound, "No such route: \(request.method) \(request.uri.path)."), status: nil)
             case .contentTooLarge:
                 response = SessionServer.failure(CaucusError(.frameTooLarge, "The request body is too large."), status: nil)

@@ -1,6 +1,19 @@
+import CaucusProtocol
+
 /// The control API's OpenAPI document, served at `/openapi.json`. `ControlAPITests` checks
-/// that every path here answers and every route answers here.
+/// that every path here answers and every route answers here; `ControlRouterTests` that the
+/// operations, bounds and methods are the server's own.
 enum OpenAPIDocument {
+    /// The operations `POST /v1/sessions/{id}/operations` runs: every command and
+    /// `updateSettings`; not the connection's own requests, nor the reads.
+    static let operations: [String] = {
+        let notHere = Set(Query.allCases.map(\.rawValue) + [Operation.join.rawValue, Operation.resume.rawValue])
+        return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
+    }()
+
+    /// The largest id a path takes: ids are positive 64-bit integers.
+    static let maximumID = Int64.max
+
     static let json = #"""
 {
   "openapi": "3.1.0",
@@ -54,7 +67,7 @@ enum OpenAPIDocument {
         "type": "object",
         "required": ["op"],
         "description": "The same JSON as a WebSocket request, without id: e.g. {\"op\": \"start\", \"durationSeconds\": 600, \"autoAssign\": true}. Every command of docs/protocol.md that does not act on the caller's own seat is allowed, with host authority.",
-        "properties": {"op": {"type": "string"}},
+        "properties": {"op": {"type": "string", "enum": [\#(operations.map { "\"\($0)\"" }.joined(separator: ", "))]}},
         "additionalProperties": true
       },
       "History": {
@@ -80,7 +93,7 @@ enum OpenAPIDocument {
       "Error": {"description": "Refused; nothing changed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "parameters": {
-      "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}, "description": "The session's id, from GET /v1/sessions."}
+      "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}, "description": "The session's id, from GET /v1/sessions."}
     }
   },
   "security": [{"app": []}],
@@ -116,12 +129,12 @@ enum OpenAPIDocument {
         "summary": "End the session for everyone",
         "responses": {
           "200": {"description": "Ended", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
-          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
         }
       }
     },
     "/v1/sessions/{id}/users/{user}": {
-      "parameters": [{"$ref": "#/components/parameters/session"}, {"name": "user", "in": "path", "required": true, "schema": {"type": "integer"}}],
+      "parameters": [{"$ref": "#/components/parameters/session"}, {"name": "user", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}}],
       "delete": {
         "summary": "Remove a user",
         "responses": {
@@ -148,7 +161,7 @@ enum OpenAPIDocument {
         "parameters": [{"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50}}],
         "responses": {
           "200": {"description": "Sessions with start and end, users with join and leave times", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/History"}}}},
-          "401": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}
         }
       }
     }

@@ -92,7 +92,8 @@ public final class SessionServer: Sendable {
             conversation: WebSocketSession(server: self, connection: connection, logger: logger),
             limits: .init(
                 maxMessageBytes: configuration.maxFrameBytes, keepAlive: TimeAmount(configuration.keepAliveInterval),
-                closeTimeout: .seconds(2), maxQueuedMessages: 16))
+                closeTimeout: .seconds(2), maxQueuedMessages: 16),
+            requests: requests)
     }
 
     /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.

@@ -64,11 +64,25 @@ actor SessionRegistry {
     func discardIfUnstarted(_ actor: SessionActor) async {
         guard await actor.state.lifecycle == .awaitingFirstJoin else { return }
         closed(actor.id)
+        await discardStoredSession(actor.id)
+    }
+
+    /// Deletes the stored row of a session that has no event (the store keeps any that has).
+    private func discardStoredSession(_ id: StoredSessionID) async {
+        let environment = environment(self)
+        do {
+            try await environment.store.discardSession(id)
+        } catch {
+            environment.logger.error("could not discard the unstarted session \(id): \(error)")
+        }
     }
 
     /// Rebuilds every live session from the store after a restart.
     func restore(from stored: [StoredSession], apps: [String: AppCredentials]) async {
         let environment = environment(self)
+        // A session with no event never had a user (a crash between its creation and its first
+        // join): nothing to rebuild, and its row goes.
+        for session in stored where session.events.isEmpty { await discardStoredSession(session.id) }
         for session in stored where !session.events.isEmpty {
             let limits = apps[session.app]?.limits ?? .standard
             let actor = SessionActor(id: session.id, app: session.app, limits: limits, environment: environment)

@@ -24,6 +24,12 @@ enum TokenForge {
         encode(Data(header.utf8)) + "." + encode(Data(payload.utf8)) + "." + encode(Data(signature))
     }
 
+    /// A correctly signed token whose header and payload are exactly these JSON texts.
+    static func signed(header: String, payload: String, secret: String = Fixture.app.secret) -> String {
+        let signingInput = encode(Data(header.utf8)) + "." + encode(Data(payload.utf8))
+        return signingInput + "." + encode(sign(Data(signingInput.utf8), secret: secret, digest: .sha256))
+    }
+
     static func json(_ object: [String: JSONValue]) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

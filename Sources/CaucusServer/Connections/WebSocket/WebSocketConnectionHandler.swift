@@ -29,7 +29,9 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     private let limits: Limits
-    private let conversation: WebSocketSession
+    /// Where this socket's request tasks are counted, so a stopping server can wait for them.
+    private let requests: InFlightRequests
+    private let conversation: any WebSocketConversation
     private var phase = WebSocketSession.Phase.awaitingJoin
 
     /// A message being assembled from fragments: its opcode and the bytes so far.
@@ -47,9 +49,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private var heardSincePing = true
     private var context: ChannelHandlerContext?
 
-    init(conversation: WebSocketSession, limits: Limits) {
+    init(conversation: any WebSocketConversation, limits: Limits, requests: InFlightRequests = InFlightRequests()) {
         self.conversation = conversation
         self.limits = limits
+        self.requests = requests
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -68,6 +71,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         heardSincePing = true
+        // RFC 6455 §5.1: a server must fail the connection on a frame the client did not mask.
+        guard frame.maskKey != nil else {
+            return fail(.protocolError, "Client frames must be masked.", context: context)
+        }
         if frame.opcode == .connectionClose { return receivedClose(frame, context: context) }
         guard !closeReceived, !discarding else { return }
         guard frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
@@ -118,7 +125,9 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     /// The server allows half-closure for HTTP; a WebSocket client that stops sending is gone.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .inputClosed? = event as? ChannelEvent {
+        if event is SkippingFrameDecoder.OversizeFrame {
+            fail(.messageTooLarge, "The frame is larger than \(limits.maxMessageBytes) bytes.", context: context)
+        } else if case .inputClosed? = event as? ChannelEvent {
             context.close(promise: nil)
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -162,7 +171,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         let conversation = conversation
         let handler = NIOLoopBound(self, eventLoop: eventLoop)
         // Counted before the task exists, so a stopping server waits for it (`InFlightRequests`).
-        let requests = conversation.server.requests
+        let requests = requests
         requests.begin()
         Task {
             defer { requests.end() }
@@ -220,10 +229,13 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         if closeSent {
             context.close(promise: nil)
         } else {
-            var payload = frame.unmaskedData
-            // Echo the client's code (RFC 6455 §5.5.1); a close without one is answered 1000.
-            let code = payload.readInteger(as: UInt16.self) ?? CloseCode.normal.rawValue
-            sendClose(code: code, reason: "", context: context)
+            switch ClientClose(payload: frame.unmaskedData) {
+            case .valid(let code):
+                // Echo the client's code (RFC 6455 §5.5.1); a close without one is answered 1000.
+                sendClose(code: code ?? CloseCode.normal.rawValue, reason: "", context: context)
+            case .invalid(let reason):
+                fail(.protocolError, reason, context: context)
+            }
         }
     }
 

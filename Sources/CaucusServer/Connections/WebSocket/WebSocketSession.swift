@@ -84,7 +84,8 @@ struct WebSocketSession: Sendable {
         } catch let error as CaucusError {
             send(.error(re: frame.id, ErrorBody(error)), on: connection)
         } catch {
-            send(.error(re: frame.id, ErrorBody(CaucusError(.internalError, "\(error)"))), on: connection)
+            logger.error("request \(frame.id) failed: \(error)")
+            send(.error(re: frame.id, ErrorBody(.serverFailure)), on: connection)
         }
         return phase
     }
@@ -102,7 +103,8 @@ struct WebSocketSession: Sendable {
             do {
                 session = try await server.registry.sessionForJoin(app: app, name: arguments.session, at: now)
             } catch {
-                throw CaucusError(.internalError, "The session could not be created: \(error)")
+                logger.error("session \"\(arguments.session)\" could not be created: \(error)")
+                throw .serverFailure
             }
             do {
                 let user = try await session.join(request, requestID: id, connection: connection)

@@ -42,7 +42,7 @@ struct WebSocketUpgrader: NIOTypedHTTPServerProtocolUpgrader {
         channel.eventLoop.makeCompletedFuture {
             // Events are small and latency matters: no Nagle delay behind unacknowledged data.
             try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1)
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameBytes)))
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SkippingFrameDecoder(maxFrameBytes: maxFrameBytes)))
             try channel.pipeline.syncOperations.addHandler(makeHandler(channel))
             return .webSocket
         }
