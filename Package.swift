@@ -69,6 +69,13 @@ let package = Package(
             resources: [.copy("Console/Assets")]
         ),
         .target(
+            name: "CaucusMedia",
+            dependencies: [
+                // MESSAGE-INTEGRITY is HMAC-SHA1.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "Caucus",
             dependencies: [
                 "CaucusProtocol", "CaucusCore",
@@ -131,6 +138,15 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "CaucusMediaTests",
+            dependencies: [
+                "CaucusMedia",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            // Real offers from other WebRTC stacks, read through #filePath.
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
     ],

@@ -86,6 +86,19 @@ import Testing
         #expect(harness.state.users.values.allSatisfy { $0.location == .main })
     }
 
+    @Test func everyoneBackDuringTheStopCountdownEndsTheStopAtOnce() {
+        var harness = Harness.session(participants: 2)
+        harness.startRooms(["A"], options: StartOptions(autoAssign: true))
+        harness.perform(.stop(countdownSeconds: 30), by: host)
+        harness.perform(.returnEveryone, by: host)
+        #expect(harness.state.status == .stopped)
+        #expect(harness.state.users.values.allSatisfy { $0.location == .main })
+        // The rooms may start again at once, and the countdown's end changes nothing.
+        harness.perform(.start(StartOptions()), by: host)
+        harness.tick(after: 30)
+        #expect(harness.state.status == .started)
+    }
+
     @Test func theSameInputsAlwaysGiveTheSameEvents() {
         let harness = Harness.session(participants: 30)
         var one = harness

@@ -52,7 +52,11 @@ import Testing
                 modules.append(String(reply.body[Range(match.range(at: 1), in: reply.body)!]))
             }
         }
-        #expect(seen.isSuperset(of: ["app.js", "protocol.js", "state.js", "host.js", "participant.js"]))
+        #expect(
+            seen.isSuperset(of: [
+                "app.js", "protocol.js", "state.js", "host.js", "hostrooms.js", "participant.js", "panels.js", "words.js",
+                "feedback.js", "seat.js",
+            ]))
         await server.stop()
     }
 

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import unittest
 import urllib.request
 
 from selenium import webdriver
@@ -20,7 +21,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CAUCUS = ROOT / ".build" / "debug" / "caucus"
+# CAUCUS points the tests at another build (for instance one carrying older console assets).
+CAUCUS = pathlib.Path(os.environ.get("CAUCUS", ROOT / ".build" / "debug" / "caucus"))
 SCREENSHOTS = ROOT / ".build" / "console-screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -126,6 +128,40 @@ class Page:
     def quit(self):
         self.driver.quit()
 
+    def reset(self, who):
+        """Reuses this browser for someone else: a fresh tab state (no seat kept), desktop size."""
+        self.who = who
+        # Cleared from a page that is not the console, which would save its seat again.
+        self.driver.get(self.base + "/console/dev")
+        self.driver.execute_script("sessionStorage.clear();")
+        self.desktop()
+
+    def phone(self):
+        """A 390×844 phone screen (its viewport exactly, whatever the window)."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+
+    def desktop(self, width=1440, height=900):
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def box(self, selector):
+        """The element's box in the viewport, and the page's scroll: {left, right, top, bottom, scrollY}."""
+        return self.driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, scrollY: window.scrollY};",
+            self.find(selector))
+
+    def page_width(self):
+        return self.driver.execute_script("return document.documentElement.scrollWidth;")
+
+    def scroll_top(self):
+        self.driver.execute_script("window.scrollTo(0, 0);")
+
+    def body_text(self):
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def reload(self):
+        self.driver.refresh()
+
     # --- Finding and waiting ---
 
     def find(self, selector):
@@ -145,6 +181,9 @@ class Page:
                 lambda _: condition())
         except TimeoutException:
             raise AssertionError(f"{self.who}: timed out waiting for {what}\n{self.report()}") from None
+
+    def wait_gone(self, selector, what=None):
+        self.wait(lambda: not self.visible(selector), what or f"{selector} to go")
 
     def wait_text(self, selector, expected):
         """Waits until the element's visible text contains `expected`; returns the text."""
@@ -169,6 +208,16 @@ class Page:
         # Centred, so the sticky top bar never covers what is clicked.
         self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
         element.click()
+
+    def set_value(self, selector, text):
+        """Types a long text at once (send_keys types it key by key)."""
+        self.driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", self.find(selector), text)
+
+    def open_details(self, summary_selector):
+        """Opens a collapsed section by its summary, unless it is open."""
+        summary = self.find(summary_selector)
+        if not self.driver.execute_script("return arguments[0].parentElement.open;", summary):
+            self.click(summary_selector)
 
     def type(self, selector, text):
         element = self.find(selector)
@@ -251,3 +300,43 @@ class Page:
     def assert_no_error(self):
         if self.visible(css_for("error")):
             raise AssertionError(f"{self.who} shows an error: {self.text(css_for('error'))}\n{self.report()}")
+
+
+class ConsoleTestCase(unittest.TestCase):
+    """One `caucus serve` and a few browsers for a whole test class: starting them is most of
+    a test's time on a small machine. Each test takes browsers in order (`page`), each reset
+    to a fresh tab, and uses session names of its own."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = CaucusServer()
+        cls.browsers = []
+
+    @classmethod
+    def tearDownClass(cls):
+        for browser in cls.browsers:
+            browser.quit()
+        cls.server.stop()
+
+    def setUp(self):
+        self.pages = []
+
+    def page(self, who):
+        index = len(self.pages)
+        if index == len(self.browsers):
+            self.browsers.append(Page(who, self.server.base))
+        page = self.browsers[index]
+        page.reset(who)
+        self.pages.append(page)
+        return page
+
+    def server_view(self, session):
+        """The session as the HTTP control API shows it, read with the development app's credentials."""
+        app = http_json(self.server.base + "/console/dev/app")
+        sessions = http_json(self.server.base + "/v1/sessions", app)["sessions"]
+        session_id = next(listed["id"] for listed in sessions if listed["name"] == session)
+        return http_json(f"{self.server.base}/v1/sessions/{session_id}", app)
+
+    def assert_models_agree(self, session):
+        for page in self.pages:
+            page.wait_model_agrees(lambda: self.server_view(session))

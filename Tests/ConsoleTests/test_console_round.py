@@ -10,41 +10,19 @@ import unittest
 
 import jwt
 
-from console_support import CaucusServer, Page, css_for, http_json
+from console_support import CaucusServer, ConsoleTestCase, Page, css_for, http_json
 
 SESSION = "Workshop"
 
 
-class ConsoleRoundTests(unittest.TestCase):
-    def setUp(self):
-        self.server = CaucusServer()
-        self.addCleanup(self.server.stop)
-        self.pages = []
-
-    def server_view(self, session):
-        """The session as the HTTP control API shows it, read with the development app's credentials."""
-        app = http_json(self.server.base + "/console/dev/app")
-        sessions = http_json(self.server.base + "/v1/sessions", app)["sessions"]
-        session_id = next(listed["id"] for listed in sessions if listed["name"] == session)
-        return http_json(f"{self.server.base}/v1/sessions/{session_id}", app)
-
-    def assert_models_agree(self, session):
-        for page in self.pages:
-            page.wait_model_agrees(lambda: self.server_view(session))
-
-    def page(self, who):
-        page = Page(who, self.server.base)
-        self.pages.append(page)
-        self.addCleanup(page.quit)
-        return page
-
+class ConsoleRoundTests(ConsoleTestCase):
     def test_a_host_and_two_participants_run_a_full_breakout_round(self):
         host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
 
         # Everyone opens the console at "/" and joins with a development token.
         host.join(SESSION, "Ann", "host")
         self.assertTrue(host.driver.current_url.endswith("/console/"))
-        host.wait_text(css_for("status"), "none")
+        host.wait_text(css_for("status"), "No rooms yet")
         bo.join(SESSION, "Bo", "participant")
         col.join(SESSION, "Col", "participant")
         for participant in (bo, col):
@@ -54,8 +32,9 @@ class ConsoleRoundTests(unittest.TestCase):
         # The host sees everyone live, and the app's sessions through the HTTP control API.
         host.wait_visible(css_for("user-row", userName="Bo"))
         host.wait_visible(css_for("user-row", userName="Col"))
+        host.open_details(css_for("sessions-toggle"))
         host.click(css_for("dev-fill-app"))
-        host.wait_text(css_for("session-row", session=SESSION), "3 users · none")
+        host.wait_text(css_for("session-row", session=SESSION), "3 people · No rooms yet")
 
         # Plan: two rooms; Bo pre-assigned by selection, Col by drag and drop; commit.
         host.type(css_for("plan-names"), "Red, Blue")
@@ -70,9 +49,9 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_text(f"{blue_plan} {css_for('plan-assigned')}", "Col")
         host.click(css_for("commit"))
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "committed")
+            page.wait_text(css_for("status"), "Rooms ready")
         host.wait_text(css_for("room-assigned"), "Planned: Bo")
-        bo.wait_text(css_for("room-choices"), "Rooms are committed.")
+        bo.wait_text(css_for("room-choices"), "The rooms are ready but not open yet.")
 
         # Start with a duration: the timer counts down and both participants are in their rooms.
         # A warning 598 s before the end of 10 minutes comes two seconds after the start (the
@@ -82,7 +61,7 @@ class ConsoleRoundTests(unittest.TestCase):
         host.type(css_for("start-minutes"), "10")
         host.click(css_for("start"))
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "started")
+            page.wait_text(css_for("status"), "Rooms open")
         host.wait(lambda: (host.text(css_for("timer")) or "").startswith("Ends in 9:") or host.text(css_for("timer")) == "Ends in 10:00",
                   "the timer to count down from 10 minutes")
         bo.wait_text(css_for("timer"), "Ends in")
@@ -144,18 +123,18 @@ class ConsoleRoundTests(unittest.TestCase):
         host.type(css_for("stop-countdown"), "5")
         host.click(css_for("stop"))
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "stopping")
+            page.wait_text(css_for("status"), "Rooms closing")
             page.wait_text(css_for("timer"), "Everyone returns in 0:0")
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "stopped")
+            page.wait_text(css_for("status"), "Rooms closed")
         for participant in (bo, col):
             participant.wait_text(css_for("my-location"), "Main session")
-            participant.wait_text(css_for("room-choices"), "Rooms are stopped.")
+            participant.wait_text(css_for("room-choices"), "The rooms are closed.")
         for name in ("Ann", "Bo", "Col"):
             host.wait_text(f"{css_for('user-row', userName=name)} {css_for('user-location')}", "Main session")
         host.wait_text(css_for("pause-parent"), "Pause main session")
         host.click(css_for("load-sessions"))
-        host.wait_text(css_for("session-row", session=SESSION), "3 users · stopped")
+        host.wait_text(css_for("session-row", session=SESSION), "3 people · Rooms closed")
         self.assert_models_agree(SESSION)
 
         for page in self.pages:
@@ -166,11 +145,12 @@ class ConsoleRoundTests(unittest.TestCase):
         host.join("Private", "Ann", "host", password="sesame")
         bo.fill_join_form("Private", "Bo", "participant")
         bo.click(css_for("join"))
-        bo.wait_text(css_for("error"), "2010 needPassword")
+        bo.wait_text(css_for("inline-error"), "This session is private: enter its password.")
+        self.assertEqual(bo.find(css_for("inline-error")).get_attribute("data-code"), "2010")
         bo.wait_text(css_for("password-hint"), "This session is private")
         bo.type(css_for("password"), "guess")
         bo.click(css_for("join"))
-        bo.wait_text(css_for("error"), "2011 passwordWrong")
+        bo.wait_text(css_for("inline-error"), "Wrong password: try again.")
         bo.type(css_for("password"), "sesame")
         bo.click(css_for("join"))
         bo.wait_joined("Bo", "participant")
@@ -185,10 +165,11 @@ class ConsoleRoundTests(unittest.TestCase):
         host.wait_visible(css_for("user-row", userName="Col"))
 
         # Two rooms, the two participants invited one to each.
+        host.open_details(f'{css_for("quick-rooms")} summary')
         host.type(css_for("create-count"), "2")
         host.click(css_for("create-and-invite"))
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "started")
+            page.wait_text(css_for("status"), "Rooms open")
         host.wait_visible(css_for("room-card", room="Room 1"))
         host.wait_visible(css_for("room-card", room="Room 2"))
         bo.wait_text(css_for("invitation"), "You are invited to Room")
@@ -215,7 +196,7 @@ class ConsoleRoundTests(unittest.TestCase):
         # A help request the host ignores.
         bo.click(css_for("request-help"))
         host.click(f"{css_for('help-request', requester='Bo')} {css_for('help-ignore')}")
-        bo.wait_text(css_for("help-status"), "Ann could not come (ignored)")
+        bo.wait_text(css_for("help-status"), "Ann cannot come right now.")
         host.wait_text(css_for("help-queue"), "Nobody is asking for help.")
 
         # The host moves Col by the People picker and sends him back.
@@ -247,7 +228,7 @@ class ConsoleRoundTests(unittest.TestCase):
         host.click(css_for("clear-all"))
         bo.wait_text(css_for("my-location"), "Main session")
         host.wait_text(f"{css_for('user-row', userName='Col')} {css_for('user-location')}", "Main session")
-        host.wait_text(css_for("status"), "started")
+        host.wait_text(css_for("status"), "Rooms open")
         bo.wait_text(css_for("room-choices"), bo_room)
         self.assert_models_agree("Lab")
 
@@ -260,8 +241,9 @@ class ConsoleRoundTests(unittest.TestCase):
 
         # Destroy all: the rooms are gone.
         host.click(css_for("destroy-all"))
+        host.click(css_for("confirm-destroy"))
         for page in (host, bo, col):
-            page.wait_text(css_for("status"), "withdrawn")
+            page.wait_text(css_for("status"), "No rooms")
         bo.wait_text(css_for("room-choices"), "No breakout rooms yet.")
         host.wait_text(css_for("rooms"), "No rooms yet")
 
@@ -293,11 +275,12 @@ class ConsoleRoundTests(unittest.TestCase):
     def test_a_refusal_shows_its_code_and_the_development_helpers_are_labelled(self):
         host = self.page("host Ann")
         host.join("Solo", "Ann", "host")
-        # Committing an empty plan is refused by the server: the page shows code and name.
+        # Committing an empty plan is refused by the server: the page says why, next to the button.
         host.click(css_for("commit"))
-        host.wait_text(css_for("error"), "4006 preListEmpty")
+        host.wait_text(css_for("inline-error"), "The plan has no rooms yet: add rooms first.")
+        self.assertEqual(host.find(css_for("inline-error")).get_attribute("data-code"), "4006")
         self.assertIn("Development only", host.text(css_for("dev-banner")))
-        self.assertIn("Development only", host.text(css_for("dev-fill-app")))
+        self.assertIn("Development only", host.find(css_for("dev-fill-app")).get_attribute("textContent"))
         self.assertEqual(http_json(self.server.base + "/console/dev"), {"development": True})
 
 
@@ -328,13 +311,14 @@ class ConfiguredAppsTests(unittest.TestCase):
         host.click(css_for("join"))
         host.wait_joined("Ann", "host")
 
+        host.open_details(css_for("sessions-toggle"))
         host.type(css_for("app-key"), self.APP["key"])
         host.type(css_for("app-secret"), "not the secret")
         host.click(css_for("load-sessions"))
-        host.wait_text(css_for("error"), "1011 unauthorized")
+        host.wait_text(css_for("inline-error"), "The app key or secret is wrong.")
         host.type(css_for("app-secret"), self.APP["secret"])
         host.click(css_for("load-sessions"))
-        host.wait_text(css_for("session-row", session="Class"), "Class · 1 user · none")
+        host.wait_text(css_for("session-row", session="Class"), "Class · 1 person · No rooms yet")
         host.assert_no_error()
 
 

@@ -89,6 +89,10 @@ extension SessionState {
 
     func decideReturnEveryone() throws(CaucusError) -> [Event] {
         guard phase.isRunning else { throw .wrongStatus("send everyone back", status) }
+        // Everyone back during a stop's countdown is the stop, now: it ends as the countdown
+        // would, so the rooms can start again at once rather than after a countdown that
+        // no longer counts down to anything.
+        if case .stopping = phase { return [.statusChanged(stoppedSnapshot)] }
         let moves = rooms.flatMap(\.occupants).map { UserMove(user: $0, to: .main) }
         guard !moves.isEmpty else { throw CaucusError(.nobodyToMove, "Nobody is in a subsession.") }
         return [.usersMoved(moves)]

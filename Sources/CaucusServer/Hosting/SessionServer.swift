@@ -21,6 +21,8 @@ public final class SessionServer: Sendable {
     let store: any SessionStore
     let secrets: ResumeSecrets
     let metrics: ServerMetrics
+    /// Requests being handled, which a stopping server waits for.
+    let requests = InFlightRequests()
     let logger: Logger
     let clock: @Sendable () -> Instant
 
@@ -103,9 +105,12 @@ public final class SessionServer: Sendable {
         try await store.close()
     }
 
-    /// Closes every client connection with "service restart": they reconnect and resume.
+    /// Closes every client connection with "service restart" (they reconnect and resume),
+    /// waits for each session's store write under way, then for the requests still being
+    /// handled: once it returns, no task of the server is left running.
     func closeAllConnections() async {
         for session in await registry.all() { await session.closeForRestart() }
+        await requests.drained()
     }
 }
 

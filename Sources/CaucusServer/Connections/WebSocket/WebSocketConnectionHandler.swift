@@ -161,7 +161,11 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         let phase = phase
         let conversation = conversation
         let handler = NIOLoopBound(self, eventLoop: eventLoop)
+        // Counted before the task exists, so a stopping server waits for it (`InFlightRequests`).
+        let requests = conversation.server.requests
+        requests.begin()
         Task {
+            defer { requests.end() }
             let after = await conversation.handle(next, phase: phase)
             handler.eventLoop.execute {
                 let handler = handler.value

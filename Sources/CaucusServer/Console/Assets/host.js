@@ -1,178 +1,243 @@
-// The host's (and managers') view: people, the plan, the live rooms and every breakout control.
+// The host's (and managers') view: the breakout controls first (always in the same place,
+// whatever the status), then the plan and the rooms; people on one side, help, broadcast
+// and chat on the other. On a phone, one column: controls, plan and rooms, help and chat, people.
 
 import { h, fill } from "./dom.js";
-import { ChatPanel, NoticePanel } from "./panels.js";
+import { askNear, showErrorNear, clearErrorNear } from "./feedback.js";
+import { Banners, ChatPanel, NoticePanel, tileArea, tooLong } from "./panels.js";
+import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
 
-const USER_MIME = "application/x-caucus-user";
-
-/** Lets a user chip be dragged onto a room. */
-function draggableUser(model, user, extra = {}) {
-  return h("li", {
-    class: `chip role-${model.role(user.id)}`, draggable: "true", testid: "user-chip", dataset: { userName: user.name },
-    ondragstart: (event) => event.dataTransfer.setData(USER_MIME, String(user.id)), ...extra,
-  }, user.name);
-}
-
-/** Makes `element` accept dropped users, calling `drop(userID)`. */
-function dropTarget(element, drop) {
-  element.addEventListener("dragover", (event) => {
-    if (event.dataTransfer.types.includes(USER_MIME)) { event.preventDefault(); element.classList.add("drop"); }
-  });
-  element.addEventListener("dragleave", () => element.classList.remove("drop"));
-  element.addEventListener("drop", (event) => {
-    event.preventDefault();
-    element.classList.remove("drop");
-    const id = Number(event.dataTransfer.getData(USER_MIME));
-    if (id) drop(id);
-  });
-  return element;
-}
-
-/** A select of the session's users and a button: the keyboard way to do what dragging does. */
-function userPicker(users, label, testid, choose) {
-  const select = h("select", { testid: `${testid}-select`, "aria-label": label },
-    h("option", { value: "" }, label), users.map((user) => h("option", { value: user.id }, user.name)));
-  const button = h("button", { type: "button", testid: `${testid}-button`, onclick: () => { if (select.value) choose(Number(select.value)); } }, "Assign");
-  return h("div", { class: "row picker" }, select, button);
-}
+const NEXT_STEP = {
+  none: "Make a plan below (or create rooms at once), then start.",
+  withdrawn: "Make a plan below (or create rooms at once), then start.",
+  committed: "The rooms are ready: press Start when everyone is here.",
+  started: "The rooms are open.",
+  stopping: "The rooms are closing.",
+  stopped: "The rooms are closed. Start them again, or change the plan.",
+};
 
 export class HostView {
   constructor(root, act, sessionsPanel) {
     this.act = act;
-    this.chat = new ChatPanel(act);
+    this.model = null;
+    this.selected = new Set();
+    this.chat = new ChatPanel(act, () => this.model);
     this.notices = new NoticePanel();
+    this.banners = new Banners();
     this.people = h("ul", { class: "list", testid: "people" });
-    this.plan = h("div", { class: "plan", testid: "plan" });
-    this.rooms = h("div", { class: "rooms", testid: "rooms" });
+    this.unplaced = h("p", { class: "name", testid: "unplaced" });
+    this.bulk = h("div", { class: "row", testid: "bulk" });
     this.help = h("ul", { class: "list", testid: "help-queue" });
     this.controls = this.buildControls();
-    this.planSection = this.buildPlan();
-    const sidebar = h("div", { class: "column" },
-      sessionsPanel,
-      h("section", { class: "card" }, h("h3", {}, "People"), h("p", { class: "muted" }, "Drag a person onto a room, or use the room's picker."), this.people),
-      this.buildSettings());
-    this.roomsSection = h("section", { class: "card" }, h("h3", {}, "Rooms"), this.rooms);
-    this.centre = h("div", { class: "column wide" }, this.planSection, this.roomsSection, this.controls.element);
-    const side = h("div", { class: "column" },
-      h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
-      this.buildBroadcast(), this.chat.element, this.notices.element);
-    fill(root, h("div", { class: "grid" }, sidebar, this.centre, side));
+    this.plan = new PlanCard(this);
+    this.rooms = new RoomsCard(this);
+    this.inviteLink = h("input", { readonly: true, testid: "invite-link", "aria-label": "Invite link", onfocus: (event) => event.target.select() });
+    sessionsPanel.hidden = false;
+    const peopleCard = h("section", { class: "card area-people" }, h("h3", {}, "People"),
+      h("div", { class: "unplaced-box" }, h("strong", {}, "Not in a room yet: "), this.unplaced),
+      h("p", { class: "muted" }, "Tick people to move several at once, or drag a person onto a room."),
+      this.bulk, this.people);
+    const inviteCard = h("section", { class: "card area-invite" }, h("h3", {}, "Invite people"),
+      h("div", { class: "row" }, this.inviteLink,
+        h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")));
+    fill(root, h("div", { class: "host-grid" },
+      h("div", { class: "area-main" }, this.banners.element, this.controls.element, tileArea(), this.plan.element, this.rooms.element),
+      h("div", { class: "area-side" },
+        h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
+        this.buildBroadcast(), this.chat.element),
+      h("div", { class: "area-left" }, peopleCard, inviteCard, this.buildSettings(), this.notices.element, sessionsPanel)));
   }
 
-  buildPlan() {
-    const names = h("input", { testid: "plan-names", placeholder: "Red, Blue, Green", autocomplete: "off" });
-    const add = h("form", { class: "row", onsubmit: async (event) => {
-      event.preventDefault();
-      const list = names.value.split(",").map((name) => name.trim()).filter(Boolean);
-      if (list.length && await this.act("addToPreList", { names: list })) names.value = "";
-    } }, names, h("button", { type: "submit", testid: "plan-add" }, "Add rooms"));
-    const buttons = h("div", { class: "row" },
-      h("button", { type: "button", class: "primary", testid: "commit", onclick: () => this.act("commit") }, "Commit plan"),
-      h("button", { type: "button", testid: "withdraw", onclick: () => this.act("withdraw") }, "Withdraw"),
-      h("button", { type: "button", testid: "clear-plan", onclick: () => this.act("clearPreList") }, "Clear plan"));
-    return h("section", { class: "card", testid: "plan-section" },
-      h("h3", {}, "Plan"), h("p", { class: "muted" }, "Name the rooms, pre-assign people, then commit."), add, this.plan, buttons);
+  async copyLink(button) {
+    this.inviteLink.select();
+    try {
+      await navigator.clipboard.writeText(this.inviteLink.value);
+      fill(button, "Copied");
+    } catch {
+      // Without clipboard access (plain http), the link is selected for the person to copy.
+      fill(button, "Selected: copy it");
+    }
+    setTimeout(() => fill(button, "Copy link"), 2000);
+  }
+
+  /** Your own moves say nothing; a move by someone else says where you were moved. */
+  move(op, args, origin) {
+    this.model.ownMove = true;
+    const model = this.model;
+    // Its event may come before or after the reply: forget the flag a little later.
+    return this.act(op, args, origin).then((done) => { setTimeout(() => { model.ownMove = false; }, done ? 1500 : 0); return done; });
   }
 
   buildControls() {
-    const duration = h("input", { type: "number", min: 0, max: 1440, step: "any", value: "10", testid: "start-minutes", "aria-label": "Duration in minutes" });
+    const number = (testid, value, min, max, label) => h("input", { type: "number", min, max, step: "any", value, testid, "aria-label": label });
+    const duration = number("start-minutes", "10", 0, 1440, "Minutes");
     const autoAssign = h("input", { type: "checkbox", testid: "start-auto-assign" });
-    const countdown = h("input", { type: "number", min: 0, max: 3600, value: "0", testid: "stop-countdown", "aria-label": "Countdown in seconds" });
-    const extend = h("input", { type: "number", min: 1, max: 1440, value: "5", testid: "extend-minutes", "aria-label": "Minutes to add" });
-    const count = h("input", { type: "number", min: 1, max: 50, value: "2", testid: "create-count", "aria-label": "Number of rooms" });
-    const pause = h("button", { type: "button", testid: "pause-parent", onclick: () => this.act(this.paused ? "resumeParent" : "pauseParent") }, "Pause main session");
-    const mute = h("button", { type: "button", testid: "mute-parent", onclick: () => this.act(this.muted ? "unmuteParent" : "muteParent") }, "Mute main session");
-    const start = () => {
+    const countdown = number("stop-countdown", "0", 0, 3600, "Countdown in seconds");
+    const extend = number("extend-minutes", "5", 1, 1440, "Minutes to add");
+    const count = number("create-count", "2", 1, 50, "Number of rooms");
+    const force = h("input", { type: "checkbox", testid: "create-force" });
+    const capacity = h("input", { type: "number", min: 2, max: 1000, placeholder: "any", testid: "create-capacity", "aria-label": "People per room (blank: no limit)" });
+    const definition = () => (Number(capacity.value) > 0 ? { capacity: Math.round(Number(capacity.value)) } : undefined);
+    const hint = h("p", { class: "muted", testid: "next-step" });
+    const button = (testid, text, run, className) => h("button", { type: "button", testid, class: className, onclick: (event) => run(event.currentTarget) }, text);
+    const pause = button("pause-parent", "Pause main session", (origin) => this.act(this.paused ? "resumeParent" : "pauseParent", {}, origin));
+    const mute = button("mute-parent", "Mute main session", (origin) => this.act(this.muted ? "unmuteParent" : "muteParent", {}, origin));
+    const start = (origin) => {
       const args = { autoAssign: autoAssign.checked };
       const minutes = Number(duration.value);
       if (minutes > 0) args.durationSeconds = Math.round(minutes * 60);
-      this.act("start", args);
+      this.act("start", args, origin);
     };
     const element = h("section", { class: "card controls", testid: "controls" },
-      h("h3", {}, "Breakout"),
-      h("div", { class: "row" }, h("label", {}, "Duration (min) ", duration), h("label", {}, autoAssign, " auto-assign the rest"),
-        h("button", { type: "button", class: "primary", testid: "start", onclick: start }, "Start")),
+      h("h3", {}, "Breakout"), hint,
+      h("div", { class: "row" }, h("label", {}, "Minutes ", duration), h("label", {}, autoAssign, " put the others in rooms too"),
+        button("start", "Start", start, "primary")),
       h("div", { class: "row" }, h("label", {}, "Countdown (s) ", countdown),
-        h("button", { type: "button", class: "danger", testid: "stop", onclick: () => this.act("stop", { countdownSeconds: Number(countdown.value) || 0 }) }, "Stop"),
+        button("stop", "Stop", (origin) => this.act("stop", { countdownSeconds: Number(countdown.value) || 0 }, origin), "danger"),
         h("label", {}, "Add (min) ", extend),
-        h("button", { type: "button", testid: "extend", onclick: () => this.act("extendTimer", { seconds: Math.round(Number(extend.value) * 60) }) }, "Extend")),
+        button("extend", "Extend", (origin) => this.act("extendTimer", { seconds: Math.round(Number(extend.value) * 60) }, origin))),
       h("div", { class: "row" }, pause, mute,
-        h("button", { type: "button", testid: "clear-all", onclick: () => this.act("clearAll") }, "Everyone back (clear all)"),
-        h("button", { type: "button", class: "danger", testid: "destroy-all", onclick: () => this.act("destroyAll") }, "Destroy all rooms")),
-      h("div", { class: "row" }, h("label", {}, "Rooms ", count),
-        h("button", { type: "button", testid: "create-rooms", onclick: () => this.act("createRooms", { count: Number(count.value) }) }, "Create rooms now"),
-        h("button", { type: "button", testid: "create-and-invite", onclick: () => this.act("createAndInvite", { count: Number(count.value) }) }, "Create and invite everyone"),
-        h("button", { type: "button", testid: "auto-assign", onclick: () => this.act("autoAssign") }, "Auto-assign")));
-    return { element, pause, mute };
+        button("clear-all", "Everyone back", (origin) => this.act("clearAll", {}, origin)),
+        button("destroy-all", "Remove all rooms", (origin) => this.destroyAll(origin), "danger")),
+      h("details", { class: "more", testid: "quick-rooms" }, h("summary", {}, "Quick rooms, without a plan"),
+        h("div", { class: "row" }, h("label", {}, "Rooms ", count), h("label", {}, "People per room ", capacity)),
+        h("div", { class: "row" },
+          button("create-rooms", "Create rooms", (origin) => this.createRooms(origin, Number(count.value), false, false, definition())),
+          button("create-and-invite", "Create rooms and invite everyone", (origin) => this.createRooms(origin, Number(count.value), true, force.checked, definition())),
+          h("label", {}, force, " move them without asking"),
+          button("auto-assign", "Put everyone not in a room into one", (origin) => this.act("autoAssign", {}, origin)))));
+    return { element, pause, mute, hint };
+  }
+
+  async destroyAll(origin) {
+    const answer = await askNear(origin, `Remove all ${this.model.rooms.length} rooms? Everyone comes back to the main session, and the rooms are gone.`,
+      [{ value: "yes", label: "Remove all rooms", testid: "confirm-destroy", class: "danger" }]);
+    if (answer) this.act("destroyAll", {}, origin);
+  }
+
+  /** New rooms are numbered after the ones there are: say so, and offer to replace them. */
+  async createRooms(origin, count, invite, forceJoin, definition) {
+    const op = invite ? "createAndInvite" : "createRooms";
+    const args = invite ? { count, forceJoin } : { count };
+    if (definition) args.definition = definition;
+    const existing = this.model.rooms.length;
+    if (existing === 0) return this.act(op, args, origin);
+    const first = existing + 1;
+    const answer = await askNear(origin,
+      `There are already ${existing} rooms. Replace them with ${count} new rooms, or add ${count} more (Room ${first}${count > 1 ? ` to Room ${existing + count}` : ""})?`,
+      [{ value: "replace", label: `Replace with ${count} new rooms`, testid: "confirm-replace", class: "primary" },
+        { value: "add", label: `Add ${count} more`, testid: "confirm-add" }]);
+    if (answer === "replace") {
+      if (await this.act("destroyAll", {}, origin)) this.act(op, args, origin);
+    } else if (answer === "add") {
+      this.act(op, args, origin);
+    }
   }
 
   buildSettings() {
-    this.selfSelect = h("input", { type: "checkbox", testid: "setting-self-select", onchange: (event) => this.act("updateSettings", { settings: { selfSelectAllowed: event.target.checked } }) });
-    this.returnAllowed = h("input", { type: "checkbox", testid: "setting-return", onchange: (event) => this.act("updateSettings", { settings: { returnToMainAllowed: event.target.checked } }) });
+    this.selfSelect = h("input", { type: "checkbox", testid: "setting-self-select", onchange: (event) => this.act("updateSettings", { settings: { selfSelectAllowed: event.target.checked } }, event.target) });
+    this.returnAllowed = h("input", { type: "checkbox", testid: "setting-return", onchange: (event) => this.act("updateSettings", { settings: { returnToMainAllowed: event.target.checked } }, event.target) });
     this.warnAt = h("input", { testid: "setting-warnings", "aria-label": "Warn this many seconds before the end", placeholder: "60", autocomplete: "off" });
+    const save = h("button", { type: "submit", testid: "setting-warnings-save" }, "Save");
     const saveWarnings = (event) => {
       event.preventDefault();
       const seconds = this.warnAt.value.split(",").map((part) => Number(part.trim())).filter((value) => value > 0);
-      this.act("updateSettings", { settings: { timerWarningSeconds: seconds } });
+      this.act("updateSettings", { settings: { timerWarningSeconds: seconds } }, save);
     };
-    return h("section", { class: "card settings" }, h("h3", {}, "Settings"),
-      h("label", {}, this.selfSelect, " participants choose their room"),
-      h("label", {}, this.returnAllowed, " participants may return to the main session"),
-      h("form", { class: "row", onsubmit: saveWarnings }, h("span", {}, "Timer warnings (s before the end)"), this.warnAt,
-        h("button", { type: "submit", testid: "setting-warnings-save" }, "Save")));
+    this.settings = h("section", { class: "card settings" }, h("h3", {}, "Settings"),
+      h("label", { class: "row" }, this.selfSelect, " participants choose their room"),
+      h("label", { class: "row" }, this.returnAllowed, " participants may return to the main session"),
+      h("form", { class: "row", onsubmit: saveWarnings }, h("span", {}, "Timer warnings (seconds before the end)"), this.warnAt, save));
+    return this.settings;
   }
 
   buildBroadcast() {
-    const text = h("input", { testid: "broadcast-text", placeholder: "Five minutes left", maxlength: 4000, autocomplete: "off" });
-    return h("section", { class: "card" }, h("h3", {}, "Broadcast to every room"),
+    const text = h("input", { testid: "broadcast-text", placeholder: "Five minutes left", autocomplete: "off", "aria-label": "Message to every room" });
+    const send = h("button", { type: "submit", testid: "broadcast-send" }, "Send to all");
+    return h("section", { class: "card" }, h("h3", {}, "Message to every room"),
       h("form", { class: "row", onsubmit: async (event) => {
         event.preventDefault();
-        if (text.value.trim() && await this.act("broadcast", { text: text.value })) text.value = "";
-      } }, text, h("button", { type: "submit", testid: "broadcast-send" }, "Broadcast")));
+        if (!text.value.trim()) { showErrorNear(send, "Type a message first."); return; }
+        const problem = tooLong(text.value, this.model?.limits?.maxChatLength ?? 4000);
+        if (problem) { showErrorNear(send, problem); return; }
+        clearErrorNear(send);
+        if (await this.act("broadcast", { text: text.value }, send)) text.value = "";
+      } }, text, send));
   }
 
-  notice(notice) { this.notices.add(typeof notice === "object" ? notice.text : notice); }
+  notice(notice) { this.notices.add(notice); }
 
   render(model) {
+    this.model = model;
+    this.banners.render(model);
     this.paused = model.breakout.parent.paused;
     this.muted = model.breakout.parent.audioMuted || model.breakout.parent.videoMuted;
     fill(this.controls.pause, this.paused ? "Resume main session" : "Pause main session");
     fill(this.controls.mute, this.muted ? "Unmute main session" : "Mute main session");
+    fill(this.controls.hint, NEXT_STEP[model.status] ?? "");
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
-    this.selfSelect.disabled = this.returnAllowed.disabled = model.myRole !== "host";
+    this.settings.hidden = model.myRole !== "host";
     if (document.activeElement !== this.warnAt) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
-    this.planSection.hidden = model.myRole !== "host";
-    // While rooms are open the live rooms and their controls matter most; the plan waits below.
-    if (model.roomsOpen) this.centre.append(this.planSection);
-    else this.centre.prepend(this.planSection);
+    const link = new URL(location.href);
+    link.search = new URLSearchParams({ session: model.name, role: "participant" }).toString();
+    link.hash = "";
+    this.inviteLink.value = link.toString();
     this.renderPeople(model);
-    this.renderPlan(model);
-    this.renderRooms(model);
+    this.plan.render(model);
+    this.rooms.render(model);
     this.renderHelp(model);
     this.chat.render(model);
   }
 
   renderPeople(model) {
+    for (const id of this.selected) if (!model.users.has(id)) this.selected.delete(id);
+    const unplaced = model.unplaced;
+    fill(this.unplaced, unplaced.length ? unplaced.map((user) => user.name).join(", ") : "nobody");
+    fill(this.people, [...model.users.values()].map((user) => this.personRow(model, user)));
+    this.renderBulk(model);
+  }
+
+  personRow(model, user) {
+    const location = user.location ?? null;
     const roomTargets = model.rooms.map((room) => h("option", { value: room.id }, room.name));
-    fill(this.people, [...model.users.values()].map((user) => {
-      const location = user.location ?? null;
-      const move = h("select", { testid: "user-move-select", "aria-label": `Move ${user.name}`, onchange: (event) => {
-        const target = event.target.value;
-        if (target === "main") this.act("returnUser", { user: user.id });
-        else if (target) this.act("assign", { users: [user.id], room: Number(target) });
-      } }, h("option", { value: "" }, "Move to…"), h("option", { value: "main" }, "Main session"), roomTargets.map((option) => option.cloneNode(true)));
-      return h("li", { class: "person", testid: "user-row", dataset: { userName: user.name } },
-        draggableUser(model, user, { class: `chip role-${model.role(user.id)}` }),
-        h("span", { class: "muted" }, model.role(user.id)),
-        h("span", { testid: "user-location" }, model.roomName(location)),
-        user.presence?.connected === false ? h("span", { class: "badge warn" }, "reconnecting") : null,
-        model.rooms.length ? move : null,
-        location != null && user.id !== model.you
-          ? h("button", { type: "button", class: "quiet", testid: "user-send-back", onclick: () => this.act("returnUser", { user: user.id }) }, "Send back")
-          : null,
-        model.myRole === "host" && user.id !== model.you ? this.managerToggle(model, user) : null);
-    }));
+    const move = h("select", { testid: "user-move-select", "aria-label": `Move ${user.name}`, onchange: (event) => {
+      const target = event.target.value;
+      if (target === "main") this.act("returnUser", { user: user.id }, event.target);
+      else if (target) this.act("assign", { users: [user.id], room: Number(target) }, event.target);
+    } }, h("option", { value: "" }, "Move to…"), h("option", { value: "main" }, "Main session"), roomTargets);
+    const tick = h("input", { type: "checkbox", testid: "user-select", "aria-label": `Select ${user.name}`, checked: this.selected.has(user.id) || null,
+      onchange: (event) => { if (event.target.checked) this.selected.add(user.id); else this.selected.delete(user.id); this.renderBulk(model); } });
+    return h("li", { class: "person", testid: "user-row", dataset: { userName: user.name } },
+      user.id === model.you ? null : tick,
+      h("ul", { class: "chips inline" }, draggableUser(model, user)),
+      h("span", { class: "muted" }, model.role(user.id)),
+      h("span", { class: "clamp", testid: "user-location", title: model.roomName(location) }, model.roomName(location)),
+      user.presence?.connected === false ? h("span", { class: "badge warn" }, "reconnecting") : null,
+      model.rooms.length && user.id !== model.you ? move : null,
+      location != null && user.id !== model.you
+        ? h("button", { type: "button", class: "quiet", testid: "user-send-back", onclick: (event) => this.act("returnUser", { user: user.id }, event.currentTarget) }, "Send back")
+        : null,
+      model.myRole === "host" && user.id !== model.you ? this.managerToggle(model, user) : null);
+  }
+
+  /** Several people at once: into a planned room before the plan is confirmed, else into a room. */
+  renderBulk(model) {
+    const planning = model.rooms.length === 0 && model.myRole === "host";
+    const targets = planning ? model.preList.map((planned) => ({ value: planned.name, name: planned.name })) : model.rooms.map((room) => ({ value: String(room.id), name: room.name }));
+    if (targets.length === 0) { fill(this.bulk); return; }
+    const select = h("select", { testid: "bulk-room-select", "aria-label": "Room for the people ticked" },
+      h("option", { value: "" }, "Room…"), targets.map((target) => h("option", { value: target.value }, target.name)));
+    const go = h("button", { type: "button", testid: "bulk-assign", onclick: async (event) => {
+      const users = [...this.selected];
+      if (users.length === 0) { showErrorNear(event.currentTarget, "Tick the people to move first."); return; }
+      if (!select.value) { showErrorNear(event.currentTarget, "Choose a room first."); return; }
+      const done = planning
+        ? await this.act("preAssign", { users, name: select.value }, event.currentTarget)
+        : await this.act("assign", { users, room: Number(select.value) }, event.currentTarget);
+      if (done) { this.selected.clear(); this.render(model); }
+    } }, `Move ${this.selected.size || ""} ticked`.replace("  ", " "));
+    fill(this.bulk, select, go);
   }
 
   /** The host makes and revokes managers, who then get this view too. */
@@ -180,45 +245,15 @@ export class HostView {
     const isManager = model.role(user.id) === "manager";
     return h("button", {
       type: "button", class: "quiet", testid: "user-manager",
-      onclick: () => this.act(isManager ? "revokeManager" : "makeManager", { user: user.id }),
+      onclick: (event) => this.act(isManager ? "revokeManager" : "makeManager", { user: user.id }, event.currentTarget),
     }, isManager ? "Revoke manager" : "Make manager");
-  }
-
-  renderPlan(model) {
-    const users = [...model.users.values()].filter((user) => user.id !== model.you);
-    fill(this.plan, model.preList.length === 0 ? h("p", { class: "muted" }, "No rooms planned yet.") : model.preList.map((planned) =>
-      dropTarget(h("div", { class: "planned", testid: "plan-room", dataset: { room: planned.name } },
-        h("div", { class: "row spread" }, h("strong", {}, planned.name),
-          h("button", { type: "button", class: "quiet", testid: "plan-remove", onclick: () => this.act("removeFromPreList", { names: [planned.name] }) }, "Remove")),
-        h("ul", { class: "chips", testid: "plan-assigned" }, planned.assigned.map((id) => h("li", { class: "chip" }, model.userName(id)))),
-        userPicker(users, "Pre-assign…", "plan-assign", (id) => this.act("preAssign", { users: [id], name: planned.name }))),
-      (id) => this.act("preAssign", { users: [id], name: planned.name }))));
-  }
-
-  renderRooms(model) {
-    if (model.rooms.length === 0) {
-      fill(this.rooms, h("p", { class: "muted" }, "No rooms yet: commit a plan, or create rooms."));
-      return;
-    }
-    const open = model.roomsOpen;
-    fill(this.rooms, model.rooms.map((room) => {
-      const here = model.me?.location === room.id;
-      return dropTarget(h("div", { class: `room${here ? " here" : ""}`, testid: "room-card", dataset: { room: room.name } },
-        h("div", { class: "row spread" }, h("strong", {}, room.name),
-          open && !here ? h("button", { type: "button", class: "quiet", testid: "room-enter", onclick: () => this.act("joinRoom", { room: room.id }) }, "Enter") : null,
-          here ? h("button", { type: "button", class: "quiet", testid: "room-leave", onclick: () => this.act("returnToMain") }, "Back to main") : null),
-        h("ul", { class: "chips", testid: "room-occupants" }, room.occupants.map((id) => draggableUser(model, model.users.get(id) ?? { id, name: model.userName(id) }))),
-        !open && room.assigned.length ? h("p", { class: "muted", testid: "room-assigned" }, "Planned: ", room.assigned.map((id) => model.userName(id)).join(", ")) : null,
-        userPicker([...model.users.values()], open ? "Move here…" : "Assign…", "room-assign", (id) => this.act("assign", { users: [id], room: room.id }))),
-      (id) => this.act("assign", { users: [id], room: room.id }));
-    }));
   }
 
   renderHelp(model) {
     fill(this.help, model.helpRequests.length === 0 ? h("li", { class: "muted" }, "Nobody is asking for help.") : model.helpRequests.map((request) =>
       h("li", { class: "help", testid: "help-request", dataset: { requester: request.requesterName } },
-        h("span", {}, h("strong", {}, request.requesterName), ` in ${request.roomName}`),
-        h("button", { type: "button", class: "primary", testid: "help-join", onclick: () => this.act("answerHelp", { request: request.id, answer: "join" }) }, "Join"),
-        h("button", { type: "button", class: "quiet", testid: "help-ignore", onclick: () => this.act("answerHelp", { request: request.id, answer: "ignore" }) }, "Ignore"))));
+        h("span", { class: "name" }, h("strong", {}, request.requesterName), ` in ${request.roomName}`),
+        h("button", { type: "button", class: "primary", testid: "help-join", onclick: (event) => this.move("answerHelp", { request: request.id, answer: "join" }, event.currentTarget) }, "Join"),
+        h("button", { type: "button", class: "quiet", testid: "help-ignore", onclick: (event) => this.act("answerHelp", { request: request.id, answer: "ignore" }, event.currentTarget) }, "Ignore"))));
   }
 }

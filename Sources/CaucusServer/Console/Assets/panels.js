@@ -1,33 +1,65 @@
-// Panels both views show: room chat, notices, and the timer line.
+// Panels both views show: room chat, notices, banners, the video tile area, the timer line.
 
 import { h, fill, formatDuration, formatClock } from "./dom.js";
+import { showErrorNear, clearErrorNear } from "./feedback.js";
 
-/** Room chat: messages of your room (and direct ones), and a box to write. */
+/** The server's limit, said before sending rather than cut silently. */
+export function tooLong(text, limit) {
+  return text.length > limit ? `The message is too long: ${text.length.toLocaleString("en")} characters, at most ${limit.toLocaleString("en")}.` : null;
+}
+
+/**
+ * Room chat: the messages of the room you are in now (and direct ones) under its name;
+ * what was said in rooms you were in before stays below, under each room's name.
+ */
 export class ChatPanel {
-  constructor(act) {
+  constructor(act, getModel) {
+    this.getModel = getModel;
     this.log = h("ol", { class: "chat-log", testid: "chat-log" });
-    this.title = h("h3", { testid: "chat-title" }, "Chat");
-    const text = h("input", { testid: "chat-text", placeholder: "Message your room", maxlength: 4000, autocomplete: "off" });
-    const form = h("form", { class: "row", onsubmit: async (event) => {
+    this.earlier = h("div", { class: "chat-earlier", testid: "chat-earlier" });
+    this.title = h("h3", { class: "plain", testid: "chat-title" }, "Chat");
+    const text = h("input", { testid: "chat-text", placeholder: "Message your room", autocomplete: "off", "aria-label": "Message" });
+    const send = h("button", { type: "submit", testid: "chat-send" }, "Send");
+    const form = h("form", { class: "row chat-form", onsubmit: async (event) => {
       event.preventDefault();
+      const limit = this.getModel()?.limits?.maxChatLength ?? 4000;
       if (!text.value.trim()) return;
-      if (await act("chat", { text: text.value })) text.value = "";
-    } }, text, h("button", { type: "submit", testid: "chat-send" }, "Send"));
-    this.element = h("section", { class: "card chat" }, this.title, this.log, form);
+      const problem = tooLong(text.value, limit);
+      if (problem) { showErrorNear(send, problem); return; }
+      clearErrorNear(send);
+      if (await act("chat", { text: text.value }, send)) text.value = "";
+    } }, text, send);
+    this.element = h("section", { class: "card chat", testid: "chat" }, this.title, this.log, form, this.earlier);
   }
 
   render(model) {
-    fill(this.title, `Chat · ${model.roomName(model.me?.location ?? null)}`);
-    fill(this.log, model.chat.slice(-100).map((message) => h("li", { testid: "chat-message" },
+    const here = model.location;
+    fill(this.title, `Chat · ${model.roomName(here)}`);
+    const inRoom = (message) => message.scope.to != null || (message.scope.room ?? null) === here;
+    const line = (message) => h("li", { testid: "chat-message" },
       h("span", { class: "muted" }, formatClock(message.sentAt), " "),
       h("strong", {}, model.userName(message.from)),
       message.scope.to != null ? h("span", { class: "muted" }, ` → ${model.userName(message.scope.to)}`) : null,
-      ": ", message.text)));
+      ": ", message.text);
+    const current = model.chat.filter(inRoom).slice(-100);
+    fill(this.log, current.length ? current.map(line) : h("li", { class: "muted" }, "No messages here yet."));
+    // Earlier rooms, newest first, each under its own name.
+    const groups = new Map();
+    for (const message of model.chat) {
+      if (inRoom(message)) continue;
+      const room = message.scope.room ?? null;
+      if (!groups.has(room)) groups.set(room, []);
+      groups.get(room).push(message);
+    }
+    fill(this.earlier, groups.size === 0 ? null : h("details", {},
+      h("summary", {}, "Earlier chat in other rooms"),
+      [...groups.entries()].reverse().map(([room, messages]) => h("section", { testid: "chat-earlier-room", dataset: { room: model.roomName(room) } },
+        h("h4", {}, model.roomName(room)), h("ol", { class: "chat-log" }, messages.slice(-50).map(line))))));
     this.log.scrollTop = this.log.scrollHeight;
   }
 }
 
-/** What happened lately, newest first: broadcasts, timer warnings, help answers, departures. */
+/** What happened lately, newest first. */
 export class NoticePanel {
   constructor() {
     this.items = [];
@@ -35,11 +67,52 @@ export class NoticePanel {
     this.element = h("section", { class: "card" }, h("h3", {}, "Notices"), this.list);
   }
 
-  add(text) {
+  add(notice) {
+    const text = typeof notice === "object" ? notice.text : notice;
     this.items.unshift({ text, at: Date.now() });
     this.items.length = Math.min(this.items.length, 30);
     fill(this.list, this.items.map((item) => h("li", { testid: "notice" }, h("span", { class: "muted" }, formatClock(item.at), " "), item.text)));
   }
+}
+
+/**
+ * What stays on screen while it holds: the last broadcast and timer warning (until the
+ * timer changes or the rooms close), who moved you, and the main session's pause and mute.
+ */
+export class Banners {
+  constructor() {
+    this.broadcast = h("div", { class: "banner broadcast", testid: "broadcast-banner", role: "status", hidden: true });
+    this.warning = h("div", { class: "banner warning", testid: "timer-warning", role: "status", hidden: true });
+    this.moved = h("div", { class: "banner moved", testid: "moved-banner", role: "status", hidden: true });
+    this.parent = h("div", { class: "banner parent", testid: "main-session-state", role: "status", hidden: true });
+    this.element = h("div", { class: "banners" }, this.moved, this.warning, this.broadcast, this.parent);
+  }
+
+  render(model) {
+    const show = (element, text) => { fill(element, text ?? ""); element.hidden = !text; };
+    show(this.broadcast, model.banners.broadcast);
+    show(this.warning, model.banners.warning);
+    show(this.moved, model.banners.moved);
+    show(this.parent, model.roomsOpen ? parentWords(model) : null);
+  }
+}
+
+/** The main session's pause and mute, for the people they concern. */
+export function parentWords(model) {
+  const { paused, audioMuted, videoMuted } = model.breakout.parent;
+  const muted = audioMuted && videoMuted ? "muted (sound and video)" : audioMuted ? "muted (sound)" : videoMuted ? "muted (video)" : null;
+  if (!paused && !muted) return null;
+  const state = [paused ? "paused" : null, muted].filter(Boolean).join(" and ");
+  const inMain = model.location == null;
+  if (model.canManage) return `The main session is ${state}.`;
+  return inMain
+    ? `The main session is ${state}${paused ? ": chat here is closed until the host resumes it" : ""}.`
+    : `The main session is ${state} while you are in your room.`;
+}
+
+/** Where video tiles go once the console has audio and video; empty until then. */
+export function tileArea() {
+  return h("section", { class: "tiles", testid: "tiles", "aria-label": "Video" }, h("p", { class: "muted" }, "Video will appear here."));
 }
 
 /** "Ends in 4:59", "Everyone returns in 0:05", or nothing to count. */

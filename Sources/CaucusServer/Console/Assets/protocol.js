@@ -67,6 +67,32 @@ export class CaucusConnection extends EventTarget {
     return result;
   }
 
+  /**
+   * Takes back a seat this tab held before a reload (`{secret, lastSeq}` saved with the
+   * page's model at that `seq`): replays what was missed, or hands over a fresh snapshot.
+   */
+  async resumeSeat({ secret, lastSeq }) {
+    this.secret = secret;
+    this.lastSeq = lastSeq;
+    this.setState("reconnecting");
+    await this.open();
+    const result = await this.send("resume", { secret, lastSeq });
+    this.user = result.user;
+    if (result.snapshot) {
+      this.lastSeq = result.snapshot.seq;
+      this.dispatchEvent(new CustomEvent("snapshot", { detail: result.snapshot }));
+    }
+    this.setState("connected");
+    for (const call of this.waiting.splice(0)) this.send(call.op, call.args).then(call.resolve, call.reject);
+    return result;
+  }
+
+  /** Keeps trying to resume, as after a dropped connection. */
+  reconnect() {
+    this.setState("reconnecting");
+    this.scheduleResume();
+  }
+
   /** Sends a request; resolves with its result or rejects with a ProtocolError. */
   request(op, args = {}) {
     if (this.state === "reconnecting") {
@@ -126,7 +152,7 @@ export class CaucusConnection extends EventTarget {
     const final = FINAL_CLOSES.get(close.code);
     if (final || this.leaving || !this.secret) {
       this.setState("closed");
-      this.dispatchEvent(new CustomEvent("closed", { detail: final ?? (close.reason || `Connection closed (${close.code}).`) }));
+      this.dispatchEvent(new CustomEvent("closed", { detail: final ?? "The connection to the server closed." }));
       return;
     }
     this.setState("reconnecting");
@@ -152,7 +178,7 @@ export class CaucusConnection extends EventTarget {
     } catch (error) {
       if (error instanceof ProtocolError && error.name === "resumeRefused") {
         this.setState("closed");
-        this.dispatchEvent(new CustomEvent("closed", { detail: "The seat was lost (resume refused); join again." }));
+        this.dispatchEvent(new CustomEvent("closed", { detail: "You were away too long and lost your place in the session." }));
         return;
       }
       if (this.state === "reconnecting") this.scheduleResume();

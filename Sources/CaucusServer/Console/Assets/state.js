@@ -1,15 +1,48 @@
 // The session as this user sees it: built from the join snapshot and advanced by each event
 // exactly as the server's own `apply` does (Sources/CaucusCore/Machine/SessionState+Apply.swift).
 
+import { departureNotice, describeSeconds, endedWords, statusNotice } from "./words.js";
+
 export class SessionModel {
   constructor(snapshot) {
     this.chat = [];
-    this.notices = [];
     this.helpResult = null;
     this.helpPending = false;
     this.ended = null;
     this.clockOffset = 0;
+    // Pending invitations by room id (host and managers see them on the room cards).
+    this.invitations = {};
+    // What stays on screen until it no longer holds: the last broadcast, the timer warning,
+    // and why you are where you are when someone else moved you.
+    this.banners = { broadcast: null, warning: null, moved: null };
+    // Set while this user's own move (join, return, accept) is on its way: no "you were moved".
+    this.ownMove = false;
     this.load(snapshot);
+  }
+
+  /** The state in the snapshot's shape plus what only this page knows, to survive a reload. */
+  saved() {
+    return {
+      snapshot: {
+        seq: this.seq, you: this.you, name: this.name, hostID: this.hostID, mode: this.mode,
+        settings: this.settings, limits: this.limits, breakout: this.breakout, preList: this.preList,
+        helpRequests: this.helpRequests, invitation: this.invitation,
+        users: [...this.users.values()].map((user) => ({ ...user, role: this.role(user.id) })),
+      },
+      chat: this.chat.slice(-200), invitations: this.invitations, banners: this.banners,
+      helpPending: this.helpPending, helpResult: this.helpResult,
+    };
+  }
+
+  /** A model from `saved()`. */
+  static restore(saved) {
+    const model = new SessionModel(saved.snapshot);
+    model.chat = saved.chat ?? [];
+    model.invitations = saved.invitations ?? {};
+    model.banners = { ...model.banners, ...saved.banners };
+    model.helpPending = saved.helpPending ?? false;
+    model.helpResult = saved.helpResult ?? null;
+    return model;
   }
 
   /** Replaces the whole state with a snapshot (join, or a resume that could not replay). */
@@ -42,6 +75,12 @@ export class SessionModel {
   get status() { return this.breakout.phase.status; }
   get roomsOpen() { return this.status === "started" || this.status === "stopping"; }
   get rooms() { return this.breakout.rooms; }
+  get location() { return this.me?.location ?? null; }
+  /** People in the main session who are in no room and not planned for one. */
+  get unplaced() {
+    const planned = new Set(this.roomsOpen ? [] : this.rooms.flatMap((room) => room.assigned));
+    return [...this.users.values()].filter((user) => (user.location ?? null) == null && !planned.has(user.id) && this.role(user.id) === "participant");
+  }
 
   room(id) { return this.rooms.find((room) => room.id === id) ?? null; }
   roomName(location) { return location == null ? "Main session" : this.room(location)?.name ?? `Room ${location}`; }
@@ -71,16 +110,20 @@ export class SessionModel {
           this.hostID = null;
           if (event.newHost != null) this.makeHost(event.newHost);
         }
-        return event.user === this.you ? null : `${name} left (${event.reason}).`;
+        if (event.user === this.you) return null;
+        if (event.newHost === this.you) return { kind: "host", text: `${name} left: you are the host now.` };
+        if (event.newHost != null) return `${departureNotice(name, event.reason)} ${this.userName(event.newHost)} is the host now.`;
+        return departureNotice(name, event.reason);
       }
       case "sessionEnded":
         this.ended = event.reason;
-        return `The session ended (${event.reason}).`;
+        return endedWords(event.reason);
       case "hostChanged":
         this.makeHost(event.to);
-        return `${this.userName(event.to)} is the host now.`;
+        return event.to === this.you ? { kind: "host", text: "You are the host now." } : `${this.userName(event.to)} is the host now.`;
       case "managerChanged":
         if (this.users.has(event.user)) this.users.get(event.user).isManager = event.isManager;
+        if (event.user === this.you) return event.isManager ? "You are a manager now: you can run the rooms." : "You are no longer a manager.";
         return null;
       case "userRenamed":
         if (this.users.has(event.user)) this.users.get(event.user).name = event.name;
@@ -93,7 +136,7 @@ export class SessionModel {
         return null;
       case "modeChanged":
         this.mode = event.mode;
-        return `The session is in ${event.mode} mode.`;
+        return event.mode === "lecture" ? "Breakout rooms are off in this session." : "Breakout rooms are on in this session.";
       case "settingsChanged":
         this.settings = event.settings;
         return null;
@@ -106,37 +149,47 @@ export class SessionModel {
         if (event.helpRequests) this.helpRequests = event.helpRequests;
         return null;
       case "statusChanged":
-        this.applyStatus(event.breakout);
-        return `Breakout ${event.breakout.phase.status}.`;
+        return this.applyStatus(event.breakout);
       case "usersMoved":
         for (const move of event.moves) this.relocate(move.user, move.to ?? null);
-        return null;
+        return this.movedNotice(event.moves.find((move) => move.user === this.you));
       case "assignmentsChanged":
         for (const assignment of event.assignments) {
           const room = this.room(assignment.room);
           if (room) room.assigned = assignment.users;
         }
         return null;
-      case "invited":
-        if (event.invitation.users.includes(this.you)) {
-          this.invitation = event.invitation.room;
-          return `You are invited to ${this.roomName(event.invitation.room)}.`;
+      case "invited": {
+        const { users, room } = event.invitation;
+        for (const id of users) this.uninvite(id);
+        this.invitations[room] = [...(this.invitations[room] ?? []), ...users];
+        if (users.includes(this.you)) {
+          this.invitation = room;
+          return `You are invited to ${this.roomName(room)}.`;
         }
-        return `${event.invitation.users.map((id) => this.userName(id)).join(", ")} invited to ${this.roomName(event.invitation.room)}.`;
+        return `${users.map((id) => this.userName(id)).join(", ")} invited to ${this.roomName(room)}.`;
+      }
       case "invitationRejected":
-        if (event.user === this.you) this.invitation = null;
+        this.uninvite(event.user);
+        if (event.user === this.you) {
+          this.invitation = null;
+          return `You declined ${this.roomName(event.room)}.`;
+        }
         return `${this.userName(event.user)} declined ${this.roomName(event.room)}.`;
       case "parentControlChanged":
         this.breakout.parent = event.parent;
-        return null;
+        return null; // the views show the main session's state for as long as it lasts
       case "timerChanged":
         if (event.timer) this.breakout.timer = event.timer;
         else delete this.breakout.timer;
-        return "The timer was extended.";
+        // A warning about the old end no longer holds.
+        this.banners.warning = null;
+        return event.timer ? `More time: the rooms now close at ${new Date(event.timer.endsAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.` : null;
       case "timerWarning": {
         const timer = this.breakout.timer;
         if (timer) timer.pendingWarnings = timer.pendingWarnings.filter((seconds) => seconds < event.secondsRemaining);
-        return { warning: true, text: `Timer warning: ${describeSeconds(event.secondsRemaining)} left.` };
+        this.banners.warning = `Timer warning: ${describeSeconds(event.secondsRemaining)} left.`;
+        return this.banners.warning;
       }
       case "helpRequested":
         this.helpRequests.push(event.request);
@@ -153,8 +206,9 @@ export class SessionModel {
         this.chat.push(event.message);
         return null;
       case "broadcast": {
-        const from = event.from == null ? "the server" : this.userName(event.from);
-        return { broadcast: true, text: `Broadcast from ${from}: ${event.text}` };
+        const from = event.from == null ? "the organisers" : this.userName(event.from);
+        this.banners.broadcast = `Broadcast from ${from}: ${event.text}`;
+        return this.banners.broadcast;
       }
       default:
         return null;
@@ -178,7 +232,27 @@ export class SessionModel {
       this.helpResult = null;
       this.helpPending = false;
     }
+    this.uninvite(id);
     this.helpRequests = this.helpRequests.filter((request) => request.requester !== id);
+  }
+
+  uninvite(id) {
+    for (const room of Object.keys(this.invitations)) {
+      this.invitations[room] = this.invitations[room].filter((user) => user !== id);
+      if (this.invitations[room].length === 0) delete this.invitations[room];
+    }
+  }
+
+  /** "You were moved to Green" when someone else moved you; nothing for your own moves. */
+  movedNotice(move) {
+    if (!move) return null;
+    if (this.ownMove) {
+      this.ownMove = false;
+      this.banners.moved = null;
+      return null;
+    }
+    this.banners.moved = move.to == null ? "You were brought back to the main session." : `You were moved to ${this.roomName(move.to)}.`;
+    return { kind: "moved", text: this.banners.moved };
   }
 
   forget(id) {
@@ -189,6 +263,7 @@ export class SessionModel {
 
   /** A status change carries the whole move: occupants are in their rooms, everyone else in the main session. */
   applyStatus(breakout) {
+    const before = this.location;
     this.breakout = structuredClone(breakout);
     for (const user of this.users.values()) user.location = null;
     for (const room of this.rooms) {
@@ -201,23 +276,27 @@ export class SessionModel {
       this.helpRequests = this.helpRequests.filter((request) => open.has(request.room) && this.users.get(request.requester)?.location === request.room);
     } else {
       this.invitation = null;
+      this.invitations = {};
       this.helpRequests = [];
       this.helpResult = null;
       this.helpPending = false;
     }
+    for (const room of Object.keys(this.invitations)) if (!open.has(Number(room))) delete this.invitations[room];
+    if (!this.roomsOpen) this.banners = { broadcast: null, warning: null, moved: null };
+    const notice = statusNotice(this.status);
+    const after = this.location;
+    if (after !== before && this.status === "started" && after != null) {
+      this.banners.moved = `You were moved to ${this.roomName(after)}.`;
+      return { kind: "moved", text: `${notice} ${this.banners.moved}` };
+    }
+    return notice;
   }
-}
-
-/** "90 seconds", "1 minute", "5 minutes". */
-export function describeSeconds(seconds) {
-  if (seconds % 60 !== 0) return `${seconds} seconds`;
-  return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
 }
 
 /** An answer to your help request (`{result, by}`: the seed's result and who answered), for people. */
 export function describeHelpResult({ result, by }) {
   switch (result) {
-    case "ignored": return `${by ?? "The host"} could not come (ignored).`;
+    case "ignored": return `${by ?? "The host"} cannot come right now.`;
     case "busy": return "nobody is free to help right now; ask again later.";
     case "managerJoining": return `${by ?? "The host"} is joining your room.`;
     case "managerAlreadyInSubsession": return `${by ?? "The host"} is already in your room.`;

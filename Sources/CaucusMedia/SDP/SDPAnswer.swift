@@ -1,0 +1,149 @@
+/// What the server puts in every answer: its ICE-lite credentials, its certificate's
+/// fingerprint, its one host candidate, and what it forwards.
+public struct SDPAnswerOptions: Sendable {
+    public var iceUfrag: String
+    public var icePwd: String
+    public var fingerprint: SDPFingerprint
+    /// The address and port announced in the one host candidate (`--media-address`).
+    public var candidate: TransportAddress
+    /// The `o=` line's session ID; any number that stays the same for this peer.
+    public var sessionID: UInt64
+    /// Header extensions answered when offered (the offerer's IDs are kept).
+    public var headerExtensions: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.audioLevel]
+    /// Feedback answered when offered for the chosen codec.
+    public var feedback: Set<String> = ["nack", "nack pli", "ccm fir"]
+    /// Our sending SSRC per mid, for sections where the server sends (the router's slots).
+    public var sendingSSRCs: [String: UInt32] = [:]
+    public var cname = "caucus"
+
+    public init(iceUfrag: String, icePwd: String, fingerprint: SDPFingerprint, candidate: TransportAddress, sessionID: UInt64) {
+        self.iceUfrag = iceUfrag
+        self.icePwd = icePwd
+        self.fingerprint = fingerprint
+        self.candidate = candidate
+        self.sessionID = sessionID
+    }
+}
+
+/// The outcome of answering one media section.
+public struct NegotiatedMedia: Hashable, Sendable {
+    public var mid: String
+    public var kind: String
+    /// Nil when the section was rejected (port 0): no codec the server forwards.
+    public var codec: SDPCodec?
+    /// Our direction, the offer's reversed.
+    public var direction: SDPDirection
+    /// Negotiated header extension IDs by URI.
+    public var headerExtensionIDs: [String: UInt8]
+    /// The SSRCs the offerer announced for this section.
+    public var remoteSSRCs: [UInt32]
+}
+
+/// Builds the answer of an ICE-lite, DTLS-passive SFU to a WebRTC offer.
+public struct SDPAnswer: Sendable {
+    public let text: String
+    public let media: [NegotiatedMedia]
+    /// The offerer's fingerprints (from its first bundled section), for the DTLS handshake.
+    public let remoteFingerprints: [SDPFingerprint]
+    public let remoteICEUfrag: String
+    public let remoteICEPwd: String
+
+    public init(answering offer: SessionDescription, options: SDPAnswerOptions) throws(SDPNegotiationError) {
+        guard let bundleTag = offer.bundleGroup.first else { throw .bundleRequired }
+        var negotiated: [NegotiatedMedia] = []
+        for section in offer.media {
+            guard let mid = section.mid else { throw .missingMid }
+            guard offer.bundleGroup.contains(mid) || section.port == 0 else { throw .bundleRequired }
+            let accepted = section.port != 0 ? Self.chooseCodec(for: section) : nil
+            if accepted != nil, !section.rtcpMux { throw .rtcpMuxRequired(mid: mid) }
+            var extensionIDs: [String: UInt8] = [:]
+            for extmap in section.extmaps where options.headerExtensions.contains(extmap.uri) {
+                extensionIDs[extmap.uri] = extmap.id
+            }
+            negotiated.append(NegotiatedMedia(
+                mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: options.feedback) },
+                direction: section.direction.reversed, headerExtensionIDs: extensionIDs,
+                remoteSSRCs: section.ssrcs.keys.sorted()))
+        }
+        guard negotiated.contains(where: { $0.codec != nil }) else { throw .noAcceptableMedia }
+        guard let transport = offer.media.first(where: { $0.mid == bundleTag }) else { throw .bundleRequired }
+        guard let ufrag = transport.iceUfrag, let pwd = transport.icePwd else { throw .missingICECredentials(mid: bundleTag) }
+        guard !transport.fingerprints.isEmpty else { throw .missingFingerprint(mid: bundleTag) }
+        self.media = negotiated
+        self.remoteFingerprints = transport.fingerprints
+        self.remoteICEUfrag = ufrag
+        self.remoteICEPwd = pwd
+        self.text = Self.render(offer: offer, negotiated: negotiated, options: options)
+    }
+
+    /// Opus for audio; VP8, else H.264 with packetization-mode 1, for video; the offerer's
+    /// order decides between equals.
+    static func chooseCodec(for section: SDPMediaSection) -> SDPCodec? {
+        let codecs = section.codecs.filter { section.formats.contains(String($0.payloadType)) }
+        switch section.kind {
+        case "audio":
+            return codecs.first { $0.name.lowercased() == "opus" && $0.clockRate == 48000 && $0.channels == 2 }
+        case "video":
+            if let vp8 = codecs.first(where: { $0.name.uppercased() == "VP8" && $0.clockRate == 90000 }) { return vp8 }
+            return codecs.first { $0.name.uppercased() == "H264" && $0.clockRate == 90000 && $0.parameters["packetization-mode"] == "1" }
+        default:
+            return nil
+        }
+    }
+
+    private static func answered(_ codec: SDPCodec, feedback: Set<String>) -> SDPCodec {
+        var answered = codec
+        answered.feedback = codec.feedback.filter { feedback.contains($0) }
+        return answered
+    }
+
+    private static func render(offer: SessionDescription, negotiated: [NegotiatedMedia], options: SDPAnswerOptions) -> String {
+        let address = options.candidate.ip
+        let addressType = if case .v4 = address { "IP4" } else { "IP6" }
+        let bundled = negotiated.filter { $0.codec != nil }.map(\.mid)
+        var lines = [
+            "v=0",
+            "o=- \(options.sessionID) 2 IN \(addressType) \(address)",
+            "s=-",
+            "t=0 0",
+            "a=group:BUNDLE \(bundled.joined(separator: " "))",
+            "a=ice-lite",
+            "a=msid-semantic: WMS *",
+        ]
+        for (section, answer) in zip(offer.media, negotiated) {
+            guard let codec = answer.codec else {
+                // Rejected: port zero, the offer's formats, and its mid so it can be matched.
+                lines += ["m=\(section.kind) 0 \(section.transportProtocol) \(section.formats.joined(separator: " "))",
+                          "c=IN \(addressType) \(address)", "a=mid:\(answer.mid)", "a=inactive"]
+                continue
+            }
+            lines += [
+                "m=\(section.kind) \(options.candidate.port) \(section.transportProtocol) \(codec.payloadType)",
+                "c=IN \(addressType) \(address)",
+                "a=mid:\(answer.mid)",
+                "a=\(answer.direction.rawValue)",
+                "a=rtcp-mux",
+                "a=ice-ufrag:\(options.iceUfrag)",
+                "a=ice-pwd:\(options.icePwd)",
+                "a=fingerprint:\(options.fingerprint.algorithm) \(options.fingerprint.value)",
+                // The offerer, as DTLS client, starts the handshake towards the server.
+                "a=setup:passive",
+            ]
+            for extmap in section.extmaps where answer.headerExtensionIDs[extmap.uri] == extmap.id {
+                lines.append("a=extmap:\(extmap.id) \(extmap.uri)")
+            }
+            let channels = codec.channels.map { "/\($0)" } ?? ""
+            lines.append("a=rtpmap:\(codec.payloadType) \(codec.name)/\(codec.clockRate)\(channels)")
+            if let parameters = codec.formatParameters { lines.append("a=fmtp:\(codec.payloadType) \(parameters)") }
+            lines += codec.feedback.map { "a=rtcp-fb:\(codec.payloadType) \($0)" }
+            if answer.direction.sends, let ssrc = options.sendingSSRCs[answer.mid] {
+                lines.append("a=msid:caucus-\(answer.mid) caucus-\(answer.mid)")
+                lines.append("a=ssrc:\(ssrc) cname:\(options.cname)")
+            }
+            // RFC 8445 §5.1.2.1 host priority: type preference 126, local 65535, component 1.
+            lines.append("a=candidate:1 1 udp 2130706431 \(address) \(options.candidate.port) typ host")
+            lines.append("a=end-of-candidates")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}

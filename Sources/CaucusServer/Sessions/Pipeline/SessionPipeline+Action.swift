@@ -1,0 +1,36 @@
+import CaucusCore
+import CaucusProtocol
+
+extension SessionPipeline {
+    /// What the shell around the pipeline must do, in the order given.
+    enum Action {
+        /// Write these events to the store as one batch, then report `batchStored()` or
+        /// `storeFailed()`. At most one is under way at a time.
+        case append([SequencedEvent])
+        /// Send each connection its frames, in order, each connection's in one write.
+        case send([Delivery])
+        /// Close a connection after what was sent to it.
+        case close(Connection, CloseCode, reason: String)
+        /// Resume the callers waiting on these tickets (with the store's failure, if any).
+        case complete([Ticket], failure: CaucusError?)
+        /// The session's next deadline changed: call `tick(at:)` then (nil: no deadline).
+        case scheduleTick(at: Instant?)
+        /// Roster news is being held: call `rosterWindowEnded()` when the window ends.
+        case startRosterWindow
+        /// The session ended or broke: its name is free. Done before anything after it.
+        case sessionClosed
+    }
+
+    /// One connection's share of a delivery.
+    struct Delivery {
+        let connection: Connection
+        let frames: [Frame]
+    }
+}
+
+/// How the pipeline turns what it sends into frames: bytes on the server, plain values in
+/// tests. Each event is encoded once and the same frame goes to every recipient.
+protocol SessionFrameEncoding {
+    associatedtype Frame
+    func frame(_ frame: ServerFrame) -> Frame
+}

@@ -1,0 +1,129 @@
+import CaucusCore
+import CaucusProtocol
+
+/// What happens when the store answers: a stored batch is delivered (events, then the
+/// replies they complete, then the closes they cause) and its waiters resumed; a refused
+/// batch breaks the session.
+extension SessionPipeline {
+    /// The batch handed over by the last `append` is durable.
+    mutating func batchStored() -> [Action] {
+        guard let batch = storing, let last = batch.last else { return [] }
+        storing = nil
+        durableSeq = last.event.seq
+        var actions: [Action] = []
+        // The name is free before anyone hears that the command ending the session is done.
+        if case .sessionEnded = last.event.event { actions.append(.sessionClosed) }
+        actions += deliver(batch)
+        let ready = waiters.filter { $0.seq <= durableSeq }.map(\.ticket)
+        waiters.removeAll { $0.seq <= durableSeq }
+        if !ready.isEmpty { actions.append(.complete(ready, failure: nil)) }
+        if let next = startStoring() { actions.append(next) }
+        return actions
+    }
+
+    /// The store refused the batch: nothing decided since the last durable event happened for
+    /// anyone. Every waiting caller fails, every client is told to reconnect, the name is freed.
+    mutating func storeFailed() -> [Action] {
+        guard lifecycle != .broken else { return [] }
+        lifecycle = .broken
+        storing = nil
+        pending.removeAll()
+        replies.removeAll()
+        _ = rosterHold.releaseAll()
+        var actions: [Action] = [.sessionClosed]
+        if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
+        waiters.removeAll()
+        for connection in connections.values {
+            actions.append(.close(connection, .storeFailure, reason: "The session could not be saved."))
+        }
+        connections.removeAll()
+        actions.append(.scheduleTick(at: nil))
+        return actions
+    }
+
+    /// The roster window ended: everything held goes out.
+    mutating func rosterWindowEnded() -> [Action] {
+        let released = rosterHold.releaseAll().map { Delivery(connection: $0.0, frames: $0.1) }
+        return released.isEmpty ? [] : [.send(released)]
+    }
+
+    /// A snapshot for `user` that agrees with the events it already has: only once every
+    /// event it includes is delivered (else wait for `seq` to be durable and ask again), and
+    /// after the roster news held for it.
+    mutating func deliveredSnapshot(for user: UserID) -> (snapshot: SessionSnapshot?, actions: [Action]) {
+        guard durableSeq == seq else { return (nil, []) }
+        let actions = connections[user].map { flushHeldRoster(of: $0) } ?? []
+        return (SessionSnapshot(state: state, viewer: user, seq: seq), actions)
+    }
+
+    /// Sends a connection's held roster news now, before something that must follow it.
+    mutating func flushHeldRoster(of connection: Connection) -> [Action] {
+        let frames = rosterHold.release(connection)
+        return frames.isEmpty ? [] : [.send([Delivery(connection: connection, frames: frames)])]
+    }
+
+    /// Each connection gets its frames of the batch (events, then the replies they complete)
+    /// in one write — or, when all of them are roster news, held for the roster window — and
+    /// the connections the batch ends are closed after.
+    private mutating func deliver(_ batch: [Outgoing]) -> [Action] {
+        var outbox: [Connection: (frames: [Frame], urgent: Bool)] = [:]
+        var order: [Connection] = []
+        func queue(_ frame: Frame, to connection: Connection, urgent: Bool) {
+            if outbox[connection] == nil {
+                outbox[connection] = ([], false)
+                order.append(connection)
+            }
+            outbox[connection]!.frames.append(frame)
+            if urgent { outbox[connection]!.urgent = true }
+        }
+        var closing: [(Connection, CloseCode, String)] = []
+        for outgoing in batch {
+            let seq = outgoing.event.seq
+            let urgent = !outgoing.event.event.isRosterNews
+            for user in outgoing.recipients.users {
+                if let floor = deliveryFloor[user], seq <= floor { continue }
+                if let connection = connections[user] { queue(outgoing.frame, to: connection, urgent: urgent) }
+            }
+            if let owed = replies.removeValue(forKey: seq) {
+                for reply in owed {
+                    queue(reply.frame ?? encoding.frame(.reply(re: reply.requestID, result: .done(seq: seq))), to: reply.connection, urgent: true)
+                }
+                deliveryFloor = deliveryFloor.filter { $0.value > seq }
+            }
+            closing += connectionsEnded(by: outgoing.event.event)
+        }
+        var sending: [Delivery] = []
+        var windowStarts = false
+        for connection in order {
+            guard let (frames, urgent) = outbox[connection] else { continue }
+            switch holdsRoster ? rosterHold.deliver(frames, to: connection, urgent: urgent) : .send(frames) {
+            case .send(let frames): sending.append(Delivery(connection: connection, frames: frames))
+            case .held(let startTimer): windowStarts = windowStarts || startTimer
+            }
+        }
+        var actions: [Action] = sending.isEmpty ? [] : [.send(sending)]
+        if windowStarts { actions.append(.startRosterWindow) }
+        for (connection, code, reason) in closing {
+            actions += flushHeldRoster(of: connection)
+            actions.append(.close(connection, code, reason: reason))
+        }
+        return actions
+    }
+
+    /// Connections an event ends: taken out of the session now (so later events skip them),
+    /// closed once the batch's frames are on their way.
+    private mutating func connectionsEnded(by event: Event) -> [(Connection, CloseCode, String)] {
+        switch event {
+        case .userLeft(let id, let reason, _):
+            // One who left still gets the reply to its `leave`; its socket closes after it.
+            guard let connection = connections.removeValue(forKey: id), reason == .removed else { return [] }
+            return [(connection, .removed, "You were removed from the session.")]
+        case .sessionEnded:
+            let ended = connections.values.map { ($0, CloseCode.sessionEnded, "The session ended.") }
+            connections.removeAll()
+            return ended
+        default:
+            return []
+        }
+    }
+}

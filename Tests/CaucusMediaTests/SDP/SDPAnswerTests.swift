@@ -1,0 +1,122 @@
+import CaucusMedia
+import Foundation
+import Testing
+
+@Suite struct SDPAnswerTests {
+    static let options = {
+        var options = SDPAnswerOptions(
+            iceUfrag: "srvr", icePwd: "0123456789abcdefghijkl",
+            fingerprint: SDPFingerprint(algorithm: "sha-256", digest: (0..<32).map { UInt8($0 * 7) }),
+            candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40000), sessionID: 42)
+        options.sendingSSRCs = ["0": 1111, "1": 2222]
+        return options
+    }()
+
+    @Test func answersChromium() throws {
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        #expect(answer.media.map(\.codec?.name) == ["opus", "VP8"])
+        #expect(answer.media.map(\.direction) == [.sendrecv, .sendrecv])
+        #expect(answer.media[0].headerExtensionIDs == [RTPExtensionURI.audioLevel: 1, RTPExtensionURI.mid: 4])
+        #expect(answer.media[1].codec?.feedback == ["ccm fir", "nack", "nack pli"])
+        #expect(answer.remoteFingerprints.first?.algorithm == "sha-256")
+        #expect(answer.remoteICEUfrag == offer.media[0].iceUfrag)
+        // What we send back parses as a description of its own, with our attributes.
+        let parsed = try SessionDescription(parsing: answer.text)
+        #expect(parsed.iceLite)
+        #expect(parsed.bundleGroup == ["0", "1"])
+        #expect(parsed.media.allSatisfy { $0.setup == .passive && $0.rtcpMux && $0.iceUfrag == "srvr" && $0.port == 40000 })
+        #expect(parsed.media[0].candidates == ["1 1 udp 2130706431 127.0.0.1 40000 typ host"])
+        #expect(parsed.media[0].ssrcs[1111] == "caucus")
+        #expect(parsed.media[0].codecs.first?.formatParameters == "minptime=10;useinbandfec=1")
+        #expect(Self.options.fingerprint.value.hasPrefix("00:07:0E:15:"))
+    }
+
+    @Test func directionsAreMirroredAndH264ChosenWithoutVP8() throws {
+        var offer = try SessionDescription(parsing: try OfferFixtures.aiortcOffer)
+        offer.media[0].direction = .sendonly
+        offer.media[1].direction = .recvonly
+        offer.media[1].codecs.removeAll { $0.name == "VP8" }
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        #expect(answer.media.map(\.direction) == [.recvonly, .sendonly])
+        let h264 = try #require(answer.media[1].codec)
+        #expect(h264.name == "H264")
+        #expect(h264.parameters["packetization-mode"] == "1")
+        // Receive-only: no SSRC of ours in the audio section.
+        #expect(!answer.text.contains("a=ssrc:1111"))
+        #expect(answer.text.contains("a=ssrc:2222"))
+    }
+
+    @Test func unusableSectionsAreRejectedAndOffersWithoutBasicsRefused() throws {
+        var offer = try SessionDescription(parsing: try OfferFixtures.aiortcOffer)
+        offer.media[1].codecs.removeAll { $0.name == "VP8" || $0.name == "H264" }
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        #expect(answer.media[1].codec == nil)
+        #expect(answer.text.contains("m=video 0 UDP/TLS/RTP/SAVPF"))
+        #expect(answer.text.contains("a=group:BUNDLE 0\r\n"))
+
+        var noBundle = offer
+        noBundle.bundleGroup = []
+        #expect(throws: SDPNegotiationError.bundleRequired) { try SDPAnswer(answering: noBundle, options: Self.options) }
+        var noMux = offer
+        noMux.media[0].rtcpMux = false
+        #expect(throws: SDPNegotiationError.rtcpMuxRequired(mid: "0")) { try SDPAnswer(answering: noMux, options: Self.options) }
+        var noCredentials = offer
+        noCredentials.media[0].icePwd = nil
+        #expect(throws: SDPNegotiationError.missingICECredentials(mid: "0")) { try SDPAnswer(answering: noCredentials, options: Self.options) }
+        var nothing = offer
+        nothing.media[0].codecs = []
+        #expect(throws: SDPNegotiationError.noAcceptableMedia) { try SDPAnswer(answering: nothing, options: Self.options) }
+    }
+
+    /// A live aiortc peer makes an offer, and applies the answer built here.
+    @Test func aiortcAcceptsTheAnswer() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", OfferFixtures.directory.appendingPathComponent("aiortc_accepts_answer.py").path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var offerText = ""
+        var reader = PipeLineReader(handle: output.fileHandleForReading)
+        while let line = reader.next(), line != "--end--" { offerText += line + "\n" }
+        let offer = try SessionDescription(parsing: offerText)
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        input.fileHandleForWriting.write(Data((answer.text + "--end--\n").utf8))
+        let verdict = reader.next() ?? ""
+        process.waitUntilExit()
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(verdict.utf8)) as? [String: Any], "aiortc said: \(verdict)")
+        #expect(json["accepted"] as? Bool == true, "\(json)")
+        #expect(json["remoteIceLite"] as? Bool == true)
+        let media = try #require(json["media"] as? [[String: Any]])
+        #expect(media.map { $0["direction"] as? String } == ["sendrecv", "sendrecv"])
+        #expect(media.map { ($0["codecs"] as? [String])?.first } == ["audio/opus", "video/VP8"])
+    }
+}
+
+/// Lines from a pipe, read a byte at a time so nothing past the current line is consumed.
+struct PipeLineReader {
+    let handle: FileHandle
+    var buffer: [UInt8] = []
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line.hasSuffix("\r") ? String(line.dropLast()) : line
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer += chunk
+        }
+    }
+}
