@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // Exact: CaucusMedia imports CNIOBoringSSL, which is not this package's public API
+        // (see docs/media.md); any update must pass the DTLS contract tests first.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
     ],
     targets: [
         .target(
@@ -73,6 +76,8 @@ let package = Package(
             dependencies: [
                 // MESSAGE-INTEGRITY is HMAC-SHA1.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // For CNIOBoringSSL (DTLS, SRTP ciphers), reachable through this product only.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

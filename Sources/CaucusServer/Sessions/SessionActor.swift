@@ -37,7 +37,7 @@ actor SessionActor {
         let secrets = environment.secrets
         self.pipeline = Pipeline(
             limits: limits, encoding: WireFrames(), replayWindow: environment.replayWindow,
-            holdsRoster: environment.rosterWindow > .zero, secret: { secrets.secret(session: id, user: $0) })
+            rosterWindow: environment.rosterWindow, secret: { secrets.secret(session: id, user: $0) })
     }
 
     /// Rebuilds the session from its stored log after a restart (on a fresh actor).
@@ -156,8 +156,7 @@ actor SessionActor {
                 }
             case .scheduleTick(let deadline):
                 scheduleTick(at: deadline)
-            case .startRosterWindow:
-                let window = environment.rosterWindow
+            case .startRosterWindow(let window):
                 rosterTask?.cancel()
                 rosterTask = Task { [weak self] in
                     try? await Task.sleep(for: window)

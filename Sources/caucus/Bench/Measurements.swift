@@ -44,7 +44,9 @@ final class Arrivals: Sendable {
     }
 
     var count: Int { state.withLock { $0.count } }
+    var expected: Int { state.withLock { $0.expected } }
     var first: ContinuousClock.Instant? { state.withLock { $0.first } }
+    var last: ContinuousClock.Instant? { state.withLock { $0.last } }
 
     /// The time of the last expected arrival.
     func all() async -> ContinuousClock.Instant {

@@ -26,6 +26,8 @@ struct PipelineHarness {
     var completed: [Pipeline.Ticket: CaucusError?] = [:]
     var tickAt: Instant?
     var rosterWindowOpen = false
+    /// The length of each roster window started.
+    var rosterWindows: [Duration] = []
     var sessionClosed = false
     var violations: [String] = []
     var now = Instant(seconds: 1_000)
@@ -35,7 +37,7 @@ struct PipelineHarness {
 
     init(replayWindow: Int = 1_000, holdsRoster: Bool = false) {
         pipeline = Pipeline(
-            limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, holdsRoster: holdsRoster,
+            limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, rosterWindow: holdsRoster ? .milliseconds(5) : .zero,
             secret: { "secret-\($0.rawValue)" })
     }
 
@@ -75,7 +77,8 @@ struct PipelineHarness {
                 for ticket in tickets { completed[ticket] = failure }
             case .scheduleTick(let deadline):
                 tickAt = deadline
-            case .startRosterWindow:
+            case .startRosterWindow(let window):
+                rosterWindows.append(window)
                 rosterWindowOpen = true
             case .sessionClosed:
                 sessionClosed = true

@@ -37,8 +37,7 @@ import Testing
             switch frame {
             case .event(let event): "e\(event.seq)"
             case .reply(let re, _): "r\(re)"
-            case .error: "error"
-            case .unknownEvent: "unknown"
+            case .error, .unknownEvent: "other"
             }
         }
         #expect(kinds == ["r1", "e3", "r9", "e4", "r10"])
@@ -224,5 +223,31 @@ import Testing
         restored.settle()
         let back = try restored.resume(ann.user, after: 2)
         #expect(restored.events(back).count >= 2, "the chat and the seat's loss, from the log: \(restored.events(back))")
+    }
+}
+
+/// How long roster news waits, by session size.
+@Suite struct RosterWindowLengthTests {
+    typealias Pipeline = SessionPipeline<Int, ValueFrames>
+
+    @Test func aSmallSessionHoldsRosterNewsForTheConfiguredWindow() {
+        #expect(Pipeline.rosterWindow(base: .milliseconds(5), users: 1) == .milliseconds(5))
+        #expect(Pipeline.rosterWindow(base: .milliseconds(5), users: 199) == .milliseconds(5))
+        #expect(Pipeline.rosterWindow(base: .zero, users: 5_000) == .zero, "zero: never held, whatever the size")
+    }
+
+    @Test func aBigSessionHoldsItLongerButNeverPastAQuarterSecond() {
+        #expect(Pipeline.rosterWindow(base: .milliseconds(5), users: 1_000) == .milliseconds(50))
+        #expect(Pipeline.rosterWindow(base: .milliseconds(5), users: 10_000) == .milliseconds(250))
+        #expect(Pipeline.rosterWindow(base: .milliseconds(400), users: 10) == .milliseconds(400), "a longer configured window stays as set")
+    }
+
+    @Test func theWindowStartedFollowsTheSessionsSize() throws {
+        var h = PipelineHarness(holdsRoster: true)
+        _ = try h.join("Ann", claim: .host)
+        h.settle()
+        _ = try h.join("Bo")
+        h.settle()
+        #expect(h.rosterWindows == [.milliseconds(5)])
     }
 }

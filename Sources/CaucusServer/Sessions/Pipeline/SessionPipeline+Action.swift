@@ -15,8 +15,8 @@ extension SessionPipeline {
         case complete([Ticket], failure: CaucusError?)
         /// The session's next deadline changed: call `tick(at:)` then (nil: no deadline).
         case scheduleTick(at: Instant?)
-        /// Roster news is being held: call `rosterWindowEnded()` when the window ends.
-        case startRosterWindow
+        /// Roster news is being held: call `rosterWindowEnded()` after this long.
+        case startRosterWindow(Duration)
         /// The session ended or broke: its name is free. Done before anything after it.
         case sessionClosed
     }

@@ -56,6 +56,16 @@ extension SessionPipeline {
         return (SessionSnapshot(state: state, viewer: user, seq: seq), actions)
     }
 
+    /// How long roster news is held: the configured window up to 100 users, then growing with
+    /// the session (10 ms at 200 users, 50 ms at 1,000), at most 250 ms. In a join storm into a
+    /// big session every present user hears of every join; a longer window turns what would be
+    /// one write per join per user into one write per window per user, while a user still hears
+    /// of everyone well within a second of the last join (docs/protocol.md, "Roster window").
+    static func rosterWindow(base: Duration, users: Int) -> Duration {
+        guard base > .zero else { return .zero }
+        return min(base * max(1, users / 100), max(base, .milliseconds(250)))
+    }
+
     /// Sends a connection's held roster news now, before something that must follow it.
     mutating func flushHeldRoster(of connection: Connection) -> [Action] {
         let frames = rosterHold.release(connection)
@@ -102,7 +112,7 @@ extension SessionPipeline {
             }
         }
         var actions: [Action] = sending.isEmpty ? [] : [.send(sending)]
-        if windowStarts { actions.append(.startRosterWindow) }
+        if windowStarts { actions.append(.startRosterWindow(Self.rosterWindow(base: rosterWindow, users: state.users.count))) }
         for (connection, code, reason) in closing {
             actions += flushHeldRoster(of: connection)
             actions.append(.close(connection, code, reason: reason))

@@ -40,7 +40,9 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     var deliveryFloor: [UserID: Int] = [:]
     /// Roster news held per connection for the roster window (see `RosterHold`).
     var rosterHold = RosterHold<Connection, Frame>()
-    let holdsRoster: Bool
+    /// The roster window of a small session (zero: roster news is never held).
+    let rosterWindow: Duration
+    var holdsRoster: Bool { rosterWindow > .zero }
     private var scheduledDeadline: Instant?
     let encoding: Encoding
     /// The secret a user resumes its seat with.
@@ -87,13 +89,13 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     }
 
     init(
-        limits: SessionLimits, encoding: Encoding, replayWindow: Int, holdsRoster: Bool,
+        limits: SessionLimits, encoding: Encoding, replayWindow: Int, rosterWindow: Duration,
         secret: @escaping (UserID) -> String
     ) {
         self.state = SessionState(limits: limits)
         self.encoding = encoding
         self.window = ReplayWindow(capacity: replayWindow)
-        self.holdsRoster = holdsRoster
+        self.rosterWindow = rosterWindow
         self.secret = secret
     }
 
