@@ -164,7 +164,7 @@ actor SessionActor {
                     await self?.endRosterWindow()
                 }
             case .sessionClosed:
-                // Awaited by `store(_:)` before the rest of its actions; nothing else yields it.
+                // Only a store answer yields it, and `store(_:)` awaits it after the rest.
                 break
             }
         }
@@ -180,13 +180,15 @@ actor SessionActor {
             environment.logger.error("session \(id) could not be saved: \(error)")
             actions = pipeline.storeFailed()
         }
+        let clock = ContinuousClock()
+        let started = clock.now
+        // Performed at once, with no suspension after the pipeline's step: another input
+        // running in between (a snapshot, a shutdown) would see the batch durable but not sent.
+        perform(actions)
+        environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)
         }
-        let clock = ContinuousClock()
-        let started = clock.now
-        perform(actions)
-        environment.metrics.fanOut.recordInterval(clock.now - started)
     }
 
     private func waitUntilDurable(_ target: Int) async throws(CaucusError) {

@@ -62,6 +62,13 @@ struct PipelineHarness {
                         if case .event(let event) = frame, event.seq > durable {
                             violations.append("event \(event.seq) sent while only \(durable) is durable")
                         }
+                        // A snapshot promises everything it includes: all of it must be stored.
+                        switch frame {
+                        case .reply(_, .joined(_, _, let snapshot)), .reply(_, .resumed(_, _, let snapshot?)), .reply(_, .snapshot(let snapshot)):
+                            if snapshot.seq > durable { violations.append("snapshot at \(snapshot.seq) sent while only \(durable) is durable") }
+                        default:
+                            break
+                        }
                     }
                     // A reply may still be on its way to a socket that closed (the socket drops
                     // it), but an event is sent only to a user's current connection.

@@ -35,6 +35,8 @@ struct PipelineWalk {
     var connections: [Int: (user: UserID, baseline: Int?)] = [:]
     var current: [UserID: Int] = [:]
     var dropped: [UserID: Int] = [:]
+    /// The seq of each user's own join, from its join reply.
+    var joinSeq: [UserID: Int] = [:]
     var problems: [String] = []
     var broken = false
     /// Everyone left (their seats timed out): the session is over and the walk with it.
@@ -81,6 +83,11 @@ struct PipelineWalk {
                 let connection = try harness.resume(user, after: lastSeen)
                 connections[connection] = (user, nil)
                 current[user] = connection
+                // A replay starts right after what the user saw, and never before its own join.
+                if case .resumed(_, let from?, _)? = harness.replies(connection).first, let joined = joinSeq[user] {
+                    let expected = max(lastSeen, joined) + 1
+                    if from != expected { problems.append("user \(user.rawValue) resumed after \(lastSeen): replay from \(from), expected \(expected)") }
+                }
             case 66..<90:
                 harness.storeSucceeds()
             case 90..<93:
@@ -124,7 +131,9 @@ struct PipelineWalk {
         for (connection, entry) in connections where entry.baseline == nil {
             for reply in harness.replies(connection) {
                 switch reply {
-                case .joined(_, _, let snapshot): connections[connection]!.baseline = snapshot.seq
+                case .joined(let user, _, let snapshot):
+                    connections[connection]!.baseline = snapshot.seq
+                    joinSeq[user] = snapshot.seq
                 case .resumed(_, let from?, _): connections[connection]!.baseline = from - 1
                 case .resumed(_, nil, let snapshot?): connections[connection]!.baseline = snapshot.seq
                 default: continue

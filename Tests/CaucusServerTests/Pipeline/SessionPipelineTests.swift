@@ -196,7 +196,7 @@ import Testing
         #expect(h.pipeline.connections[bo.user] == nil)
     }
 
-    @Test func theEndOfTheSessionFreesTheNameBeforeAnyoneHearsItIsDone() throws {
+    @Test func theEndOfTheSessionClosesEveryoneThenFreesTheName() throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)
         h.settle()
@@ -205,7 +205,8 @@ import Testing
         h.storeCall = nil
         h.stored += batch
         let actions = h.pipeline.batchStored()
-        guard case .sessionClosed? = actions.first else { Issue.record("\(actions)"); return }
+        // Last: the shell performs the rest at once, then frees the name (see `store(_:)`).
+        guard case .sessionClosed? = actions.last else { Issue.record("\(actions)"); return }
         h.run(actions)
         #expect(h.closed[ann.connection] == .sessionEnded)
     }

@@ -17,7 +17,8 @@ extension SessionPipeline {
         case scheduleTick(at: Instant?)
         /// Roster news is being held: call `rosterWindowEnded()` after this long.
         case startRosterWindow(Duration)
-        /// The session ended or broke: its name is free. Done before anything after it.
+        /// The session ended or broke: free its name (after the other actions: a client told
+        /// the session ended that joins the name again at once is let in by the join's retry).
         case sessionClosed
     }
 

@@ -10,14 +10,12 @@ extension SessionPipeline {
         guard let batch = storing, let last = batch.last else { return [] }
         storing = nil
         durableSeq = last.event.seq
-        var actions: [Action] = []
-        // The name is free before anyone hears that the command ending the session is done.
-        if case .sessionEnded = last.event.event { actions.append(.sessionClosed) }
-        actions += deliver(batch)
+        var actions = deliver(batch)
         let ready = waiters.filter { $0.seq <= durableSeq }.map(\.ticket)
         waiters.removeAll { $0.seq <= durableSeq }
         if !ready.isEmpty { actions.append(.complete(ready, failure: nil)) }
         if let next = startStoring() { actions.append(next) }
+        if case .sessionEnded = last.event.event { actions.append(.sessionClosed) }
         return actions
     }
 
@@ -30,7 +28,7 @@ extension SessionPipeline {
         pending.removeAll()
         replies.removeAll()
         _ = rosterHold.releaseAll()
-        var actions: [Action] = [.sessionClosed]
+        var actions: [Action] = []
         if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
         waiters.removeAll()
         for connection in connections.values {
@@ -38,6 +36,7 @@ extension SessionPipeline {
         }
         connections.removeAll()
         actions.append(.scheduleTick(at: nil))
+        actions.append(.sessionClosed)
         return actions
     }
 

@@ -185,7 +185,9 @@ extension SessionPipeline {
             }
         }
         guard !seat.presence.isConnected else { return (nil, actions) }
-        let resumed = try perform(.resume(user), by: .server, at: now, entropy: 0)
+        // Nothing may throw past this point: the connection is already attached. A seat that
+        // is held can always be resumed, so a refusal here would be a bug, not an input.
+        let resumed = (try? perform(.resume(user), by: .server, at: now, entropy: 0)) ?? (last: nil, actions: [])
         return (resumed.last, actions + resumed.actions)
     }
 
