@@ -161,6 +161,50 @@ import Testing
         harness.refuse(.destroyAll, by: .user(host), .wrongStatus)
     }
 
+    @Test func destroyAllLeavesStatusNoneSinceNoRoomExists() {
+        var harness = Harness.session(participants: 2)
+        harness.perform(.createAndInvite(RoomDefinition(), count: 2, forceJoin: true), by: host)
+        harness.perform(.destroyAll, by: host)
+        #expect(harness.state.status == .none, "nothing was withdrawn: there are simply no rooms")
+        #expect(harness.state.rooms.isEmpty)
+        harness.refuse(.withdraw, by: .user(host), .wrongStatus)
+        harness.refuse(.start(StartOptions()), by: .user(host), .wrongStatus)
+        // A stopped plan destroyed the same way leaves the same honest status.
+        harness.startRooms(["Red"])
+        harness.perform(.stop(countdownSeconds: 0), by: host)
+        harness.perform(.destroyAll, by: host)
+        #expect(harness.state.status == .none)
+    }
+
+    @Test func creatingRoomsAfterAStoppedListStartsAFreshListWithoutReopeningIt() {
+        var harness = Harness.session(participants: 4)
+        harness.startRooms(["Red", "Blue"], options: StartOptions(autoAssign: true))
+        let red = harness.roomID(named: "Red")
+        harness.perform(.stop(countdownSeconds: 0), by: host)
+        #expect(harness.state.status == .stopped)
+
+        harness.perform(.createAndInvite(RoomDefinition(), count: 2, forceJoin: true), by: host)
+        #expect(harness.state.status == .started)
+        #expect(harness.state.rooms.map(\.name) == ["Room 1", "Room 2"], "only the new rooms: Red and Blue stay closed")
+        #expect(!harness.state.rooms.map(\.id).contains(red), "a new room never reuses a closed room's id")
+        #expect(harness.state.rooms.flatMap(\.occupants).count == 4, "everyone is distributed to the new rooms")
+        harness.refuse(.joinRoom(red), by: .user(host), .roomNotFound)
+        // Stopping and starting again brings back the new list, not the old one.
+        harness.perform(.stop(countdownSeconds: 0), by: host)
+        harness.perform(.start(StartOptions()), by: host)
+        #expect(harness.state.rooms.map(\.name) == ["Room 1", "Room 2"])
+    }
+
+    @Test func roomsAddedToACommittedOrStartedListJoinIt() {
+        var harness = Harness.session(participants: 2)
+        harness.commitRooms(["Red"])
+        harness.perform(.createRooms(RoomDefinition(), count: 1), by: host)
+        #expect(harness.state.status == .committed && harness.state.rooms.map(\.name) == ["Red", "Room 2"])
+        harness.perform(.start(StartOptions()), by: host)
+        harness.perform(.createRooms(RoomDefinition(), count: 1), by: host)
+        #expect(harness.state.status == .started && harness.state.rooms.map(\.name) == ["Red", "Room 2", "Room 3"])
+    }
+
     @Test func everyBreakoutOperationFailsInLectureMode() {
         var harness = Harness.session(participants: 2)
         harness.perform(.setMode(.lecture), by: host)

@@ -106,6 +106,10 @@ extension SessionEngine {
         socket = nil
         failPending()
         releaseWaiters(.failure(.notJoined))
+        // The session is over for this user: a snapshot kept now would still place them in
+        // their room and hand out room and manager handles whose every call fails. No snapshot
+        // says "not in a session", and it is gone before `sessionLeft` is delivered.
+        model = nil
         setConnection(.disconnected)
         hub.emit(.sessionLeft(reason))
     }

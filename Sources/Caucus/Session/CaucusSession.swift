@@ -63,9 +63,11 @@ public final class CaucusSession: Sendable {
     // MARK: - State
 
     public var connectionState: ConnectionState { engine.published.connection }
-    /// The session as this user sees it now; nil before the first join.
+    /// The session as this user sees it now; nil when not in a session: before `join`, and
+    /// from `sessionLeft` on (after `leave()`, removal, the session's end or a lost
+    /// connection), when the role and room handles below are nil too.
     public var snapshot: Snapshot? { engine.published.snapshot(engine: engine) }
-    /// This user; nil before the first join.
+    /// This user; nil when not in a session.
     public var myself: CaucusUser? { snapshot?.myself }
     /// Everyone else in the session.
     public var remoteUsers: [CaucusUser] { snapshot?.remoteUsers ?? [] }

@@ -9,10 +9,13 @@ extension SessionState {
             throw CaucusError(.invalidRoomDefinition, "A room's capacity must be between 2 and \(limits.maxRoomCapacity).")
         }
         guard count >= 1 else { throw CaucusError(.invalidRoomDefinition, "Create at least one room.") }
-        guard rooms.count + count <= limits.maxSubsessions else { throw tooManySubsessions }
+        // A stopped list is over: new rooms start a fresh list rather than join it, so its
+        // closed rooms are not reopened with them (a withdrawn or absent list has no rooms).
+        let kept = phase == .stopped ? [] : rooms
+        guard kept.count + count <= limits.maxSubsessions else { throw tooManySubsessions }
 
-        var taken = Set(rooms.map { SessionName.key($0.name) })
-        var number = rooms.count
+        var taken = Set(kept.map { SessionName.key($0.name) })
+        var number = kept.count
         var created: [Room] = []
         for offset in 0..<count {
             var name: String
@@ -31,7 +34,7 @@ extension SessionState {
         if let forceJoin {
             // An unstarted plan keeps the users it already expects; open rooms take anyone in
             // the main session.
-            let placed = newPhase == .committed ? Set(rooms.flatMap(\.assigned)) : []
+            let placed = newPhase == .committed ? Set(kept.flatMap(\.assigned)) : []
             let candidates = users.values
                 .filter { $0.location == .main && role(of: $0) == .participant && !placed.contains($0.id) }.map(\.id)
             let added = Distribution.balanced(
@@ -48,7 +51,7 @@ extension SessionState {
             }
         }
         let parent = phase.isRunning ? parent : .open
-        return [.statusChanged(BreakoutSnapshot(phase: newPhase, rooms: rooms + created, timer: timer, parent: parent))]
+        return [.statusChanged(BreakoutSnapshot(phase: newPhase, rooms: kept + created, timer: timer, parent: parent))]
             + invitations
     }
 
@@ -104,6 +107,8 @@ extension SessionState {
     func decideDestroyAll() throws(CaucusError) -> [Event] {
         guard !rooms.isEmpty else { throw .wrongStatus("destroy all rooms", status) }
         if case .stopping = phase { throw .wrongStatus("destroy all rooms", status) }
-        return [.statusChanged(BreakoutSnapshot(phase: .withdrawn, rooms: [], timer: nil, parent: .open))]
+        // No room is left, so the status is `none`, as before any room existed: `withdrawn`
+        // names the host taking back a committed or stopped list, which this is not.
+        return [.statusChanged(BreakoutSnapshot(phase: .none, rooms: [], timer: nil, parent: .open))]
     }
 }
