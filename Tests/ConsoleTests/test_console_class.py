@@ -251,6 +251,7 @@ class ClassroomTests(ConsoleTestCase):
         host.click(css_for("destroy-all"))
         host.click(css_for("confirm-destroy"))
         bo.wait_text(css_for("status"), "No rooms")
+        bo.wait_text(css_for("notices"), "The rooms were removed.")
         for banner in ("broadcast-banner", "timer-warning", "main-session-state", "moved-banner"):
             bo.wait_gone(css_for(banner), f"{banner} to go with the rooms")
         for page in (host, bo):

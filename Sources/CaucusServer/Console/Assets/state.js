@@ -264,6 +264,7 @@ export class SessionModel {
   /** A status change carries the whole move: occupants are in their rooms, everyone else in the main session. */
   applyStatus(breakout) {
     const before = this.location;
+    const previous = this.status;
     this.breakout = structuredClone(breakout);
     for (const user of this.users.values()) user.location = null;
     for (const room of this.rooms) {
@@ -283,7 +284,7 @@ export class SessionModel {
     }
     for (const room of Object.keys(this.invitations)) if (!open.has(Number(room))) delete this.invitations[room];
     if (!this.roomsOpen) this.banners = { broadcast: null, warning: null, moved: null };
-    const notice = statusNotice(this.status);
+    const notice = statusNotice(this.status, previous);
     const after = this.location;
     if (after !== before && this.status === "started" && after != null) {
       this.banners.moved = `You were moved to ${this.roomName(after)}.`;

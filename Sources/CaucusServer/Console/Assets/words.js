@@ -14,9 +14,11 @@ export const STATUS_WORDS = {
 
 export function statusWords(status) { return STATUS_WORDS[status] ?? status; }
 
-/** A notice for a status change, or null when the change says nothing new. */
-export function statusNotice(status) {
+/** A notice for a status change, or null when the change says nothing new. Rooms removed
+ * all at once leave no list behind (status `none`), which only the status before tells. */
+export function statusNotice(status, previous) {
   switch (status) {
+    case "none": return previous && previous !== "none" ? "The rooms were removed." : null;
     case "committed": return "The rooms are ready: start them when everyone is here.";
     case "withdrawn": return "The rooms were removed.";
     case "started": return "The rooms are open.";
