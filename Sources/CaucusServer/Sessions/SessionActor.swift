@@ -109,8 +109,6 @@ actor SessionActor {
         }
     }
 
-    func snapshot(for user: UserID) -> SessionSnapshot { SessionSnapshot(state: state, viewer: user, seq: seq) }
-
     /// A snapshot sent only once every event it includes has been delivered, so that the
     /// events a client already has and the snapshot agree, and none is skipped.
     func deliveredSnapshot(for user: UserID) async throws(CaucusError) -> SessionSnapshot {
