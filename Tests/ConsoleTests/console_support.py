@@ -4,12 +4,8 @@ import base64
 import json
 import os
 import pathlib
-import queue
 import re
-import shutil
-import subprocess
-import tempfile
-import threading
+import sys
 import unittest
 import urllib.request
 
@@ -21,60 +17,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# CAUCUS points the tests at another build (for instance one carrying older console assets).
-CAUCUS = pathlib.Path(os.environ.get("CAUCUS", ROOT / ".build" / "debug" / "caucus"))
+sys.path.insert(0, str(ROOT / "Tests" / "PythonSupport"))
+from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
+
 SCREENSHOTS = ROOT / ".build" / "console-screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
-WAIT_SECONDS = 20
-
-
-class CaucusServer:
-    """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
-
-    def __init__(self, apps=None):
-        """`apps` (a list of {"key", "secret"}) configures production apps: no development app."""
-        if not CAUCUS.exists():
-            raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
-        self.data = tempfile.mkdtemp(prefix="caucus-console-")
-        arguments = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning"]
-        if apps is not None:
-            config = pathlib.Path(self.data) / "apps.json"
-            config.write_text(json.dumps({"apps": apps}))
-            arguments += ["--config", str(config)]
-        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.output = []
-        lines = queue.Queue()
-
-        def read():
-            for line in self.process.stdout:
-                self.output.append(line)
-                lines.put(line)
-            lines.put(None)
-
-        threading.Thread(target=read, daemon=True).start()
-        while True:
-            try:
-                line = lines.get(timeout=WAIT_SECONDS)
-            except queue.Empty:
-                self.stop()
-                raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
-            if line is None:
-                raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-            if match:
-                self.base = f"http://127.0.0.1:{match.group(1)}"
-                return
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
-        shutil.rmtree(self.data, ignore_errors=True)
 
 
 def chromium():

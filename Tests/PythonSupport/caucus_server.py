@@ -1,0 +1,66 @@
+"""A real `caucus serve` on a free loopback port and a fresh data folder, for the Python tests
+(the console's browser tests and the media interop tests)."""
+
+import json
+import os
+import pathlib
+import queue
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+# CAUCUS points the tests at another build (for instance one carrying older console assets).
+CAUCUS = pathlib.Path(os.environ.get("CAUCUS", ROOT / ".build" / "debug" / "caucus"))
+WAIT_SECONDS = 20
+
+
+class CaucusServer:
+    """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
+
+    def __init__(self, apps=None, arguments=()):
+        """`apps` (a list of {"key", "secret"}) configures production apps: no development app.
+        `arguments` are added to `caucus serve`'s."""
+        if not CAUCUS.exists():
+            raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
+        self.data = tempfile.mkdtemp(prefix="caucus-test-")
+        command = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning", *arguments]
+        if apps is not None:
+            config = pathlib.Path(self.data) / "apps.json"
+            config.write_text(json.dumps({"apps": apps}))
+            command += ["--config", str(config)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.output = []
+        lines = queue.Queue()
+
+        def read():
+            for line in self.process.stdout:
+                self.output.append(line)
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        while True:
+            try:
+                line = lines.get(timeout=WAIT_SECONDS)
+            except queue.Empty:
+                self.stop()
+                raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
+            if line is None:
+                raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
+            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if match:
+                self.base = f"http://127.0.0.1:{match.group(1)}"
+                return
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        shutil.rmtree(self.data, ignore_errors=True)
