@@ -4,7 +4,7 @@ import Testing
 /// Renaming a planned or a committed room, and taking users out of the plan (issue 11).
 /// Users: u1 host, u2 manager (where made one), u3, u4 participants.
 @Suite struct RoomEditRules {
-    @Test func theHostRenamesAPlannedRoomAndItKeepsItsUsers() {
+    @Test func theHostRenamesAPlannedRoomAndItKeepsItsUsers() throws {
         var harness = Harness.session(participants: 3)
         harness.perform(.addToPreList(["Red", "Blue"]), by: host)
         harness.perform(.preAssign([UserID(3)], to: "Red"), by: host)
@@ -12,16 +12,16 @@ import Testing
         let plan = [PlannedRoom(name: "Crimson", assigned: [UserID(3)]), PlannedRoom(name: "Blue")]
         #expect(events == [.preListChanged(plan)])
         // The plan is the host's: the event reaches the host alone, as every pre-list change.
-        #expect(harness.state.recipients(of: events[0]) == [host])
+        #expect(harness.state.recipients(of: try #require(events.first)) == [host])
         // Changing only the letters' case of its own name is a rename, not a collision.
         harness.perform(.renamePlannedRoom("Crimson", to: "CRIMSON"), by: host)
         #expect(harness.state.preList.map(\.name) == ["CRIMSON", "Blue"])
         harness.perform(.commit, by: host)
         #expect(harness.state.rooms.map(\.name) == ["CRIMSON", "Blue"])
-        #expect(harness.state.rooms[0].assigned == [UserID(3)])
+        #expect(try #require(harness.state.rooms.first).assigned == [UserID(3)])
     }
 
-    @Test func aPlannedRoomsNewNameFollowsTheNameRuleAndIsUniqueInThePlan() {
+    @Test func aPlannedRoomsNewNameFollowsTheNameRuleAndIsUniqueInThePlan() throws {
         var harness = Harness.session(participants: 1)
         harness.perform(.addToPreList(["Red", "Blue"]), by: host)
         harness.refuse(.renamePlannedRoom("Red", to: "blue"), by: host, .duplicateRoomName)
@@ -35,7 +35,7 @@ import Testing
         #expect(harness.state.preList.map(\.name) == ["Red", "Blue"])
     }
 
-    @Test func renamingAnOpenRoomChangesOnlyItsName() {
+    @Test func renamingAnOpenRoomChangesOnlyItsName() throws {
         var harness = Harness.session(participants: 4)
         harness.perform(.makeManager(UserID(2)), by: host)
         harness.startRooms(["Red", "Blue"], options: StartOptions(durationSeconds: 600))
@@ -50,7 +50,7 @@ import Testing
         let events = harness.perform(.renameRoom(red, to: "Green"), by: UserID(2))
         #expect(events == [.roomRenamed(red, name: "Green")])
         // Everyone sees the committed list, so everyone hears it.
-        #expect(harness.state.recipients(of: events[0]) == Array(harness.state.users.keys))
+        #expect(harness.state.recipients(of: try #require(events.first)) == Array(harness.state.users.keys))
         #expect(harness.state.room(red)?.name == "Green")
         #expect(harness.state.room(red)?.occupants == before.room(red)?.occupants)
         #expect(harness.state.room(red)?.assigned == before.room(red)?.assigned)
@@ -64,14 +64,14 @@ import Testing
 
         // The room works as before under its new name: its chat, the invitation, the request.
         let chat = harness.perform(.chat("still here", to: .room), by: UserID(3))
-        #expect(harness.state.recipients(of: chat[0]) == [UserID(3)])
+        #expect(harness.state.recipients(of: try #require(chat.first)) == [UserID(3)])
         harness.perform(.acceptInvitation(red), by: UserID(4))
         #expect(harness.location(of: UserID(4)) == .room(red))
-        harness.perform(.answerHelp(harness.state.helpRequests[0].id, .join), by: UserID(2))
+        harness.perform(.answerHelp(try #require(harness.state.helpRequests.first).id, .join), by: UserID(2))
         #expect(harness.location(of: UserID(2)) == .room(red))
     }
 
-    @Test func renamingACommittedRoomKeepsWhoItExpects() {
+    @Test func renamingACommittedRoomKeepsWhoItExpects() throws {
         var harness = Harness.session(participants: 2)
         harness.commitRooms(["Red", "Blue"])
         let red = harness.roomID(named: "Red")
@@ -86,7 +86,7 @@ import Testing
         #expect(harness.state.room(red)?.name == "Green")
     }
 
-    @Test func aRoomsNewNameFollowsTheNameRuleAndIsUniqueAmongTheRooms() {
+    @Test func aRoomsNewNameFollowsTheNameRuleAndIsUniqueAmongTheRooms() throws {
         var harness = Harness.session(participants: 2)
         harness.startRooms(["Red", "Blue"])
         let red = harness.roomID(named: "Red")
@@ -105,7 +105,7 @@ import Testing
         harness.refuse(.renameRoom(red, to: "Gold"), by: host, .roomNotFound)
     }
 
-    @Test func theHostTakesUsersOutOfThePlan() {
+    @Test func theHostTakesUsersOutOfThePlan() throws {
         var harness = Harness.session(participants: 3)
         harness.perform(.addToPreList(["Red", "Blue"]), by: host)
         harness.perform(.preAssign([UserID(2), UserID(3)], to: "Red"), by: host)
@@ -114,7 +114,7 @@ import Testing
         // Before a commit the plan is the pre-list: one event, to the host.
         let events = harness.perform(.unassign([UserID(2)]), by: host)
         #expect(events == [.preListChanged([PlannedRoom(name: "Red", assigned: [UserID(3)]), PlannedRoom(name: "Blue", assigned: [UserID(4)])])])
-        #expect(harness.state.recipients(of: events[0]) == [host])
+        #expect(harness.state.recipients(of: try #require(events.first)) == [host])
         #expect(harness.state.users[UserID(2)]?.location == .main)
 
         // Once committed, the rooms' assignments lose them too (everyone sees those).
@@ -127,7 +127,7 @@ import Testing
                 .preListChanged([PlannedRoom(name: "Red"), PlannedRoom(name: "Blue", assigned: [UserID(4)])]),
                 .assignmentsChanged([RoomAssignment(room: red, users: []), RoomAssignment(room: blue, users: [UserID(4)])]),
             ])
-        #expect(harness.state.recipients(of: both[1]).count == 4)
+        #expect(harness.state.recipients(of: try #require(both.last)).count == 4)
 
         // Whom the plan does not hold cannot be taken out of it.
         harness.refuse(.unassign([UserID(2), UserID(3)]), by: host, .notAssigned)
@@ -145,20 +145,20 @@ import Testing
         #expect(harness.location(of: UserID(4)) == .main)
     }
 
-    @Test func onlyTheHostTakesUsersOutOfThePlan() {
+    @Test func onlyTheHostTakesUsersOutOfThePlan() throws {
         var harness = Harness.session(participants: 3)
         harness.perform(.makeManager(UserID(2)), by: host)
         harness.commitRooms(["Red"])
         harness.perform(.assign([UserID(3)], to: harness.roomID(named: "Red")), by: UserID(2))
         harness.refuse(.unassign([UserID(3)]), by: UserID(2), .notPermitted)
         harness.refuse(.unassign([UserID(3)]), by: UserID(3), .notPermitted)
-        #expect(harness.state.rooms[0].assigned == [UserID(3)])
+        #expect(try #require(harness.state.rooms.first).assigned == [UserID(3)])
         // The server (the control API) acts with host authority.
         harness.perform(.unassign([UserID(3)]), by: .server)
-        #expect(harness.state.rooms[0].assigned.isEmpty)
+        #expect(try #require(harness.state.rooms.first).assigned.isEmpty)
     }
 
-    @Test func aClientsCopyFollowsRenamesAndUnassignments() {
+    @Test func aClientsCopyFollowsRenamesAndUnassignments() throws {
         var harness = Harness.session(participants: 2)
         harness.perform(.addToPreList(["Red"]), by: host)
         harness.perform(.preAssign([UserID(2)], to: "Red"), by: host)
@@ -175,7 +175,7 @@ import Testing
         }
         #expect(hostCopy == harness.state.visible(to: host))
         #expect(participantCopy == harness.state.visible(to: UserID(3)))
-        #expect(participantCopy.rooms.map(\.name) == ["Green"] && participantCopy.rooms[0].assigned.isEmpty)
+        #expect(participantCopy.rooms.map(\.name) == ["Green"] && participantCopy.rooms.first?.assigned == [])
         #expect(hostCopy.preList == [PlannedRoom(name: "Teal")])
     }
 }
