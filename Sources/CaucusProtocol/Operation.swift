@@ -9,13 +9,14 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case leave, makeManager, revokeManager, transferHost, rename, remove, setMode, updateSettings
     // Plan and commit
     case addToPreList, removeFromPreList, clearPreList, getPreList, preAssign, commit, getCommittedList, withdraw
+    case renamePlannedRoom, unassign
     case start, stop, isStarted, broadcast, extendTimer
     // Moving
     case joinRoom, returnToMain, disconnect, assign, returnUser, autoAssign, returnEveryone, clearAll
     case requestHelp, answerHelp
     // Create and invite
     case createRooms, createAndInvite, invite, acceptInvitation, rejectInvitation
-    case pauseParent, resumeParent, muteParent, unmuteParent, destroyAll
+    case pauseParent, resumeParent, muteParent, unmuteParent, destroyAll, renameRoom
     // Chat and state
     case chat, getSnapshot
 }

@@ -19,6 +19,8 @@ public struct RequestFields: Codable, Sendable {
     public var users: [UserID]?
     public var name: String?
     public var names: [String]?
+    /// A room's new name (`renamePlannedRoom`, `renameRoom`).
+    public var newName: String?
     public var mode: SessionMode?
     public var settings: SettingsChange?
     public var durationSeconds: Int?
@@ -84,6 +86,9 @@ public struct RequestFields: Codable, Sendable {
         case .removeFromPreList: return .removeFromPreList(try required(names, "names"))
         case .clearPreList: return .clearPreList
         case .preAssign: return .preAssign(try required(users, "users"), to: try required(name, "name"))
+        case .renamePlannedRoom:
+            return .renamePlannedRoom(try required(name, "name"), to: try required(newName, "newName"))
+        case .unassign: return .unassign(try required(users, "users"))
         case .commit: return .commit
         case .withdraw: return .withdraw
         case .start:
@@ -110,6 +115,7 @@ public struct RequestFields: Codable, Sendable {
         case .muteParent: return .muteParent(audio: audio ?? true, video: video ?? true)
         case .unmuteParent: return .unmuteParent(audio: audio ?? true, video: video ?? true)
         case .destroyAll: return .destroyAll
+        case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
         case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")

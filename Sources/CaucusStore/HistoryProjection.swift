@@ -49,7 +49,7 @@ enum HistoryProjection {
             // The `project_user_joined` trigger writes the row, in the same statement.
             return []
         case .hostChanged, .managerChanged, .userReconnecting, .userResumed, .modeChanged, .settingsChanged,
-            .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .invited, .invitationRejected,
+            .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .roomRenamed, .invited, .invitationRejected,
             .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast,
             .roleView:
             // Listed rather than `default`, so a new event kind makes us decide whether history

@@ -215,7 +215,8 @@ import Testing
             .createRooms(RoomDefinition(), count: 1), .createAndInvite(RoomDefinition(), count: 1, forceJoin: true),
             .invite([UserID(2)], to: RoomID(1), forceJoin: true), .pauseParent, .resumeParent,
             .muteParent(audio: true, video: true), .unmuteParent(audio: true, video: true), .destroyAll,
-            .answerHelp(HelpRequestID(1), .join),
+            .answerHelp(HelpRequestID(1), .join), .renamePlannedRoom("A", to: "B"), .unassign([UserID(2)]),
+            .renameRoom(RoomID(1), to: "B"),
         ]
         for command in breakoutCommands { harness.refuse(command, by: .user(host), .lectureMode) }
         let selfCommands: [Command] = [

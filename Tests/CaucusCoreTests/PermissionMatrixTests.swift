@@ -88,6 +88,15 @@ import Testing
             harness.perform(.addToPreList(["A"]), by: host)
             return .preAssign([target], to: "A")
         },
+        Operation(name: "renamePlannedRoom", allowed: hostOnly) { harness, _ in
+            harness.perform(.addToPreList(["A"]), by: host)
+            return .renamePlannedRoom("A", to: "Z")
+        },
+        Operation(name: "unassign", allowed: hostOnly) { harness, _ in
+            harness.perform(.addToPreList(["A"]), by: host)
+            harness.perform(.preAssign([target], to: "A"), by: host)
+            return .unassign([target])
+        },
         Operation(name: "commit", allowed: hostOnly) { harness, _ in
             harness.perform(.addToPreList(["A"]), by: host)
             return .commit
@@ -192,6 +201,10 @@ import Testing
             started(&harness)
             return .destroyAll
         },
+        Operation(name: "renameRoom", allowed: managing) { harness, _ in
+            started(&harness)
+            return .renameRoom(harness.roomID(named: "A"), to: "Z")
+        },
         Operation(name: "chat", allowed: users) { _, _ in .chat("hello", to: .room) },
     ]
 
@@ -209,8 +222,8 @@ import Testing
     }
 
     @Test func theMatrixCoversEveryOperation() {
-        // One row per case of `Command` (42), rename twice: of oneself and of another.
+        // One row per case of `Command` (45), rename twice: of oneself and of another.
         #expect(Set(Self.operations.map(\.name)).count == Self.operations.count)
-        #expect(Self.operations.count == 43)
+        #expect(Self.operations.count == 46)
     }
 }

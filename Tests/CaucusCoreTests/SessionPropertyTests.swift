@@ -97,7 +97,7 @@ import Testing
         func command(for step: Step) -> Command {
             let (a, b) = (step.a, step.b)
             let names = ["Red", "Blue", "Green", "Gold", "Teal", "red"]
-            switch step.kind % 47 {
+            switch step.kind % 50 {
             case 0, 1, 2, 3, 45:
                 // Mostly the right password (if any); now and then none or a wrong one.
                 let password = b % 6 == 0 ? (a % 2 == 0 ? nil : "wrong") : (state.isLive ? state.password : (a % 17 == 0 ? "pw" : nil))
@@ -141,6 +141,9 @@ import Testing
             case 42: return a % 2 == 0 ? .muteParent(audio: b % 2 == 0, video: b % 3 == 0) : .unmuteParent(audio: b % 2 == 0, video: b % 3 == 0)
             case 43: return .destroyAll
             case 44, 46: return .chat(a % 25 == 0 ? " " : "Message \(a)", to: .room)
+            case 47: return .renamePlannedRoom(names[a % 6], to: b % 10 == 0 ? "" : b % 2 == 0 ? names[b % 6] : "Plan \(b % 4)")
+            case 48: return .renameRoom(room(a), to: b % 10 == 0 ? " " : b % 2 == 0 ? names[b % 6] : "Room \(b % 4)")
+            case 49: return .unassign(a % 5 == 0 ? [] : [user(a), user(b)])
             default: return .chat("Direct \(a)", to: .user(user(b)))
             }
         }
@@ -185,6 +188,15 @@ import Testing
             check(Set(assigned).count == assigned.count, "a user assigned to two rooms \(context)")
             let planned = state.preList.flatMap(\.assigned)
             check(Set(planned).count == planned.count, "a user pre-assigned to two rooms \(context)")
+            // Room names are unique in the plan and among the rooms, so a name says which room;
+            // a waiting help request names its room as it is called now.
+            let plannedNames = state.preList.map { SessionName.key($0.name) }
+            check(Set(plannedNames).count == plannedNames.count, "two planned rooms named alike \(context)")
+            let roomNames = state.rooms.map { SessionName.key($0.name) }
+            check(Set(roomNames).count == roomNames.count, "two rooms named alike \(context)")
+            for request in state.helpRequests {
+                check(state.room(request.room)?.name == request.roomName, "help request \(request.id) names an old room name \(context)")
+            }
             // Never more rooms than the limit.
             check(state.rooms.count <= state.limits.maxSubsessions, "\(state.rooms.count) rooms \(context)")
             check(state.preList.count <= state.limits.maxSubsessions, "\(state.preList.count) planned rooms \(context)")

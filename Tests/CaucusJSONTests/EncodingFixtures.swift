@@ -46,6 +46,7 @@ enum EncodingFixtures {
         .statusChanged(BreakoutSnapshot(phase: .started, rooms: [room], timer: nil, parent: ParentControl(audioMuted: true, videoMuted: true))),
         .usersMoved([UserMove(user: UserID(2), to: .main), UserMove(user: UserID(3), to: .room(RoomID(1)))]),
         .assignmentsChanged([RoomAssignment(room: RoomID(1), users: [UserID(2)]), RoomAssignment(room: RoomID(2), users: [])]),
+        .roomRenamed(RoomID(1), name: "Grün \"B\" / 緑"),
         .invited(Invitation(users: [UserID(5), UserID(6)], room: RoomID(2), by: nil)),
         .invited(Invitation(users: [UserID(5)], room: RoomID(2), by: UserID(1))),
         .invitationRejected(UserID(5), room: RoomID(2)),

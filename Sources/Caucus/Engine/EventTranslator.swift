@@ -52,6 +52,8 @@ struct EventTranslator {
             return [.usersMoved(moves)]
         case .assignmentsChanged(let assignments):
             return [.assignmentsChanged(assignments.compactMap { kit($0.room) })]
+        case .roomRenamed(let room, _):
+            return kit(room).map { [.subsessionRenamed($0)] } ?? []
         case .invited(let invitation):
             return invited(invitation)
         case .invitationRejected(let id, let room):

@@ -75,6 +75,26 @@ extension WireRequest {
         return request
     }
 
+    static func renamePlannedRoom(_ name: String, to newName: String) -> WireRequest {
+        var request = WireRequest(.renamePlannedRoom)
+        request.name = name
+        request.newName = newName
+        return request
+    }
+
+    static func unassign(_ users: [UserID]) -> WireRequest {
+        var request = WireRequest(.unassign)
+        request.users = users
+        return request
+    }
+
+    static func renameRoom(_ room: RoomID, to newName: String) -> WireRequest {
+        var request = WireRequest(.renameRoom)
+        request.room = room
+        request.newName = newName
+        return request
+    }
+
     static func start(_ options: StartOptions) -> WireRequest {
         var request = WireRequest(.start)
         request.durationSeconds = options.durationSeconds

@@ -34,6 +34,17 @@ public struct SubsessionHelper: Sendable {
         try await engine.perform(.preAssign(users, to: name))
     }
 
+    /// Renames a pre-list subsession; its users stay in it.
+    public func renamePlannedRoom(_ name: String, to newName: String) async throws(SessionError) {
+        try await engine.perform(.renamePlannedRoom(name, to: newName))
+    }
+
+    /// Takes users out of the plan (the pre-list and the committed subsessions' assignments);
+    /// nobody moves.
+    public func unassign(_ users: [UserID]) async throws(SessionError) {
+        try await engine.perform(.unassign(users))
+    }
+
     /// The pre-list, as the server has it. (The snapshot's `preList` is the same, kept locally.)
     public func preList() async throws(SessionError) -> [PlannedRoom] {
         guard case .preList(let plan) = try await engine.perform(WireRequest(.getPreList)) else {

@@ -53,6 +53,11 @@ public struct SubsessionManager: Sendable {
         try await engine.perform(.extendTimer(seconds: seconds))
     }
 
+    /// Renames a committed subsession; who is in it, assigned or invited stays the same.
+    public func renameSubsession(_ subsession: RoomID, to newName: String) async throws(SessionError) {
+        try await engine.perform(.renameRoom(subsession, to: newName))
+    }
+
     // MARK: - Moving users
 
     /// Puts users in a subsession: moves them while subsessions run, or changes the plan

@@ -51,6 +51,8 @@ public enum SessionEvent: Sendable {
     case moved(to: SubsessionKit?)
     /// Who the committed subsessions expect changed (while they are not open).
     case assignmentsChanged([SubsessionKit])
+    /// A committed subsession was renamed (the kit has its new name).
+    case subsessionRenamed(SubsessionKit)
     /// This user is invited to a room.
     case invited(to: SubsessionKit, by: CaucusUser?)
     /// Users were invited to a room (host and managers).

@@ -17,10 +17,11 @@ extension Command {
         case .join, .connectionLost, .resume, .tick:
             .server
         case .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode, .updateSettings,
-            .addToPreList, .removeFromPreList, .clearPreList, .preAssign, .commit, .withdraw:
+            .addToPreList, .removeFromPreList, .clearPreList, .preAssign, .commit, .withdraw,
+            .renamePlannedRoom, .unassign:
             .host
         case .start, .stop, .broadcast, .extendTimer, .assign, .returnUser, .autoAssign, .returnEveryone, .answerHelp,
-            .invite, .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll:
+            .invite, .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renameRoom:
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
@@ -45,7 +46,8 @@ extension Command {
         case .addToPreList, .removeFromPreList, .clearPreList, .preAssign, .commit, .withdraw, .start, .stop,
             .broadcast, .extendTimer, .joinRoom, .returnToMain, .assign, .returnUser, .autoAssign, .returnEveryone,
             .requestHelp, .answerHelp, .createRooms, .createAndInvite, .invite, .acceptInvitation, .rejectInvitation,
-            .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll:
+            .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renamePlannedRoom, .unassign,
+            .renameRoom:
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
             .updateSettings, .connectionLost, .resume, .tick, .chat:
@@ -73,6 +75,8 @@ extension Command {
         case .removeFromPreList: "remove from the pre-list"
         case .clearPreList: "clear the pre-list"
         case .preAssign: "pre-assign users"
+        case .renamePlannedRoom: "rename a planned subsession"
+        case .unassign: "take users out of the plan"
         case .commit: "commit the subsession list"
         case .withdraw: "withdraw the subsession list"
         case .start: "start subsessions"
@@ -97,6 +101,7 @@ extension Command {
         case .muteParent: "mute the main session"
         case .unmuteParent: "unmute the main session"
         case .destroyAll: "destroy all rooms"
+        case .renameRoom: "rename a room"
         case .chat: "chat"
         }
     }

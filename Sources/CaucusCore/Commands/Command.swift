@@ -23,6 +23,11 @@ public enum Command: Hashable, Sendable {
     case removeFromPreList([String])
     case clearPreList
     case preAssign([UserID], to: String)
+    /// Renames a planned room, found by its current name.
+    case renamePlannedRoom(String, to: String)
+    /// Takes users out of the plan: out of the pre-list's rooms and the committed rooms'
+    /// assignments. They stay where they are now.
+    case unassign([UserID])
     case commit
     case withdraw
     case start(StartOptions)
@@ -51,6 +56,8 @@ public enum Command: Hashable, Sendable {
     case muteParent(audio: Bool, video: Bool)
     case unmuteParent(audio: Bool, video: Bool)
     case destroyAll
+    /// Renames a committed room (planned, open or closed), found by its id.
+    case renameRoom(RoomID, to: String)
 
     // Chat
     case chat(String, to: ChatTarget)

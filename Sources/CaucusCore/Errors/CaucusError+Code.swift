@@ -116,6 +116,7 @@ extension CaucusError.Code {
     public static let invalidDuration = Self(4017, "invalidDuration")
     public static let nobodyToMove = Self(4018, "nobodyToMove")
     public static let emptyUserList = Self(4019, "emptyUserList")
+    public static let notAssigned = Self(4020, "notAssigned")
 
     public static let notInParentRoom = Self(5001, "notInParentRoom")
     public static let invalidRoomDefinition = Self(5002, "invalidRoomDefinition")
@@ -144,7 +145,7 @@ extension CaucusError.Code {
         .roomNameEmpty, .roomNameTooLong, .duplicateRoomName, .tooManySubsessions, .notInPreList,
         .preListEmpty, .wrongStatus, .roomNotFound, .selfSelectDisabled, .returnDisabled, .notInRoom,
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
-        .nobodyToMove, .emptyUserList, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
+        .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
         .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong,
     ]

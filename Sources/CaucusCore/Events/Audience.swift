@@ -34,7 +34,7 @@ extension SessionState {
             }
         case .sessionStarted, .userJoined, .userLeft, .sessionEnded, .hostChanged, .managerChanged, .userRenamed,
             .userReconnecting, .userResumed, .modeChanged, .settingsChanged, .statusChanged, .usersMoved,
-            .assignmentsChanged, .parentControlChanged, .timerChanged, .timerWarning, .broadcast:
+            .assignmentsChanged, .roomRenamed, .parentControlChanged, .timerChanged, .timerWarning, .broadcast:
             return .everyone
         }
     }

@@ -6,6 +6,7 @@ extension Event: Codable {
         case userReconnecting, userResumed, modeChanged, settingsChanged, preListChanged, statusChanged
         case usersMoved, assignmentsChanged, invited, invitationRejected, parentControlChanged, timerChanged
         case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView
+        case roomRenamed
     }
 
     private enum Keys: String, CodingKey {
@@ -31,6 +32,7 @@ extension Event: Codable {
         case .statusChanged: .statusChanged
         case .usersMoved: .usersMoved
         case .assignmentsChanged: .assignmentsChanged
+        case .roomRenamed: .roomRenamed
         case .invited: .invited
         case .invitationRejected: .invitationRejected
         case .parentControlChanged: .parentControlChanged
@@ -76,6 +78,9 @@ extension Event: Codable {
         case .statusChanged(let snapshot): try c.encode(snapshot, forKey: .breakout)
         case .usersMoved(let moves): try c.encode(moves, forKey: .moves)
         case .assignmentsChanged(let assignments): try c.encode(assignments, forKey: .assignments)
+        case .roomRenamed(let room, let name):
+            try c.encode(room, forKey: .room)
+            try c.encode(name, forKey: .name)
         case .invited(let invitation): try c.encode(invitation, forKey: .invitation)
         case .invitationRejected(let user, let room):
             try c.encode(user, forKey: .user)
@@ -129,6 +134,8 @@ extension Event: Codable {
         case .statusChanged: self = .statusChanged(try c.decode(BreakoutSnapshot.self, forKey: .breakout))
         case .usersMoved: self = .usersMoved(try c.decode([UserMove].self, forKey: .moves))
         case .assignmentsChanged: self = .assignmentsChanged(try c.decode([RoomAssignment].self, forKey: .assignments))
+        case .roomRenamed:
+            self = .roomRenamed(try c.decode(RoomID.self, forKey: .room), name: try c.decode(String.self, forKey: .name))
         case .invited: self = .invited(try c.decode(Invitation.self, forKey: .invitation))
         case .invitationRejected:
             self = .invitationRejected(try c.decode(UserID.self, forKey: .user), room: try c.decode(RoomID.self, forKey: .room))

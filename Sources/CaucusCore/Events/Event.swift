@@ -21,6 +21,8 @@ public enum Event: Hashable, Sendable {
     case usersMoved([UserMove])
     /// Who the committed rooms expect, changed while they are not open.
     case assignmentsChanged([RoomAssignment])
+    /// A committed room has a new name; nothing else about it changed.
+    case roomRenamed(RoomID, name: String)
     case invited(Invitation)
     case invitationRejected(UserID, room: RoomID)
     case parentControlChanged(ParentControl)
@@ -126,6 +128,11 @@ public struct HelpRequest: Hashable, Sendable, Codable {
         self.requesterName = requesterName
         self.room = room
         self.roomName = roomName
+    }
+
+    /// The same request, its room renamed.
+    func inRoom(named name: String) -> HelpRequest {
+        HelpRequest(id: id, requester: requester, requesterName: requesterName, room: room, roomName: name)
     }
 }
 

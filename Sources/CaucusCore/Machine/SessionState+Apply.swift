@@ -60,6 +60,12 @@ extension SessionState {
             for assignment in assignments {
                 if let index = roomIndex(assignment.room) { rooms[index].assigned = assignment.users }
             }
+        case .roomRenamed(let id, let name):
+            if let index = roomIndex(id) { rooms[index].name = name }
+            // A waiting help request names the room its requester is in, as it is called now.
+            for index in helpRequests.indices where helpRequests[index].room == id {
+                helpRequests[index] = helpRequests[index].inRoom(named: name)
+            }
         case .invited(let invitation):
             for user in invitation.users { invitations[user] = invitation.room }
         case .invitationRejected(let user, _):

@@ -92,6 +92,8 @@ extension SessionState {
         case .removeFromPreList(let names): return try decideRemoveFromPreList(names)
         case .clearPreList: return [.preListChanged([])]
         case .preAssign(let ids, let name): return try decidePreAssign(ids, to: name)
+        case .renamePlannedRoom(let name, let newName): return try decideRenamePlannedRoom(name, to: newName)
+        case .unassign(let ids): return try decideUnassign(ids)
         case .commit: return try decideCommit()
         case .withdraw: return try decideWithdraw()
         case .start(let options): return try decideStart(options, context)
@@ -120,6 +122,7 @@ extension SessionState {
         case .muteParent(let audio, let video): return try decideMute(true, audio: audio, video: video)
         case .unmuteParent(let audio, let video): return try decideMute(false, audio: audio, video: video)
         case .destroyAll: return try decideDestroyAll()
+        case .renameRoom(let id, let newName): return try decideRenameRoom(id, to: newName)
 
         case .chat(let text, let target): return try decideChat(text, to: target, context)
         }

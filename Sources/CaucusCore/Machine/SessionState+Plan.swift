@@ -24,7 +24,7 @@ extension SessionState {
         CaucusError(.tooManySubsessions, "A session has at most \(limits.maxSubsessions) subsessions.")
     }
 
-    private func preListIndex(_ name: String) throws(CaucusError) -> Int {
+    func preListIndex(_ name: String) throws(CaucusError) -> Int {
         guard let index = preList.firstIndex(where: { SessionName.matches($0.name, name) }) else {
             throw CaucusError(.notInPreList, "The pre-list has no subsession named '\(name)'.")
         }

@@ -35,7 +35,8 @@ public struct RoomDefinition: Hashable, Sendable, Codable {
 /// A committed subsession. Whichever flow created it, it is the same kind of room.
 public struct Room: Hashable, Sendable, Codable {
     public let id: RoomID
-    public let name: String
+    /// Changed only by `renameRoom`; everything else refers to the room by its id.
+    public internal(set) var name: String
     public let definition: RoomDefinition
     /// Users the plan puts here; they are moved (or invited) when the breakout starts.
     public internal(set) var assigned: [UserID]
@@ -53,7 +54,8 @@ public struct Room: Hashable, Sendable, Codable {
 
 /// An entry of the host's pre-list: a room to be created on commit, with its pre-assigned users.
 public struct PlannedRoom: Hashable, Sendable, Codable {
-    public let name: String
+    /// The planned room's identity within the pre-list (compared case-insensitively).
+    public internal(set) var name: String
     public internal(set) var assigned: [UserID]
 
     public init(name: String, assigned: [UserID] = []) {

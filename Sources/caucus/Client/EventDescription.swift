@@ -36,6 +36,7 @@ struct EventDescription {
             moves.map { "\(name($0.user)) moved to \(place($0.to))" }.joined(separator: ", ")
         case .moved(let room): room.map { "you are now in \($0.name)" } ?? "you are back in the main session"
         case .assignmentsChanged(let rooms): "assignments: \(list(rooms, status: .committed))"
+        case .subsessionRenamed(let room): "subsession \(room.id) is now called \(room.name)"
         case .invited(let room, let by):
             "\(by?.name ?? "someone") invites you to \(room.name): `accept \(room.name)` or `reject \(room.name)`"
         case .usersInvited(let users, let room, _): "\(names(users)) invited to \(room.name)"

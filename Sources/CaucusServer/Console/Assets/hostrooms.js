@@ -2,6 +2,7 @@
 
 import { h, fill } from "./dom.js";
 import { showErrorNear } from "./feedback.js";
+import { RenameControls } from "./rename.js";
 
 const USER_MIME = "application/x-caucus-user";
 /** Past this many rooms the cards become one line each, so the page stays short. */
@@ -46,6 +47,7 @@ export class PlanCard {
   constructor(view) {
     this.view = view;
     this.editing = false;
+    this.renames = new RenameControls();
     this.list = h("div", { class: "plan", testid: "plan" });
     const names = h("input", { testid: "plan-names", placeholder: "Red, Blue, Green", autocomplete: "off", "aria-label": "Room names" });
     const addButton = h("button", { type: "submit", testid: "plan-add" }, "Add rooms");
@@ -82,11 +84,18 @@ export class PlanCard {
         onclick: (event) => this.view.act("withdraw", {}, event.currentTarget) }, "Remove these rooms")) : null);
     if (!editable) return;
     const users = [...model.users.values()].filter((user) => user.id !== model.you);
+    this.renames.keep(new Set(model.preList.map((planned) => planned.name)));
+    const rerender = () => this.view.render(model);
     fill(this.list, model.preList.length === 0 ? h("p", { class: "muted" }, "No rooms planned yet.") : model.preList.map((planned) =>
       dropTarget(h("div", { class: "planned", testid: "plan-room", dataset: { room: planned.name } },
-        h("div", { class: "row spread" }, h("strong", { class: "name clamp", title: planned.name }, planned.name),
+        h("div", { class: "row spread" },
+          this.renames.render(planned.name, planned.name, "plan",
+            (newName, origin) => this.view.act("renamePlannedRoom", { name: planned.name, newName }, origin), rerender),
           h("button", { type: "button", class: "quiet", testid: "plan-remove", onclick: (event) => this.view.act("removeFromPreList", { names: [planned.name] }, event.currentTarget) }, "Remove")),
-        h("ul", { class: "chips", testid: "plan-assigned" }, planned.assigned.map((id) => h("li", { class: "chip" }, model.userName(id)))),
+        h("ul", { class: "chips", testid: "plan-assigned" }, planned.assigned.map((id) => h("li", { class: "chip removable", testid: "plan-person", dataset: { userName: model.userName(id) } },
+          h("span", { class: "chip-name", title: model.userName(id) }, model.userName(id)),
+          h("button", { type: "button", class: "chip-remove", testid: "plan-unassign", title: `Take ${model.userName(id)} out of the plan`, "aria-label": `Take ${model.userName(id)} out of the plan`,
+            onclick: (event) => this.view.act("unassign", { users: [id] }, event.currentTarget) }, "×")))),
         userPicker(users, "Put in this room…", "plan-assign", [{ text: "Add", testid: "plan-assign-button", run: (id, origin) => this.view.act("preAssign", { users: [id], name: planned.name }, origin) }])),
       (id, target) => this.view.act("preAssign", { users: [id], name: planned.name }, target))));
   }
@@ -96,6 +105,7 @@ export class PlanCard {
 export class RoomsCard {
   constructor(view) {
     this.view = view;
+    this.renames = new RenameControls();
     this.grid = h("div", { class: "rooms", testid: "rooms" });
     this.heading = h("h3", {}, "Rooms");
     this.element = h("section", { class: "card", testid: "rooms-section" }, this.heading, this.grid);
@@ -108,6 +118,7 @@ export class RoomsCard {
       fill(this.grid, h("p", { class: "muted" }, "No rooms yet: make a plan, or create rooms with the buttons above."));
       return;
     }
+    this.renames.keep(new Set(rooms.map((room) => room.id)));
     const compact = rooms.length > COMPACT_AFTER;
     this.grid.classList.toggle("compact", compact);
     fill(this.grid, rooms.map((room) => this.card(model, room, compact)));
@@ -139,10 +150,13 @@ export class RoomsCard {
       !open && room.assigned.length ? h("p", { class: "muted name", testid: "room-assigned" }, "Planned: ", room.assigned.map((id) => model.userName(id)).join(", ")) : null,
       invited.length ? h("p", { class: "muted name", testid: "room-invited" }, "Invited, not answered yet: ", invited.map((id) => model.userName(id)).join(", ")) : null,
     ];
+    const name = this.renames.render(room.id, room.name, "room", (newName, origin) => act("renameRoom", { room: room.id, newName }, origin), () => this.view.render(model));
+    const label = h("strong", { class: "name clamp", title: room.name }, room.name);
+    // A compact card keeps its head to one line: renaming is under *More* there.
     const card = h("div", { class: `room${here ? " here" : ""}`, testid: "room-card", dataset: { room: room.name } },
-      h("div", { class: "row spread room-head" }, h("strong", { class: "name clamp", title: room.name }, room.name), count, actions),
+      h("div", { class: "row spread room-head" }, compact ? label : name, count, actions),
       compact ? [h("p", { class: "muted name", testid: "room-occupant-names" }, room.occupants.map((id) => model.userName(id)).join(", ") || "Empty"),
-        h("details", {}, h("summary", {}, "More"), body, picker)] : [body, picker]);
+        h("details", { open: this.renames.drafts.has(room.id) || null }, h("summary", {}, "More"), h("div", { class: "row spread" }, name), body, picker)] : [body, picker]);
     return dropTarget(card, (id, target) => act("assign", { users: [id], room: room.id }, target));
   }
 }

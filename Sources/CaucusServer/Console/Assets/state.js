@@ -78,7 +78,9 @@ export class SessionModel {
   get location() { return this.me?.location ?? null; }
   /** People in the main session who are in no room and not planned for one. */
   get unplaced() {
-    const planned = new Set(this.roomsOpen ? [] : this.rooms.flatMap((room) => room.assigned));
+    // Planned means in the committed rooms' plan, or (before there are rooms) in the host's.
+    const plan = this.rooms.length ? this.rooms.flatMap((room) => room.assigned) : this.preList.flatMap((planned) => planned.assigned);
+    const planned = new Set(this.roomsOpen ? [] : plan);
     return [...this.users.values()].filter((user) => (user.location ?? null) == null && !planned.has(user.id) && this.role(user.id) === "participant");
   }
 
@@ -159,6 +161,14 @@ export class SessionModel {
           if (room) room.assigned = assignment.users;
         }
         return null;
+      case "roomRenamed": {
+        const room = this.room(event.room);
+        const old = room?.name;
+        if (room) room.name = event.name;
+        // A waiting help request names the room as it is called now, as the server's does.
+        for (const request of this.helpRequests) if (request.room === event.room) request.roomName = event.name;
+        return old ? `${old} is now called ${event.name}.` : null;
+      }
       case "invited": {
         const { users, room } = event.invitation;
         for (const id of users) this.uninvite(id);
