@@ -22,6 +22,9 @@ public enum Request: Sendable, Equatable {
     /// Resolved against the session's current settings by the server.
     case updateSettings(SettingsChange)
     case query(Query)
+    /// Allowed at any time; once joined, the reply says how many events after `after` this
+    /// seat was sent, so the client can check that it received them all.
+    case ping(after: Int?)
 }
 
 public struct JoinArguments: Sendable, Equatable, Codable {

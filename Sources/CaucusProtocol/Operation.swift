@@ -23,5 +23,5 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
 
 /// Reads that are answered from the session's state and change nothing.
 public enum Query: String, Sendable, CaseIterable {
-    case getPreList, getCommittedList, isStarted, getSnapshot, ping
+    case getPreList, getCommittedList, isStarted, getSnapshot
 }

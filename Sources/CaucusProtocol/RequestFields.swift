@@ -14,6 +14,8 @@ public struct RequestFields: Codable, Sendable {
     public var `protocol`: Int?
     public var secret: String?
     public var lastSeq: Int?
+    /// `ping`: the seq after which the client counts the events it received.
+    public var after: Int?
     public var endSession: Bool?
     public var user: UserID?
     public var users: [UserID]?
@@ -63,7 +65,9 @@ public struct RequestFields: Codable, Sendable {
         case .resume:
             try ProtocolVersion.check(self.protocol)
             return .resume(ResumeArguments(secret: try required(secret, "secret"), lastSeq: try required(lastSeq, "lastSeq")))
-        case .ping: return .query(.ping)
+        case .ping:
+            if let after, after < 0 { throw CaucusError(.invalidArguments, "\"after\" must be a seq: 0 or more.") }
+            return .ping(after: after)
         case .getPreList: return .query(.getPreList)
         case .getCommittedList: return .query(.getCommittedList)
         case .isStarted: return .query(.isStarted)

@@ -25,14 +25,18 @@ public enum ReplyResult: Sendable, Equatable {
     case committed(BreakoutSnapshot)
     case started(Bool)
     case snapshot(SessionSnapshot)
-    case pong
+    /// Before joining, both nil. Once joined, `seq` is the session's last event delivered, and
+    /// `sent` how many events after the ping's `after` up to `seq` were sent to this seat (nil
+    /// without `after`, or when the server no longer keeps them): a client that received
+    /// fewer missed one.
+    case pong(seq: Int?, sent: Int?)
 }
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
-        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -55,7 +59,10 @@ extension ServerFrame: Codable {
             case .committed(let breakout): try r.encode(breakout, forKey: .committed)
             case .started(let started): try r.encode(started, forKey: .started)
             case .snapshot(let snapshot): try r.encode(snapshot, forKey: .snapshot)
-            case .pong: try r.encode(true, forKey: .pong)
+            case .pong(let seq, let sent):
+                try r.encode(true, forKey: .pong)
+                try r.encodeIfPresent(seq, forKey: .seq)
+                try r.encodeIfPresent(sent, forKey: .sent)
             }
         case .error(let re, let body):
             try c.encode(re, forKey: .re)
@@ -112,7 +119,7 @@ extension ServerFrame: Codable {
         } else if r.contains(.snapshot) {
             result = .snapshot(try r.decode(SessionSnapshot.self, forKey: .snapshot))
         } else if r.contains(.pong) {
-            result = .pong
+            result = .pong(seq: try r.decodeIfPresent(Int.self, forKey: .seq), sent: try r.decodeIfPresent(Int.self, forKey: .sent))
         } else {
             result = .done(seq: try r.decodeIfPresent(Int.self, forKey: .seq))
         }

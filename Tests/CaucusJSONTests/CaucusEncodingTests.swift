@@ -75,7 +75,9 @@ import Testing
             .started(true),
             .started(false),
             .snapshot(hostView),
-            .pong,
+            .pong(seq: nil, sent: nil),
+            .pong(seq: 12, sent: nil),
+            .pong(seq: 12, sent: 3),
         ]
         for (index, result) in results.enumerated() {
             try Compare.expectSame(ServerFrame.reply(re: index, result: result), "\(result)")

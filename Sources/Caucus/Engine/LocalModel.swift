@@ -12,6 +12,8 @@ struct LocalModel: Sendable {
     /// The last event `state` includes, delivered to the app (or included in the snapshot it
     /// started from).
     private(set) var seq: Int
+    /// The events received since the last check with the server that none went missing.
+    private(set) var missedEventCheck: MissedEventCheck
     /// Users who are gone, as last seen: for describing departures and their old messages.
     private(set) var departed: [UserID: CaucusUser] = [:]
 
@@ -19,6 +21,7 @@ struct LocalModel: Sendable {
         me = snapshot.you
         state = SessionState(restoring: snapshot)
         seq = snapshot.seq
+        missedEventCheck = MissedEventCheck(after: snapshot.seq)
     }
 
     // MARK: - Events
@@ -28,6 +31,7 @@ struct LocalModel: Sendable {
     mutating func absorb(_ event: SequencedEvent) -> (before: SessionState, after: SessionState)? {
         guard event.seq > seq else { return nil }
         seq = event.seq
+        missedEventCheck.receive(event.seq)
         rememberDepartures(event.event, in: state)
         let before = state
         state.apply(event.event)
@@ -37,7 +41,14 @@ struct LocalModel: Sendable {
     /// Counts an event this client cannot read (a type from a newer server) as seen, so a
     /// resume does not ask for it again.
     mutating func skip(past seq: Int) {
-        self.seq = max(self.seq, seq)
+        guard seq > self.seq else { return }
+        self.seq = seq
+        missedEventCheck.receive(seq)
+    }
+
+    /// Takes the server's count of the events it sent (the reply to a `ping`).
+    mutating func settleMissedEventCheck(asked: Int, seq: Int, sent: Int?) -> MissedEventCheck.Verdict {
+        missedEventCheck.settle(asked: asked, seq: seq, sent: sent)
     }
 
     /// Starts over from a fresh snapshot (a resume too old to replay): the events in between
@@ -48,6 +59,7 @@ struct LocalModel: Sendable {
         }
         state = SessionState(restoring: snapshot)
         seq = snapshot.seq
+        missedEventCheck = MissedEventCheck(after: snapshot.seq)
     }
 
     private mutating func rememberDepartures(_ event: Event, in state: SessionState) {

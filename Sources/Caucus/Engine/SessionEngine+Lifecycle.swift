@@ -57,6 +57,7 @@ extension SessionEngine {
         phase = .connected
         setConnection(.connected)
         releaseWaiters(.success(()))
+        startCheckingForMissedEvents()
         let view = CaucusSession.Snapshot(model: model, engine: self)
         var events: [SessionEvent] = [.sessionJoined(view)]
         if view.myRole.isManaging { events.append(.managerHandle(SubsessionManager(engine: self))) }
@@ -102,6 +103,7 @@ extension SessionEngine {
         phase = .closed
         reconnectTask?.cancel()
         reconnectTask = nil
+        stopCheckingForMissedEvents()
         socket?.close()
         socket = nil
         failPending()
@@ -125,6 +127,7 @@ extension SessionEngine {
             failPending()
             releaseWaiters(.failure(.notJoined))
         }
+        stopCheckingForMissedEvents()
         hub.finish()
     }
 }

@@ -31,6 +31,9 @@ actor SessionEngine {
     /// Why the session is over, when an event said so before the socket closed.
     var endReason: SessionLeftReason?
     var reconnectTask: Task<Void, Never>?
+    var missedEventCheckTask: Task<Void, Never>?
+    /// `getSnapshot` requests whose reply replaces the model (an event went missing).
+    var resynchronizingRequests: Set<Int> = []
     private var nextRequestID = 1
     private var pending: [Int: Pending] = [:]
     private var connectionWaiters: [CheckedContinuation<Result<Void, SessionError>, Never>] = []
@@ -56,9 +59,10 @@ actor SessionEngine {
     }
 
     /// Sends a request on `socket` and waits for its reply (or the socket's end, or the timeout).
-    func exchange(_ request: WireRequest, on socket: Socket) async -> Result<ReplyResult, SessionError> {
+    func exchange(_ request: WireRequest, on socket: Socket, resynchronizing: Bool = false) async -> Result<ReplyResult, SessionError> {
         let id = nextRequestID
         nextRequestID += 1
+        if resynchronizing { resynchronizingRequests.insert(id) }
         let text: String
         do throws(SessionError) {
             text = try request.frame(id: id)
@@ -78,6 +82,7 @@ actor SessionEngine {
     }
 
     private func complete(_ id: Int, _ result: Result<ReplyResult, SessionError>) {
+        resynchronizingRequests.remove(id)
         guard let request = pending.removeValue(forKey: id) else { return }
         request.timeout.cancel()
         request.continuation.resume(returning: result)
@@ -137,6 +142,9 @@ actor SessionEngine {
         }
         switch frame {
         case .reply(let re, let result):
+            // Replaced here, before the next frame is read: every event the snapshot includes
+            // came before it, and every later one comes after.
+            if resynchronizingRequests.contains(re), case .snapshot(let fresh) = result { resynchronize(to: fresh) }
             complete(re, .success(result))
         case .error(let re, let body):
             if let re, pending[re] != nil {

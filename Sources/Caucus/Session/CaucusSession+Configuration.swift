@@ -16,6 +16,10 @@ extension CaucusSession {
         /// gives the seat up anyway).
         public var reconnectExtraTime: Duration
         public var logger: Logger
+        /// How often the SDK checks with the server that no event went missing on the way
+        /// (a `ping` with `after`; on a miss it takes a fresh snapshot and reports
+        /// `resynchronized`).
+        public var missedEventCheckInterval: Duration = .seconds(20)
 
         public init(
             maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(20),

@@ -7,7 +7,7 @@ enum OpenAPIDocument {
     /// The operations `POST /v1/sessions/{id}/operations` runs: every command and
     /// `updateSettings`; not the connection's own requests, nor the reads.
     static let operations: [String] = {
-        let notHere = Set(Query.allCases.map(\.rawValue) + [Operation.join.rawValue, Operation.resume.rawValue])
+        let notHere = Set(Query.allCases.map(\.rawValue) + [Operation.join.rawValue, Operation.resume.rawValue, Operation.ping.rawValue])
         return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
     }()
 

@@ -120,6 +120,14 @@ actor SessionActor {
         }
     }
 
+    /// A `ping` from a joined user: how many events it was sent after `after`, counted once
+    /// everything held for it is on its way, so that the reply, sent next, follows them all.
+    func ping(from user: UserID, after: Int?) -> ReplyResult {
+        let (result, actions) = pipeline.ping(from: user, after: after)
+        perform(actions)
+        return result
+    }
+
     // MARK: - Performing actions
 
     /// Runs one input of the pipeline and performs its actions; counts the events it decided.
@@ -256,7 +264,6 @@ extension SessionActor {
     /// Reads: answered from the state, changing nothing.
     func answer(_ query: Query, for user: UserID) async throws(CaucusError) -> ReplyResult {
         switch query {
-        case .ping: return .pong
         case .getSnapshot: return .snapshot(try await deliveredSnapshot(for: user))
         case .isStarted: return .started(state.isStarted)
         case .getCommittedList: return .committed(state.snapshot)

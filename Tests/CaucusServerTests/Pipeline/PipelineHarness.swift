@@ -146,6 +146,15 @@ struct PipelineHarness {
         return connection
     }
 
+    /// A joined user's `ping`; its reply goes to `connection` after whatever the ping released.
+    mutating func ping(_ user: UserID, after: Int?, connection: Int, requestID: Int = 3) -> (seq: Int?, sent: Int?) {
+        let (result, actions) = pipeline.ping(from: user, after: after)
+        run(actions)
+        inbox[connection, default: []].append(.reply(re: requestID, result: result))
+        guard case .pong(let seq, let sent) = result else { return (nil, nil) }
+        return (seq, sent)
+    }
+
     /// The seqs of the events a connection received, in the order received.
     func eventSeqs(_ connection: Int) -> [Int] {
         (inbox[connection] ?? []).compactMap { if case .event(let event) = $0 { event.seq } else { nil } }

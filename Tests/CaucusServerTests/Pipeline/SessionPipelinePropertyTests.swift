@@ -1,6 +1,7 @@
 import CaucusCore
 import CaucusProtocol
 import PropertyBased
+import Synchronization
 import Testing
 
 @testable import CaucusServer
@@ -14,6 +15,7 @@ import Testing
     typealias Step = (kind: Int, who: Int, a: Int)
 
     static let steps = zip(Gen.int(in: 0...99), Gen.int(in: 0...7), Gen.int(in: 0...99)).array(of: 300)
+    static let pingsCounted = Mutex(0)
 
     @Test(.shrinking(false))
     func everyConnectionSeesItsEventsInOrderWithNoGapAndNothingBeforeItIsDurable() async {
@@ -23,8 +25,11 @@ import Testing
             walk.finish()
             #expect(walk.harness.violations.isEmpty, "\(walk.harness.violations.prefix(5))")
             #expect(walk.problems.isEmpty, "\(walk.problems.prefix(5))")
+            Self.pingsCounted.withLock { $0 += walk.pingsCounted }
             #expect(walk.delivered > 0 || walk.broken || walk.ended, "a walk that delivers nothing proves nothing: \(walk.connections.count) connections, \(walk.harness.stored.count) stored, \(walk.harness.pipeline.seq) decided, storing \(walk.harness.storeCall?.count ?? -1)")
         }
+        // The walks must have checked counts, not only pings the window could not answer.
+        #expect(Self.pingsCounted.withLock { $0 } > 40)
     }
 }
 
@@ -42,6 +47,8 @@ struct PipelineWalk {
     /// Everyone left (their seats timed out): the session is over and the walk with it.
     var ended: Bool { if case .ended = harness.pipeline.state.lifecycle { true } else { false } }
     var delivered = 0
+    /// Pings answered with a count (a walk's window may no longer reach back).
+    var pingsCounted = 0
     var names = 0
 
     init(holdsRoster: Bool) {
@@ -96,8 +103,10 @@ struct PipelineWalk {
                     harness.tickAt = nil
                     harness.run(harness.pipeline.tick(at: deadline))
                 }
-            case 93..<98:
+            case 93..<96:
                 harness.endRosterWindow()
+            case 96..<98:
+                if let actor, let connection = current[actor] { checkPing(by: actor, on: connection, pick: step.a) }
             default:
                 if step.a < 4 {
                     harness.storeFails()
@@ -109,6 +118,21 @@ struct PipelineWalk {
             // checks below would notice.
         }
         learnBaselines()
+    }
+
+    /// A client's check that nothing went missing: from its baseline or an event it received,
+    /// the server's count of what it sent must be what arrived (the reply comes after them).
+    private mutating func checkPing(by user: UserID, on connection: Int, pick: Int) {
+        guard let baseline = connections[connection]?.baseline else { return }
+        let candidates = [baseline] + harness.eventSeqs(connection)
+        let after = candidates[pick % candidates.count]
+        let (seq, sent) = harness.ping(user, after: after, connection: connection)
+        guard let seq, let sent else { return }
+        pingsCounted += 1
+        let arrived = harness.eventSeqs(connection).filter { $0 > after && $0 <= seq }.count
+        if sent != arrived {
+            problems.append("user \(user.rawValue) pinged after \(after): server counts \(sent) sent through \(seq), \(arrived) arrived")
+        }
     }
 
     /// A breakout command the host or a participant may try: plan, commit, start, moves, stop.

@@ -10,6 +10,7 @@ final class TCPProxy: Sendable {
     let port: Int
     private let listener: any Channel
     private let connections: Connections
+    private let dropping: ServerFrameFilter.Marker
 
     /// The connections through the proxy, and whether it lets new ones in.
     final class Connections: Sendable {
@@ -49,6 +50,7 @@ final class TCPProxy: Sendable {
 
     static func start(to target: Int) async throws -> TCPProxy {
         let connections = Connections()
+        let dropping = ServerFrameFilter.Marker()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
@@ -57,7 +59,7 @@ final class TCPProxy: Sendable {
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
                         outbound.eventLoop.makeCompletedFuture {
-                            try outbound.pipeline.syncOperations.addHandler(Relay(to: inbound))
+                            try outbound.pipeline.syncOperations.addHandlers(ServerFrameFilter(dropping: dropping), Relay(to: inbound))
                         }
                     }
                     .connect(host: "127.0.0.1", port: target)
@@ -68,14 +70,18 @@ final class TCPProxy: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = listener.localAddress?.port else { throw TestFailure("the proxy has no port") }
-        return TCPProxy(port: port, listener: listener, connections: connections)
+        return TCPProxy(port: port, listener: listener, connections: connections, dropping: dropping)
     }
 
-    private init(port: Int, listener: any Channel, connections: Connections) {
+    private init(port: Int, listener: any Channel, connections: Connections, dropping: ServerFrameFilter.Marker) {
         self.port = port
         self.listener = listener
         self.connections = connections
+        self.dropping = dropping
     }
+
+    /// Loses the next frame from the server whose text contains `marker`.
+    func dropNextServerFrame(containing marker: String) { dropping.set(marker) }
 
     var url: URL { URL(string: "ws://127.0.0.1:\(port)/ws")! }
 

@@ -37,9 +37,10 @@ final class TestServer: Sendable {
     /// An SDK client that has joined `session` (through `url`, e.g. a proxy, if given).
     func client(
         _ userName: String, session: String = "Class", role: RoleClaim = .participant, password: String? = nil,
-        url: URL? = nil, passwordHandler: (@Sendable (PasswordPrompt) async -> String?)? = nil
+        url: URL? = nil, passwordHandler: (@Sendable (PasswordPrompt) async -> String?)? = nil,
+        configuration: CaucusSession.Configuration = Client.configuration
     ) async throws -> Client {
-        let client = Client()
+        let client = Client(configuration: configuration)
         try await within("\(userName) joins") {
             try await client.session.join(
                 url: url ?? self.url, sessionName: session, userName: userName, token: try self.token(session: session, role: role),
@@ -54,8 +55,8 @@ struct Client: Sendable {
     let session: CaucusSession
     let log: EventLog
 
-    init() {
-        session = CaucusSession(configuration: Client.configuration)
+    init(configuration: CaucusSession.Configuration = Client.configuration) {
+        session = CaucusSession(configuration: configuration)
         log = EventLog(session.events)
     }
 

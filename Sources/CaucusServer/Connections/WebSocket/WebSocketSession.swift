@@ -56,8 +56,10 @@ struct WebSocketSession: Sendable {
                 return try await join(arguments, id: frame.id, connection: connection)
             case (.awaitingJoin, .resume(let arguments)):
                 return try await resume(arguments, id: frame.id, connection: connection)
-            case (_, .query(.ping)):
-                send(.reply(re: frame.id, result: .pong), on: connection)
+            case (.awaitingJoin, .ping):
+                send(.reply(re: frame.id, result: .pong(seq: nil, sent: nil)), on: connection)
+            case (.joined(let session, let user), .ping(let after)):
+                send(.reply(re: frame.id, result: await session.ping(from: user, after: after)), on: connection)
             case (.awaitingJoin, _):
                 throw CaucusError(.notJoined, "Join (or resume) first: the first frame must be \"join\" or \"resume\".")
             case (.joined, .join), (.joined, .resume):

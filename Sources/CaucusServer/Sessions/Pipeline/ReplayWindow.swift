@@ -29,6 +29,19 @@ struct ReplayWindow<Frame> {
         if kept.count > capacity { kept.removeFirst() }
     }
 
+    /// How many events `user` was sent after `seen` up to `last`, or nil if some are no
+    /// longer kept.
+    func count(sentTo user: UserID, after seen: Int, through last: Int) -> Int? {
+        let firstKept = kept.first?.seq ?? (last + 1)
+        guard seen + 1 >= firstKept else { return nil }
+        var count = 0
+        for event in kept.reversed() {
+            if event.seq <= seen { break }
+            if event.seq <= last && event.wasSent(to: user) { count += 1 }
+        }
+        return count
+    }
+
     /// The frames `user` was sent after `seen` up to `last`, or nil if some are no longer kept.
     func frames(after seen: Int, through last: Int, for user: UserID) -> [Frame]? {
         let firstKept = kept.first?.seq ?? (last + 1)

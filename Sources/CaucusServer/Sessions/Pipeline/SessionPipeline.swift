@@ -33,7 +33,7 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     /// Recent events, for replay to resuming clients.
     var window: ReplayWindow<Frame>
     /// The seq of each present user's join: a resume never replays what came before it.
-    private var joinedAt: [UserID: Int] = [:]
+    private(set) var joinedAt: [UserID: Int] = [:]
     /// Replies owed once a command's last event is delivered, by that event's seq.
     var replies: [Int: [Reply]] = [:]
     /// A user whose join (or snapshot) already includes events up to this seq gets none of them.

@@ -1,0 +1,70 @@
+import CaucusCore
+import CaucusProtocol
+import Testing
+
+@testable import CaucusServer
+
+/// A `ping` with `after` counts the events this seat was sent since then, so that a client can
+/// tell an event it lost from one that went to others.
+@Suite struct PingCountTests {
+    @Test func theCountIsOfThisSeatsEventsOnlyAndComesAfterThem() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        let bo = try h.join("Bo")
+        let cy = try h.join("Cy")
+        h.settle()
+        let after = h.stored.last!.seq
+        try h.perform(.chat("to everyone", to: .room), by: ann.user)
+        try h.perform(.chat("to Cy", to: .user(cy.user)), by: ann.user)
+        try h.perform(.chat("to Bo", to: .user(bo.user)), by: ann.user)
+        h.settle()
+        let (seq, sent) = h.ping(bo.user, after: after, connection: bo.connection)
+        #expect(seq == h.stored.last?.seq)
+        #expect(sent == 2, "the chat to everyone and the one to Bo, not the one to Cy")
+        #expect(h.eventSeqs(bo.connection).filter { $0 > after }.count == 2)
+        let (_, annSent) = h.ping(ann.user, after: after, connection: ann.connection)
+        #expect(annSent == h.eventSeqs(ann.connection).filter { $0 > after }.count)
+    }
+
+    @Test func whatTheStoreDoesNotHaveYetIsNotCounted() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        h.settle()
+        try h.perform(.chat("pending", to: .room), by: ann.user)
+        let (seq, sent) = h.ping(ann.user, after: 2, connection: ann.connection)
+        #expect(seq == 2 && sent == 0, "the chat is not durable, so it was not sent")
+        h.settle()
+        #expect(h.ping(ann.user, after: 2, connection: ann.connection) == (3, 1))
+    }
+
+    @Test func heldRosterNewsGoesOutBeforeTheReplyThatCountsIt() throws {
+        var h = PipelineHarness(holdsRoster: true)
+        let ann = try h.join("Ann", claim: .host)
+        h.settle()
+        _ = try h.join("Bo")
+        h.settle()
+        #expect(h.eventSeqs(ann.connection).isEmpty, "Bo's join is held for the roster window")
+        let (_, sent) = h.ping(ann.user, after: 2, connection: ann.connection)
+        #expect(sent == 1)
+        #expect(h.eventSeqs(ann.connection).count == 1, "released before the reply")
+        guard case .reply(_, .pong)? = h.inbox[ann.connection]?.last else {
+            Issue.record("the pong should come last: \(h.inbox[ann.connection] ?? [])")
+            return
+        }
+    }
+
+    @Test func eventsBeforeTheJoinAreNotCountedAndAnOutrunWindowSaysItCannotTell() throws {
+        var h = PipelineHarness(replayWindow: 3)
+        let ann = try h.join("Ann", claim: .host)
+        h.settle()
+        for n in 0..<5 { try h.perform(.chat("m\(n)", to: .room), by: ann.user) }
+        h.settle()
+        let bo = try h.join("Bo")
+        h.settle()
+        // Bo joined at seq 8: the window (6…8) reaches back to his join.
+        #expect(h.ping(bo.user, after: 0, connection: bo.connection) == (8, 0))
+        // Ann asks about seq 3 on, which the window (6…8) no longer holds.
+        #expect(h.ping(ann.user, after: 2, connection: ann.connection) == (8, nil))
+        #expect(h.ping(ann.user, after: 6, connection: ann.connection) == (8, 2))
+    }
+}

@@ -1,0 +1,69 @@
+import NIOCore
+import Synchronization
+
+/// Drops one of the server's WebSocket frames on its way to the client: the next text frame
+/// whose payload contains a marker, as a network path (or a server bug) that loses an event
+/// would. Everything else passes byte for byte: the HTTP upgrade response first, then the
+/// frames, which the server sends unmasked (RFC 6455 §5.2).
+final class ServerFrameFilter: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// The marker of the next frame to drop, shared by every connection through the proxy.
+    final class Marker: Sendable {
+        private let marker = Mutex<[UInt8]?>(nil)
+
+        func set(_ text: String) { marker.withLock { $0 = Array(text.utf8) } }
+
+        /// Whether `payload` is the frame to drop; the marker is then used up.
+        func takes(_ payload: ByteBufferView) -> Bool {
+            marker.withLock { marker in
+                guard let wanted = marker, payload.firstRange(of: wanted) != nil else { return false }
+                marker = nil
+                return true
+            }
+        }
+    }
+
+    private let marker: Marker
+    private var pending = ByteBuffer()
+    private var upgraded = false
+
+    init(dropping marker: Marker) { self.marker = marker }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        pending.writeBuffer(&bytes)
+        if !upgraded {
+            guard let end = pending.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return }
+            let length = end - pending.readerIndex
+            context.fireChannelRead(wrapInboundOut(pending.readSlice(length: length)!))
+            upgraded = true
+        }
+        while let (frame, payload) = nextFrame() {
+            if !marker.takes(payload.readableBytesView) { context.fireChannelRead(wrapInboundOut(frame)) }
+        }
+        pending.discardReadBytes()
+    }
+
+    /// The next whole frame in `pending` and its payload, if it has arrived.
+    private func nextFrame() -> (frame: ByteBuffer, payload: ByteBuffer)? {
+        let view = pending.readableBytesView
+        guard view.count >= 2 else { return nil }
+        let short = Int(view[view.startIndex + 1] & 0x7F)
+        var header = 2
+        var length = short
+        if short == 126 {
+            guard view.count >= 4 else { return nil }
+            length = Int(view[view.startIndex + 2]) << 8 | Int(view[view.startIndex + 3])
+            header = 4
+        } else if short == 127 {
+            guard view.count >= 10 else { return nil }
+            length = (2..<10).reduce(0) { $0 << 8 | Int(view[view.startIndex + $1]) }
+            header = 10
+        }
+        guard view.count >= header + length else { return nil }
+        let frame = pending.readSlice(length: header + length)!
+        return (frame, frame.getSlice(at: frame.readerIndex + header, length: length)!)
+    }
+}
