@@ -97,7 +97,7 @@ import Testing
         func command(for step: Step) -> Command {
             let (a, b) = (step.a, step.b)
             let names = ["Red", "Blue", "Green", "Gold", "Teal", "red"]
-            switch step.kind % 47 {
+            switch step.kind % 49 {
             case 0, 1, 2, 3, 45:
                 // Mostly the right password (if any); now and then none or a wrong one.
                 let password = b % 6 == 0 ? (a % 2 == 0 ? nil : "wrong") : (state.isLive ? state.password : (a % 17 == 0 ? "pw" : nil))
@@ -141,6 +141,7 @@ import Testing
             case 42: return a % 2 == 0 ? .muteParent(audio: b % 2 == 0, video: b % 3 == 0) : .unmuteParent(audio: b % 2 == 0, video: b % 3 == 0)
             case 43: return .destroyAll
             case 44, 46: return .chat(a % 25 == 0 ? " " : "Message \(a)", to: .room)
+            case 47: return .publish(MediaKinds(rawValue: UInt8(b % 8)))
             default: return .chat("Direct \(a)", to: .user(user(b)))
             }
         }

@@ -24,7 +24,7 @@ extension Command {
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
-        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat:
+        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .publish:
             .anyUser
         }
     }
@@ -32,7 +32,8 @@ extension Command {
     /// Commands that act on the caller's own seat, so the server cannot issue them.
     public var needsOwnSeat: Bool {
         switch self {
-        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp:
+        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp,
+            .publish:
             true
         default:
             false
@@ -48,7 +49,7 @@ extension Command {
             .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll:
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
-            .updateSettings, .connectionLost, .resume, .tick, .chat:
+            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish:
             false
         }
     }
@@ -98,6 +99,7 @@ extension Command {
         case .unmuteParent: "unmute the main session"
         case .destroyAll: "destroy all rooms"
         case .chat: "chat"
+        case .publish: "publish media"
         }
     }
 }

@@ -122,6 +122,7 @@ extension SessionState {
         case .destroyAll: return try decideDestroyAll()
 
         case .chat(let text, let target): return try decideChat(text, to: target, context)
+        case .publish(let kinds): return try decidePublish(kinds, context)
         }
     }
 }
