@@ -64,20 +64,25 @@ import Testing
     /// NACKs and PLIs goes back to the source that sent it, with its own numbers.
     @Test func nackAndPLIGoBackToTheSourcesWithTheirOwnNumbers() throws {
         var slot = SlotRewriter(slot: SlotID(kind: .video, index: 0), outgoingSSRC: 0xAAAA, initialSequenceNumber: 65_534, initialTimestamp: 0)
-        #expect(slot.select(source: 0xA))
+        let firstSwitch = slot.select(source: 0xA)
+        #expect(firstSwitch)
         var outgoing: [UInt16] = []
         for sequence: UInt16 in 1000...1004 where sequence != 1002 {
-            let header = try #require(slot.rewrite(ssrc: 0xA, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000, payloadLength: 10, arrival: .milliseconds(Int(sequence))))
+            let rewritten1 = slot.rewrite(ssrc: 0xA, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000, payloadLength: 10, arrival: .milliseconds(Int(sequence)))
+            let header = try #require(rewritten1)
             outgoing.append(header.sequenceNumber)
         }
         // The gap at 1002 stays a gap, across the 16-bit wrap.
         #expect(outgoing == [65_534, 65_535, 1, 2])
         #expect(slot.keyframeTarget == 0xA)
-        #expect(slot.select(source: 0xB))
+        let secondSwitch = slot.select(source: 0xB)
+        #expect(secondSwitch)
         #expect(slot.keyframeTarget == 0xB)
-        #expect(slot.rewrite(ssrc: 0xA, sequenceNumber: 1005, timestamp: 3_015_000, payloadLength: 10, arrival: .seconds(2)) == nil, "the old source is dropped after the switch")
+        let late = slot.rewrite(ssrc: 0xA, sequenceNumber: 1005, timestamp: 3_015_000, payloadLength: 10, arrival: .seconds(2))
+        #expect(late == nil, "the old source is dropped after the switch")
         for sequence: UInt16 in 50...52 {
-            let header = try #require(slot.rewrite(ssrc: 0xB, sequenceNumber: sequence, timestamp: 7, payloadLength: 10, arrival: .seconds(2)))
+            let rewritten2 = slot.rewrite(ssrc: 0xB, sequenceNumber: sequence, timestamp: 7, payloadLength: 10, arrival: .seconds(2))
+            let header = try #require(rewritten2)
             outgoing.append(header.sequenceNumber)
         }
         #expect(outgoing.suffix(3) == [3, 4, 5])
@@ -91,8 +96,10 @@ import Testing
     @Test func senderReportsSpeakOfTheSlot() throws {
         var slot = SlotRewriter(slot: SlotID(kind: .audio, index: 1), outgoingSSRC: 0xAAAA, initialTimestamp: 1_000)
         slot.select(source: 0xA)
-        _ = try #require(slot.rewrite(ssrc: 0xA, sequenceNumber: 9, timestamp: 500, payloadLength: 60, arrival: .zero))
-        _ = try #require(slot.rewrite(ssrc: 0xA, sequenceNumber: 10, timestamp: 1_460, payloadLength: 40, arrival: .milliseconds(20)))
+        let rewritten3 = slot.rewrite(ssrc: 0xA, sequenceNumber: 9, timestamp: 500, payloadLength: 60, arrival: .zero)
+        _ = try #require(rewritten3)
+        let rewritten4 = slot.rewrite(ssrc: 0xA, sequenceNumber: 10, timestamp: 1_460, payloadLength: 40, arrival: .milliseconds(20))
+        _ = try #require(rewritten4)
         let report = RTCPSenderReport(ssrc: 0xA, ntpTimestamp: 42, rtpTimestamp: 2_420, packetCount: 999, octetCount: 9_999)
         let translated = try #require(slot.translate(report))
         #expect(translated.ssrc == 0xAAAA && translated.ntpTimestamp == 42)
@@ -104,9 +111,11 @@ import Testing
     @Test func aNewSourceFollowsOnByTheArrivalGapAtTheClockRate() throws {
         var slot = SlotRewriter(slot: SlotID(kind: .audio, index: 0), outgoingSSRC: 1, initialSequenceNumber: 100, initialTimestamp: 4_294_967_000)
         slot.select(source: 0xA)
-        let first = try #require(slot.rewrite(ssrc: 0xA, sequenceNumber: 7, timestamp: 123, payloadLength: 1, arrival: .seconds(1)))
+        let rewritten5 = slot.rewrite(ssrc: 0xA, sequenceNumber: 7, timestamp: 123, payloadLength: 1, arrival: .seconds(1))
+        let first = try #require(rewritten5)
         slot.select(source: 0xB)
-        let second = try #require(slot.rewrite(ssrc: 0xB, sequenceNumber: 40_000, timestamp: 9, payloadLength: 1, arrival: .milliseconds(1_250)))
+        let rewritten6 = slot.rewrite(ssrc: 0xB, sequenceNumber: 40_000, timestamp: 9, payloadLength: 1, arrival: .milliseconds(1_250))
+        let second = try #require(rewritten6)
         #expect(second.sequenceNumber == 101)
         #expect(second.timestamp == first.timestamp &+ 12_000, "250 ms at 48 kHz, across the 32-bit wrap")
     }
