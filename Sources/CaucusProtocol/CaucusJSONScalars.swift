@@ -47,7 +47,7 @@ public enum CaucusJSONScalars: JSONScalarWriter {
 
 extension CaucusJSONScalars {
     /// A `UserView` as its synthesized `encode(to:)` writes it: members in declaration order,
-    /// `identity` only when present, `presence` as `Presence.encode(to:)` writes it.
+    /// `identity` and `publishing` only when present, `presence` as `Presence.encode(to:)` writes it.
     static func writeUserView(_ user: UserView, into output: JSONScalarOutput) {
         output.writeVerbatim("{\"id\":")
         output.writeInteger(user.id.rawValue)
@@ -73,6 +73,14 @@ extension CaucusJSONScalars {
         }
         output.writeVerbatim(",\"joinedAt\":")
         output.writeInteger(user.joinedAt.milliseconds)
+        if !user.publishing.isEmpty {
+            output.writeVerbatim(",\"publishing\":[")
+            for (index, kind) in user.publishing.kinds.enumerated() {
+                if index > 0 { output.writeVerbatim(",") }
+                output.writeString(kind.rawValue)
+            }
+            output.writeVerbatim("]")
+        }
         output.writeVerbatim("}")
     }
 }

@@ -19,6 +19,8 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case pauseParent, resumeParent, muteParent, unmuteParent, destroyAll, renameRoom
     // Chat and state
     case chat, getSnapshot
+    // Media
+    case publish
 }
 
 /// Reads that are answered from the session's state and change nothing.

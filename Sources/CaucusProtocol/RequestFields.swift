@@ -40,12 +40,23 @@ public struct RequestFields: Codable, Sendable {
     public var audio: Bool?
     public var video: Bool?
     public var to: UserID?
+    /// What `publish` publishes: media kinds, each at most once.
+    public var media: [MediaKind]?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
     private func required<Value>(_ value: Value?, _ name: String) throws(CaucusError) -> Value {
         guard let value else { throw CaucusError(.invalidArguments, "Missing \"\(name)\".") }
         return value
+    }
+
+    /// `media` as a set; naming a kind twice is a mistake, not a shorthand.
+    private func publishedMedia() throws(CaucusError) -> MediaKinds {
+        let kinds = try required(media, "media")
+        guard Set(kinds).count == kinds.count else {
+            throw CaucusError(.invalidArguments, "\"media\" names a kind twice.")
+        }
+        return MediaKinds(kinds)
     }
 
     func makeRequest() throws(CaucusError) -> Request {
@@ -121,6 +132,7 @@ public struct RequestFields: Codable, Sendable {
         case .destroyAll: return .destroyAll
         case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
+        case .publish: return .publish(try publishedMedia())
         case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
         }

@@ -17,6 +17,7 @@ enum RequestReading {
         "mode": SessionMode.allCases.map(\.rawValue),
         "answer": HelpAnswer.allCases.map(\.rawValue),
         "roomCreators": RoomCreators.allCases.map(\.rawValue),
+        "media": MediaKind.allCases.map(\.rawValue),
     ]
 
     /// `null` is never an argument's value: "no value" is said by leaving the argument out, so

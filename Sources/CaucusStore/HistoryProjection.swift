@@ -51,7 +51,7 @@ enum HistoryProjection {
         case .hostChanged, .managerChanged, .userReconnecting, .userResumed, .modeChanged, .settingsChanged,
             .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .roomRenamed, .invited, .invitationRejected,
             .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast,
-            .roleView:
+            .roleView, .mediaChanged:
             // Listed rather than `default`, so a new event kind makes us decide whether history
             // cares about it.
             return []

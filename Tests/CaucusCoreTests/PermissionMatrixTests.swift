@@ -206,6 +206,7 @@ import Testing
             return .renameRoom(harness.roomID(named: "A"), to: "Z")
         },
         Operation(name: "chat", allowed: users) { _, _ in .chat("hello", to: .room) },
+        Operation(name: "publish", allowed: users) { _, _ in .publish([.audio, .video]) },
     ]
 
     @Test(arguments: operations, Caller.allCases)
@@ -222,8 +223,8 @@ import Testing
     }
 
     @Test func theMatrixCoversEveryOperation() {
-        // One row per case of `Command` (45), rename twice: of oneself and of another.
+        // One row per case of `Command` (46), rename twice: of oneself and of another.
         #expect(Set(Self.operations.map(\.name)).count == Self.operations.count)
-        #expect(Self.operations.count == 46)
+        #expect(Self.operations.count == 47)
     }
 }

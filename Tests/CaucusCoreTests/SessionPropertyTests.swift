@@ -97,7 +97,7 @@ import Testing
         func command(for step: Step) -> Command {
             let (a, b) = (step.a, step.b)
             let names = ["Red", "Blue", "Green", "Gold", "Teal", "red"]
-            switch step.kind % 50 {
+            switch step.kind % 52 {
             case 0, 1, 2, 3, 45:
                 // Mostly the right password (if any); now and then none or a wrong one.
                 let password = b % 6 == 0 ? (a % 2 == 0 ? nil : "wrong") : (state.isLive ? state.password : (a % 17 == 0 ? "pw" : nil))
@@ -144,6 +144,7 @@ import Testing
             case 47: return .renamePlannedRoom(names[a % 6], to: b % 10 == 0 ? "" : b % 2 == 0 ? names[b % 6] : "Plan \(b % 4)")
             case 48: return .renameRoom(room(a), to: b % 10 == 0 ? " " : b % 2 == 0 ? names[b % 6] : "Room \(b % 4)")
             case 49: return .unassign(a % 5 == 0 ? [] : [user(a), user(b)])
+            case 50: return .publish(MediaKinds(rawValue: UInt8(b % 8)))
             default: return .chat("Direct \(a)", to: .user(user(b)))
             }
         }

@@ -68,6 +68,8 @@ enum EncodingFixtures {
                 helpRequests: [HelpRequest(id: HelpRequestID(4), requester: UserID(5), requesterName: "Eve", room: RoomID(2), roomName: "Blue")],
                 invitations: [PendingInvitation(user: UserID(6), room: RoomID(2))])),
         .roleView(RoleView(user: UserID(3), role: .manager, preList: nil, helpRequests: [], invitations: [])),
+        .mediaChanged(UserID(4), publishing: [.audio, .screenShare]),
+        .mediaChanged(UserID(4), publishing: []),
     ]
 
     /// A session driven through the real state machine: `users` join (the first is the host),

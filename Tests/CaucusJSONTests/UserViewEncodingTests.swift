@@ -4,8 +4,8 @@ import CaucusProtocol
 import Foundation
 import Testing
 
-/// `UserView` is written by hand (the bulk of a snapshot); it must stay what its synthesized
-/// `encode(to:)` writes, in every shape a user can take.
+/// `UserView` is written by hand (the bulk of a snapshot); it must stay what its
+/// `encode(to:)` writes, in every shape a user can take (every set of published media too).
 @Suite struct UserViewEncodingTests {
     static let users: [UserView] = {
         var views: [UserView] = []
@@ -15,7 +15,8 @@ import Testing
                     for role in Role.allCases {
                         let user = SessionUser(
                             id: UserID(views.count + 1), name: "Ünïcode 👩🏽‍💻 \\(views.count)", identity: identity, claim: .participant,
-                            location: location, presence: presence, joinedAt: Instant(milliseconds: 1_795_320_082_118))
+                            location: location, presence: presence, joinedAt: Instant(milliseconds: 1_795_320_082_118),
+                            publishing: MediaKinds(rawValue: UInt8(views.count % 8)))
                         views.append(UserView(user, role: role))
                     }
                 }

@@ -76,6 +76,8 @@ struct EventTranslator {
             return [.broadcast(text, from: from.flatMap(user))]
         case .roleView:
             return revealed()
+        case .mediaChanged(let id, _):
+            return user(id).map { [.mediaChanged($0)] } ?? []
         }
     }
 

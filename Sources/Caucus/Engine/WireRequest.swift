@@ -42,6 +42,12 @@ extension WireRequest {
         return request
     }
 
+    static func publish(_ media: MediaKinds) -> WireRequest {
+        var request = WireRequest(.publish)
+        request.media = media.kinds
+        return request
+    }
+
     static func leave(endSession: Bool) -> WireRequest {
         var request = WireRequest(.leave)
         request.endSession = endSession

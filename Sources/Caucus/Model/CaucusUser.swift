@@ -12,10 +12,12 @@ public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConverti
     /// `user_identity` from the user's token, if any.
     public let identity: String?
     public let joinedAt: Instant
+    /// What the user publishes: audio, video, screen share.
+    public let publishing: MediaKinds
 
     public init(
         id: UserID, name: String, role: Role, location: Location = .main, isConnected: Bool = true, identity: String? = nil,
-        joinedAt: Instant
+        joinedAt: Instant, publishing: MediaKinds = []
     ) {
         self.id = id
         self.name = name
@@ -24,12 +26,13 @@ public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConverti
         self.isConnected = isConnected
         self.identity = identity
         self.joinedAt = joinedAt
+        self.publishing = publishing
     }
 
     init(_ user: SessionUser, role: Role) {
         self.init(
             id: user.id, name: user.name, role: role, location: user.location, isConnected: user.presence.isConnected,
-            identity: user.identity, joinedAt: user.joinedAt)
+            identity: user.identity, joinedAt: user.joinedAt, publishing: user.publishing)
     }
 
     public var isHost: Bool { role == .host }

@@ -136,4 +136,12 @@ public final class CaucusSession: Sendable {
     public func setMode(_ mode: SessionMode) async throws(SessionError) {
         try await engine.perform(.setMode(mode))
     }
+
+    // MARK: - Media
+
+    /// Says what this user publishes from now on (the whole set: leave `.audio` out to mute
+    /// the microphone). Everyone hears it as `SessionEvent.mediaChanged`.
+    public func publish(_ media: MediaKinds) async throws(SessionError) {
+        try await engine.perform(.publish(media))
+    }
 }

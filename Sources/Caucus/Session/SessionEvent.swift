@@ -72,6 +72,11 @@ public enum SessionEvent: Sendable {
     /// A message from the main session to everyone.
     case broadcast(String, from: CaucusUser?)
 
+    // MARK: Media
+
+    /// A user started or stopped publishing audio, video or a screen share (`publishing`).
+    case mediaChanged(CaucusUser)
+
     // MARK: Chat
 
     /// A message to this user's room, or a direct message.

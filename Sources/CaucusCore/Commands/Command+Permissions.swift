@@ -25,7 +25,7 @@ extension Command {
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
-        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat:
+        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .publish:
             .anyUser
         }
     }
@@ -33,7 +33,8 @@ extension Command {
     /// Commands that act on the caller's own seat, so the server cannot issue them.
     public var needsOwnSeat: Bool {
         switch self {
-        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp:
+        case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp,
+            .publish:
             true
         default:
             false
@@ -50,7 +51,7 @@ extension Command {
             .renameRoom:
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
-            .updateSettings, .connectionLost, .resume, .tick, .chat:
+            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish:
             false
         }
     }
@@ -103,6 +104,7 @@ extension Command {
         case .destroyAll: "destroy all rooms"
         case .renameRoom: "rename a room"
         case .chat: "chat"
+        case .publish: "publish media"
         }
     }
 }

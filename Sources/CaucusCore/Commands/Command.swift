@@ -61,4 +61,9 @@ public enum Command: Hashable, Sendable {
 
     // Chat
     case chat(String, to: ChatTarget)
+
+    // Media
+    /// What the caller publishes from now on: the whole set (leaving `audio` out mutes its
+    /// microphone).
+    case publish(MediaKinds)
 }

@@ -1,8 +1,8 @@
 extension CaucusError {
     /// A stable numeric error code. Never renumber one; add new ones at the end of their block.
     /// 1xxx protocol and server, 2xxx joining (21xx tokens), 3xxx roles, 4xxx subsessions,
-    /// 5xxx breakout rooms (5067 is EnableX's), 6xxx settings and chat. The core raises 2xxx
-    /// to 6xxx; the shells raise 1xxx and 21xx.
+    /// 5xxx breakout rooms (5067 is EnableX's), 6xxx settings and chat, 7xxx media. The core
+    /// raises 2xxx to 7xxx; the shells raise 1xxx and 21xx.
     ///
     /// A struct of constants rather than an enum (as postgres-nio's `PSQLError.Code`), so that a
     /// code added later breaks no client's `switch`: a client matches the codes it handles and
@@ -132,6 +132,8 @@ extension CaucusError.Code {
     public static let messageEmpty = Self(6002, "messageEmpty")
     public static let messageTooLong = Self(6003, "messageTooLong")
 
+    public static let mediaUnchanged = Self(7001, "mediaUnchanged")
+
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
@@ -147,6 +149,6 @@ extension CaucusError.Code {
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
         .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
-        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged,
     ]
 }

@@ -36,6 +36,9 @@ extension SessionState {
             .userReconnecting, .userResumed, .modeChanged, .settingsChanged, .statusChanged, .usersMoved,
             .assignmentsChanged, .roomRenamed, .parentControlChanged, .timerChanged, .timerWarning, .broadcast:
             return .everyone
+        case .mediaChanged:
+            // Everyone's snapshot shows what every user publishes, as it shows where they are.
+            return .everyone
         }
     }
 

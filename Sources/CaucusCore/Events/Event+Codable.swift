@@ -5,14 +5,14 @@ extension Event: Codable {
         case sessionStarted, userJoined, userLeft, sessionEnded, hostChanged, managerChanged, userRenamed
         case userReconnecting, userResumed, modeChanged, settingsChanged, preListChanged, statusChanged
         case usersMoved, assignmentsChanged, invited, invitationRejected, parentControlChanged, timerChanged
-        case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView
+        case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView, mediaChanged
         case roomRenamed
     }
 
     private enum Keys: String, CodingKey {
         case type, session, user, becomesHost, reason, newHost, from, to, isManager, name, until, mode, settings
         case preList, breakout, moves, assignments, invitation, room, parent, timer, secondsRemaining, request
-        case requester, result, by, message, text, at, role, helpRequests, invitations
+        case requester, result, by, message, text, at, role, helpRequests, invitations, publishing
     }
 
     public var kind: Kind {
@@ -43,6 +43,7 @@ extension Event: Codable {
         case .chatMessage: .chatMessage
         case .broadcast: .broadcast
         case .roleView: .roleView
+        case .mediaChanged: .mediaChanged
         }
     }
 
@@ -105,6 +106,9 @@ extension Event: Codable {
             try c.encodeIfPresent(view.preList, forKey: .preList)
             try c.encodeIfPresent(view.helpRequests, forKey: .helpRequests)
             try c.encodeIfPresent(view.invitations, forKey: .invitations)
+        case .mediaChanged(let user, let publishing):
+            try c.encode(user, forKey: .user)
+            try c.encode(publishing, forKey: .publishing)
         }
     }
 
@@ -159,6 +163,8 @@ extension Event: Codable {
                     preList: try c.decodeIfPresent([PlannedRoom].self, forKey: .preList),
                     helpRequests: try c.decodeIfPresent([HelpRequest].self, forKey: .helpRequests),
                     invitations: try c.decodeIfPresent([PendingInvitation].self, forKey: .invitations)))
+        case .mediaChanged:
+            self = .mediaChanged(try c.decode(UserID.self, forKey: .user), publishing: try c.decode(MediaKinds.self, forKey: .publishing))
         }
     }
 }

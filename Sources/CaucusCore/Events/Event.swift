@@ -35,6 +35,8 @@ public enum Event: Hashable, Sendable {
     case broadcast(from: UserID?, text: String, at: Instant)
     /// What a user's grown role lets it see; to that user alone.
     case roleView(RoleView)
+    /// What a user publishes now (the whole set).
+    case mediaChanged(UserID, publishing: MediaKinds)
 }
 
 public struct SessionStarted: Hashable, Sendable, Codable {

@@ -89,6 +89,8 @@ extension SessionState {
             nextMessageNumber = max(nextMessageNumber, message.id.rawValue + 1)
         case .broadcast:
             break
+        case .mediaChanged(let id, let publishing):
+            users[id]?.publishing = publishing
         case .roleView(let view):
             // On the server this repeats the state; in a client's copy it fills in what the
             // user's grown role sees.

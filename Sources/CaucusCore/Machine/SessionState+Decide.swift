@@ -125,6 +125,7 @@ extension SessionState {
         case .renameRoom(let id, let newName): return try decideRenameRoom(id, to: newName)
 
         case .chat(let text, let target): return try decideChat(text, to: target, context)
+        case .publish(let kinds): return try decidePublish(kinds, context)
         }
     }
 }

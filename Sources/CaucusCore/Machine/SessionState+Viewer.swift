@@ -54,6 +54,6 @@ extension SessionUser {
     var withoutClaim: SessionUser {
         SessionUser(
             id: id, name: name, identity: identity, claim: nil, isManager: isManager, location: location, presence: presence,
-            joinedAt: joinedAt)
+            joinedAt: joinedAt, publishing: publishing)
     }
 }

@@ -12,10 +12,16 @@ public struct SessionUser: Hashable, Sendable, Codable {
     public internal(set) var location: Location
     public internal(set) var presence: Presence
     public let joinedAt: Instant
+    /// What the user publishes now. A user joins publishing nothing and changes it with
+    /// `mediaChanged` events, so the joining user's stored form never needs it (it is not in
+    /// `CodingKeys`); it leaves with the user.
+    public internal(set) var publishing: MediaKinds = []
+
+    private enum CodingKeys: String, CodingKey { case id, name, identity, claim, isManager, location, presence, joinedAt }
 
     public init(
         id: UserID, name: String, identity: String?, claim: RoleClaim?, isManager: Bool = false,
-        location: Location = .main, presence: Presence = .connected, joinedAt: Instant
+        location: Location = .main, presence: Presence = .connected, joinedAt: Instant, publishing: MediaKinds = []
     ) {
         self.id = id
         self.name = name
@@ -25,6 +31,7 @@ public struct SessionUser: Hashable, Sendable, Codable {
         self.location = location
         self.presence = presence
         self.joinedAt = joinedAt
+        self.publishing = publishing
     }
 }
 

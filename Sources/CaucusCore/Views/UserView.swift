@@ -8,6 +8,8 @@ public struct UserView: Sendable, Equatable, Codable {
     public let presence: Presence
     public let identity: String?
     public let joinedAt: Instant
+    /// What the user publishes; on the wire only when it publishes something.
+    public let publishing: MediaKinds
 
     public init(_ user: SessionUser, role: Role) {
         id = user.id
@@ -17,10 +19,12 @@ public struct UserView: Sendable, Equatable, Codable {
         presence = user.presence
         identity = user.identity
         joinedAt = user.joinedAt
+        publishing = user.publishing
     }
 
     public init(
-        id: UserID, name: String, role: Role, location: Location, presence: Presence, identity: String?, joinedAt: Instant
+        id: UserID, name: String, role: Role, location: Location, presence: Presence, identity: String?, joinedAt: Instant,
+        publishing: MediaKinds = []
     ) {
         self.id = id
         self.name = name
@@ -29,6 +33,7 @@ public struct UserView: Sendable, Equatable, Codable {
         self.presence = presence
         self.identity = identity
         self.joinedAt = joinedAt
+        self.publishing = publishing
     }
 
     /// The seat as a client's copy of the session holds it: no claim (a client never learns
@@ -36,6 +41,32 @@ public struct UserView: Sendable, Equatable, Codable {
     public var seat: SessionUser {
         SessionUser(
             id: id, name: name, identity: identity, claim: nil, isManager: role == .manager, location: location,
-            presence: presence, joinedAt: joinedAt)
+            presence: presence, joinedAt: joinedAt, publishing: publishing)
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, name, role, location, presence, identity, joinedAt, publishing }
+
+    /// Members in declaration order; `identity` and `publishing` only when there is one (a
+    /// client from before media reads every user it knows).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(role, forKey: .role)
+        try c.encode(location, forKey: .location)
+        try c.encode(presence, forKey: .presence)
+        try c.encodeIfPresent(identity, forKey: .identity)
+        try c.encode(joinedAt, forKey: .joinedAt)
+        if !publishing.isEmpty { try c.encode(publishing, forKey: .publishing) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(UserID.self, forKey: .id), name: try c.decode(String.self, forKey: .name),
+            role: try c.decode(Role.self, forKey: .role), location: try c.decode(Location.self, forKey: .location),
+            presence: try c.decode(Presence.self, forKey: .presence), identity: try c.decodeIfPresent(String.self, forKey: .identity),
+            joinedAt: try c.decode(Instant.self, forKey: .joinedAt),
+            publishing: try c.decodeIfPresent(MediaKinds.self, forKey: .publishing) ?? [])
     }
 }

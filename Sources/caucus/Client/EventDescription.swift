@@ -51,6 +51,8 @@ struct EventDescription {
         case .helpRequestAnswered(let id, let result, let by): "help request \(id) answered by \(by?.name ?? "someone"): \(describe(result))"
         case .broadcast(let text, let from): "broadcast from \(from?.name ?? "the server"): \(text)"
         case .chatMessage(let message, let from): chat(message, from: from)
+        case .mediaChanged(let user):
+            "\(user.name) publishes \(user.publishing.isEmpty ? "nothing" : user.publishing.kinds.map(\.rawValue).joined(separator: ", "))"
         }
     }
 

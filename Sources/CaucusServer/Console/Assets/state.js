@@ -145,6 +145,10 @@ export class SessionModel {
       case "preListChanged":
         this.preList = event.preList;
         return null;
+      case "mediaChanged":
+        // What the user publishes now; the console has no media yet, so nothing to announce.
+        if (this.users.has(event.user)) this.users.get(event.user).publishing = event.publishing;
+        return null;
       case "roleView":
         // What the grown role sees, sent with the change.
         if (event.preList) this.preList = event.preList;

@@ -1,0 +1,43 @@
+/// Where one incoming packet goes: a subscriber's slot.
+public struct SlotDestination: Hashable, Sendable {
+    public let subscriber: Int
+    public let slot: SlotID
+
+    public init(subscriber: Int, slot: SlotID) {
+        self.subscriber = subscriber
+        self.slot = slot
+    }
+}
+
+/// What the forwarding path reads for each packet: incoming SSRC → the slots it fills. An
+/// immutable value: the session builds a new one on each change and hands it over whole, so
+/// the packet path takes no lock (it reads whichever table it was last given).
+public struct RoutingTable: Sendable {
+    private let destinationsBySSRC: [UInt32: [SlotDestination]]
+
+    public static let empty = RoutingTable(destinations: [:])
+
+    private init(destinations: [UInt32: [SlotDestination]]) { destinationsBySSRC = destinations }
+
+    /// The table for these assignments. A stream whose incoming SSRC is not known yet (its
+    /// publisher has not sent) routes nothing.
+    public init(assignments: [Int: SlotAssignment], incomingSSRC: [PublishedStream: UInt32]) {
+        var table: [UInt32: [SlotDestination]] = [:]
+        for (subscriber, assignment) in assignments {
+            for (slot, stream) in assignment.sources {
+                guard let ssrc = incomingSSRC[stream] else { continue }
+                table[ssrc, default: []].append(SlotDestination(subscriber: subscriber, slot: slot))
+            }
+        }
+        for ssrc in table.keys {
+            table[ssrc]?.sort { ($0.subscriber, $0.slot) < ($1.subscriber, $1.slot) }
+        }
+        self.init(destinations: table)
+    }
+
+    /// The slots a packet from `ssrc` fills, by subscriber then slot; empty when none.
+    public func destinations(of ssrc: UInt32) -> [SlotDestination] { destinationsBySSRC[ssrc] ?? [] }
+
+    /// Every incoming SSRC that goes somewhere.
+    public var routedSSRCs: Set<UInt32> { Set(destinationsBySSRC.keys) }
+}

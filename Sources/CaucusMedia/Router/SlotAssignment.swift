@@ -1,0 +1,47 @@
+/// Which stream fills which of one subscriber's slots.
+public struct SlotAssignment: Hashable, Sendable {
+    public private(set) var sources: [SlotID: PublishedStream]
+
+    public init(sources: [SlotID: PublishedStream] = [:]) { self.sources = sources }
+
+    public static let empty = SlotAssignment()
+
+    public func source(in slot: SlotID) -> PublishedStream? { sources[slot] }
+
+    public func slot(of stream: PublishedStream) -> SlotID? { sources.first { $0.value == stream }?.key }
+
+    /// Assigns `eligible` streams to `layout`'s slots, starting from `previous`:
+    ///
+    /// 1. for each kind, the slots go to the best-ranked eligible streams (`SlotPreference`);
+    /// 2. a chosen stream that already had a slot keeps it (no needless switch);
+    /// 3. the other chosen streams fill the free slots, best first, lowest index first.
+    ///
+    /// The result depends only on the arguments.
+    public static func assign(
+        eligible: [PublishedStream], activity: [Int: SpeakerActivity], layout: SlotLayout, previous: SlotAssignment
+    ) -> SlotAssignment {
+        var result = SlotAssignment()
+        for kind in StreamKind.allCases {
+            let count = layout.count(of: kind)
+            guard count > 0 else { continue }
+            var seen = Set<PublishedStream>()
+            let candidates = eligible.filter { $0.kind == kind && seen.insert($0).inserted }
+            let chosen = SlotPreference.ranked(candidates, kind: kind, activity: activity).prefix(count)
+            let chosenSet = Set(chosen)
+            var free: [Int] = []
+            for index in 0..<count {
+                let slot = SlotID(kind: kind, index: index)
+                if let kept = previous.sources[slot], chosenSet.contains(kept) {
+                    result.sources[slot] = kept
+                } else {
+                    free.append(index)
+                }
+            }
+            let placed = Set(result.sources.values)
+            for (stream, index) in zip(chosen.filter { !placed.contains($0) }, free) {
+                result.sources[SlotID(kind: kind, index: index)] = stream
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,172 @@
+import CaucusCore
+import PropertyBased
+import Synchronization
+import Testing
+
+/// Who receives what, over random sessions: the random walk of `SessionProperties`, with media
+/// steps mixed in (publishing, rooms whose definitions forbid kinds, muting and pausing the
+/// main session, dropped and resumed connections). After every step, for every present user,
+/// `mediaSources(for:)` is checked rule by rule against the state, and must also hold every
+/// publication no rule forbids. Over all the walks, each rule must have held something back.
+@Suite struct MediaRoutingProperties {
+    @Test(.shrinking(false))
+    func everySubscriberReceivesExactlyItsLocationsAllowedPublications() async {
+        let total = Mutex(Coverage())
+        await propertyCheck(count: 20, input: SessionProperties.steps) { steps in
+            var walk = SessionProperties.Walk()
+            var coverage = Coverage()
+            for (index, raw) in steps.enumerated() {
+                let step: SessionProperties.Step = raw
+                if step.kind % 3 == 0 {
+                    Self.takeMediaStep(step, in: &walk, entropy: UInt64(index))
+                } else {
+                    walk.take(step, entropy: UInt64(index))
+                }
+                if walk.failed { return }
+                let problems = Self.violations(in: walk.state, coverage: &coverage)
+                if !problems.isEmpty {
+                    Issue.record(Comment(rawValue: "step \(index): " + problems.prefix(3).joined(separator: "\n")))
+                    return
+                }
+            }
+            total.withLock { $0.add(coverage) }
+        }
+        // Walks that never meet a rule prove nothing of it.
+        let coverage = total.withLock { $0 }
+        #expect(coverage.received > 0, "nothing was ever forwarded")
+        #expect(coverage.inRooms > 0, "nothing was ever forwarded in a room")
+        #expect(coverage.withheldByRoom > 0, "no room ever forbade a kind someone published")
+        #expect(coverage.withheldByMute > 0, "a muted main session never held anything back")
+        #expect(coverage.withheldByPause > 0, "a paused main session never held anything back")
+        #expect(coverage.withheldFromReconnecting > 0, "no reconnecting user ever published")
+    }
+
+    struct Coverage: Sendable {
+        mutating func add(_ other: Coverage) {
+            received += other.received
+            inRooms += other.inRooms
+            withheldByRoom += other.withheldByRoom
+            withheldByMute += other.withheldByMute
+            withheldByPause += other.withheldByPause
+            withheldFromReconnecting += other.withheldFromReconnecting
+        }
+
+        var received = 0
+        var inRooms = 0
+        var withheldByRoom = 0
+        var withheldByMute = 0
+        var withheldByPause = 0
+        var withheldFromReconnecting = 0
+    }
+
+    /// A media-minded command, performed like the walk's own (refusals must change nothing).
+    static func takeMediaStep(_ step: SessionProperties.Step, in walk: inout SessionProperties.Walk, entropy: UInt64) {
+        guard walk.state.isLive, let host = walk.state.hostID else { return walk.take(step, entropy: entropy) }
+        let (a, b) = (step.a, step.b)
+        let users = Array(walk.state.users.keys)
+        let someone = users[a % users.count]
+        let (command, principal): (Command, Principal)
+        switch step.kind % 9 {
+        case 8:
+            (command, principal) = (.assign([someone], to: walk.room(b)), .user(host))
+        case 0, 1, 2:
+            (command, principal) = (.publish(MediaKinds(rawValue: UInt8(b % 8))), .user(someone))
+        case 3:
+            let definition = RoomDefinition(audio: a % 2 == 0, video: a % 3 != 0, screenShare: b % 2 == 0)
+            (command, principal) = (.createAndInvite(definition, count: 1 + b % 2, forceJoin: true), .user(host))
+        case 4:
+            (command, principal) = (a % 2 == 0 ? .muteParent(audio: b % 2 == 0, video: b % 3 != 0) : .unmuteParent(audio: true, video: true), .user(host))
+        case 5:
+            (command, principal) = (a % 2 == 0 ? .pauseParent : .resumeParent, .user(host))
+        case 6:
+            (command, principal) = (a % 3 == 0 ? .resume(someone) : .connectionLost(someone), .server)
+        default:
+            (command, principal) = (.joinRoom(walk.room(b)), .user(someone))
+        }
+        let before = walk.state
+        walk.commands += 1
+        do {
+            let events = try walk.state.decide(command, by: principal, at: walk.now, entropy: entropy)
+            for event in events { walk.state.apply(event) }
+            walk.log += events
+            walk.accepted += 1
+        } catch {
+            walk.report(walk.state == before ? [] : ["a refused \(command) changed the state"])
+        }
+        walk.report(walk.invariantViolations(after: command, by: principal))
+    }
+
+    /// Every rule of `SessionState+MediaSources.swift`, checked on its own.
+    static func violations(in state: SessionState, coverage: inout Coverage) -> [String] {
+        var problems: [String] = []
+        for subscriber in state.users.values {
+            let received = state.mediaSources(for: subscriber.id)
+            let receivedSet = Set(received)
+            let me = "\(subscriber.id) in \(subscriber.location)"
+            if received.count != receivedSet.count { problems.append("\(me) receives a source twice: \(received)") }
+            if !subscriber.presence.isConnected && !received.isEmpty { problems.append("reconnecting \(me) receives \(received)") }
+            for source in received {
+                guard let publisher = state.users[source.publisher] else {
+                    problems.append("\(me) receives \(source) from someone not present")
+                    continue
+                }
+                let what = "\(me) receives \(source.kind) of \(publisher.id) in \(publisher.location)"
+                if publisher.id == subscriber.id { problems.append("\(what): its own") }
+                if publisher.location != subscriber.location { problems.append("\(what): across locations") }
+                if !publisher.presence.isConnected { problems.append("\(what): a reconnecting publisher") }
+                if !publisher.publishing.contains(source.kind) { problems.append("\(what): it does not publish that") }
+                switch subscriber.location {
+                case .main:
+                    if state.parent.audioMuted && source.kind == .audio { problems.append("\(what): the main session's audio is muted") }
+                    if state.parent.videoMuted && source.kind == .video { problems.append("\(what): the main session's video is muted") }
+                    if state.parent.paused && state.role(of: publisher) == .participant {
+                        problems.append("\(what): a participant in a paused main session")
+                    }
+                case .room(let id):
+                    if let definition = state.room(id)?.definition, !allows(definition, source.kind) {
+                        problems.append("\(what): the room forbids it")
+                    }
+                }
+            }
+            // Everything no rule forbids is received.
+            guard subscriber.presence.isConnected else { continue }
+            for publisher in state.users.values where publisher.id != subscriber.id && publisher.location == subscriber.location {
+                for kind in publisher.publishing.kinds {
+                    let source = MediaSource(publisher: publisher.id, kind: kind)
+                    if !publisher.presence.isConnected {
+                        coverage.withheldFromReconnecting += 1
+                        continue
+                    }
+                    switch subscriber.location {
+                    case .main:
+                        if (state.parent.audioMuted && kind == .audio) || (state.parent.videoMuted && kind == .video) {
+                            coverage.withheldByMute += 1
+                            continue
+                        }
+                        if state.parent.paused && state.role(of: publisher) == .participant {
+                            coverage.withheldByPause += 1
+                            continue
+                        }
+                    case .room(let id):
+                        if let definition = state.room(id)?.definition, !allows(definition, kind) {
+                            coverage.withheldByRoom += 1
+                            continue
+                        }
+                        coverage.inRooms += 1
+                    }
+                    coverage.received += 1
+                    if !receivedSet.contains(source) { problems.append("\(me) misses \(kind) of \(publisher.id), which no rule forbids") }
+                }
+            }
+        }
+        return problems
+    }
+
+    static func allows(_ definition: RoomDefinition, _ kind: MediaKind) -> Bool {
+        switch kind {
+        case .audio: definition.audio
+        case .video: definition.video
+        case .screenShare: definition.screenShare
+        }
+    }
+}
