@@ -54,8 +54,8 @@ struct Client: Sendable {
     let session: CaucusSession
     let log: EventLog
 
-    init() {
-        session = CaucusSession(configuration: Client.configuration)
+    init(configuration: CaucusSession.Configuration = Client.configuration) {
+        session = CaucusSession(configuration: configuration)
         log = EventLog(session.events)
     }
 
