@@ -90,6 +90,9 @@ import Glibc
                 $0.isConnectionState(.reconnecting) ? true : nil
             }
             if outage == .serverKilled {
+                // Ben lost his connection too; a call made before his SDK noticed would fail
+                // with `connectionLost` (only calls made while reconnecting wait).
+                try await ben.log.next(seconds: 30, "cycle \(cycle): Ben reconnecting") { $0.isConnectionState(.reconnecting) ? true : nil }
                 // Back on another port; Ann's proxy still points at the dead one.
                 server = try ServerProcess(dataDirectory: folder)
                 steady.retarget(to: server.port)

@@ -43,6 +43,7 @@ final class Socket: Sendable {
     /// when the upgrade has not completed within `connectTimeout`, or when the calling task is
     /// cancelled; a failed attempt leaves no channel open and its task ends.
     static func connect(to url: String, configuration: CaucusSession.Configuration) async throws(SessionError) -> Socket {
+        guard !Task.isCancelled else { throw .connectionFailed("cancelled") }
         let (inbound, received) = AsyncStream.makeStream(of: Inbound.self)
         let (outbound, sender) = AsyncStream.makeStream(of: String.self)
         let (opened, opening) = AsyncStream.makeStream(of: Void.self)
@@ -56,6 +57,8 @@ final class Socket: Sendable {
             var code: UInt16?
             var reason: String?
             do {
+                // Given up before it began: the loop is already shut, nothing may run on it.
+                guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
                 let close = try await WebSocketClient.connect(url: url, configuration: client, eventLoopGroup: loop.group, logger: logger) {
                     inbound, writer, _ in
                     opening.yield()
@@ -107,10 +110,17 @@ final class Socket: Sendable {
     /// Closes the connection from this side: a normal close once what is queued is sent.
     func close() { outgoing.finish() }
 
-    /// Gives the connection up at once, upgraded or not: its channel is closed with its loop.
+    /// Gives the connection up, upgraded or not: its channel is closed with its loop. Not at
+    /// once: work already started off the loop (NIO resolves the host on a dispatch queue,
+    /// then hands the result to the loop) must still find it open, or NIO reports (in strict
+    /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
+    /// address; a name resolver slower than that remains a (reported, harmless) race.
     private func abandon() {
         outgoing.finish()
-        loop.shutDown()
+        Task { [loop] in
+            try? await Task.sleep(for: .seconds(1))
+            loop.shutDown()
+        }
     }
 
     /// The close code as a number. WSClient names the standard codes; Caucus's own (1012,
@@ -126,13 +136,29 @@ final class Socket: Sendable {
 
 /// A one-thread event loop that belongs to one socket, shut down once (closing whatever
 /// channel is still on it) by whichever comes first: the socket's end or its abandonment.
+/// A connection must not start on a loop already shut (NIO refuses work there, and will
+/// crash on it in strict mode), hence `begin`.
 private final class OwnedEventLoop: Sendable {
+    private enum State { case idle, running, shut }
+
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let shutting = Atomic<Bool>(false)
+    private let state = Mutex(State.idle)
+
+    /// Whether the connection may start: false once the loop is shut.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard state == .idle else { return false }
+            state = .running
+            return true
+        }
+    }
 
     /// Never called on the loop itself (NIO forbids it): callers are Swift tasks.
     func shutDown() {
-        guard !shutting.exchange(true, ordering: .relaxed) else { return }
-        group.shutdownGracefully { _ in }
+        let first = state.withLock { state in
+            defer { state = .shut }
+            return state != .shut
+        }
+        if first { group.shutdownGracefully { _ in } }
     }
 }
