@@ -87,6 +87,10 @@ let package = Package(
             dependencies: [
                 "CaucusProtocol", "CaucusCore",
                 .product(name: "WSClient", package: "swift-websocket"),
+                // Each connection runs on its own event loop, so that an attempt given up
+                // before the upgrade can be torn down with its channel (see Socket.swift).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // WSClient takes a Logger; apps may pass their own.
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -7,24 +7,28 @@ extension SessionEngine {
     func beginReconnect() {
         phase = .reconnecting
         setConnection(.reconnecting)
-        // The server holds the seat for its grace; past it, a resume can only be refused.
+        // The server holds the seat for its grace (the limits it sent); past it, a resume can
+        // only be refused. Attempts stop a margin later, for the time the server took to notice.
         let grace = model?.state.limits.reconnectGraceSeconds ?? 30
-        let deadline = ContinuousClock.now + .seconds(grace) + configuration.reconnectExtraTime
-        reconnectTask = Task { await self.reconnect(until: deadline) }
+        let schedule = ReconnectSchedule(
+            delays: configuration.reconnectDelay, deadline: .seconds(grace) + configuration.reconnectExtraTime)
+        reconnectTask = Task { await self.reconnect(following: schedule) }
     }
 
-    private func reconnect(until deadline: ContinuousClock.Instant) async {
-        var attempt = 0
+    private func reconnect(following plan: ReconnectSchedule) async {
+        var schedule = plan
+        let dropped = ContinuousClock.now
         while phase == .reconnecting && !Task.isCancelled {
-            try? await Task.sleep(for: configuration.delay(beforeAttempt: attempt))
-            attempt += 1
-            guard phase == .reconnecting && !Task.isCancelled else { return }
-            guard ContinuousClock.now < deadline else {
+            switch schedule.next(elapsed: .now - dropped, random: .random(in: 0..<1)) {
+            case .giveUp:
                 hub.emit(.error(.connectionFailed("The server stayed unreachable past the reconnect grace.")))
                 finish(.connectionLost)
                 return
+            case .attempt(let delay):
+                if delay > .zero { try? await Task.sleep(for: delay) }
+                guard phase == .reconnecting && !Task.isCancelled else { return }
+                if await resumeOnce() { return }
             }
-            if await resumeOnce() { return }
         }
     }
 

@@ -1,10 +1,20 @@
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 import WSClient
 
 /// One WebSocket connection to the server, on WSClient (SwiftNIO): the same code on Linux and
 /// Apple platforms. Frames to send go through `send`; what arrives comes out of `inbound`,
 /// ending with `.closed`.
+///
+/// Each socket runs on an event loop of its own, shut down when the socket ends. That is what
+/// lets an attempt be abandoned: WSClient (1.6.2) opens its channel with remote half-closure
+/// allowed, and NIO's client upgrade handler ignores a half-close, so a peer that accepts the
+/// TCP connection, reads the upgrade request and closes (a proxy whose upstream is down)
+/// leaves `WebSocketClient.connect` waiting forever on a half-open channel; cancelling the task
+/// does not end that wait either (it awaits an `EventLoopFuture`). Shutting the loop down
+/// closes the channel, which fails the upgrade, which ends the connect task.
 final class Socket: Sendable {
     enum Inbound: Sendable {
         case text(String)
@@ -20,19 +30,25 @@ final class Socket: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     /// Why opening failed, if it did.
     private let failure = Mutex<String?>(nil)
+    private let loop: OwnedEventLoop
 
-    private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation) {
+    private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation, loop: OwnedEventLoop) {
         id = Self.counter.add(1, ordering: .relaxed).newValue
         self.inbound = inbound
         self.outgoing = outgoing
+        self.loop = loop
     }
 
-    /// Connects; returns once the WebSocket is open.
+    /// Connects; returns once the WebSocket is open. Fails as soon as the connection fails,
+    /// when the upgrade has not completed within `connectTimeout`, or when the calling task is
+    /// cancelled; a failed attempt leaves no channel open and its task ends.
     static func connect(to url: String, configuration: CaucusSession.Configuration) async throws(SessionError) -> Socket {
+        guard !Task.isCancelled else { throw .connectionFailed("cancelled") }
         let (inbound, received) = AsyncStream.makeStream(of: Inbound.self)
         let (outbound, sender) = AsyncStream.makeStream(of: String.self)
         let (opened, opening) = AsyncStream.makeStream(of: Void.self)
-        let socket = Socket(inbound: inbound, outgoing: sender)
+        let loop = OwnedEventLoop()
+        let socket = Socket(inbound: inbound, outgoing: sender, loop: loop)
         let client = WebSocketClientConfiguration(
             maxFrameSize: configuration.maxFrameSize, autoPing: .enabled(timePeriod: configuration.pingInterval))
         let maxSize = configuration.maxFrameSize
@@ -41,7 +57,10 @@ final class Socket: Sendable {
             var code: UInt16?
             var reason: String?
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: client, logger: logger) { inbound, writer, _ in
+                // Given up before it began: the loop is already shut, nothing may run on it.
+                guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
+                let close = try await WebSocketClient.connect(url: url, configuration: client, eventLoopGroup: loop.group, logger: logger) {
+                    inbound, writer, _ in
                     opening.yield()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -59,26 +78,28 @@ final class Socket: Sendable {
                     reason = close.reason
                 }
             } catch {
-                socket.failure.withLock { $0 = "\(error)" }
+                socket.failure.withLock { $0 = $0 ?? "\(error)" }
                 reason = "\(error)"
             }
             opening.finish()
             sender.finish()
             received.yield(.closed(code: code, reason: reason))
             received.finish()
+            loop.shutDown()
         }
-        // Opening is bounded like a request: a server that accepts but never upgrades fails it.
-        let limit = configuration.requestTimeout
+        // Opening has its own short bound, apart from requests': a peer that accepts but never
+        // upgrades (or closes without a word) costs one short attempt.
+        let limit = configuration.connectTimeout
         let watchdog = Task {
             try await Task.sleep(for: limit)
             socket.failure.withLock { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
             opening.finish()
         }
         defer { watchdog.cancel() }
+        // Ends with nil on failure, on the watchdog, or when this task is cancelled.
         var iterator = opened.makeAsyncIterator()
-        guard await iterator.next() != nil else {
-            // Should the upgrade still complete, the connection closes at once.
-            socket.close()
+        guard await iterator.next() != nil, !Task.isCancelled else {
+            socket.abandon()
             throw .connectionFailed(socket.failure.withLock { $0 } ?? "the connection closed while opening")
         }
         return socket
@@ -89,6 +110,19 @@ final class Socket: Sendable {
     /// Closes the connection from this side: a normal close once what is queued is sent.
     func close() { outgoing.finish() }
 
+    /// Gives the connection up, upgraded or not: its channel is closed with its loop. Not at
+    /// once: work already started off the loop (NIO resolves the host on a dispatch queue,
+    /// then hands the result to the loop) must still find it open, or NIO reports (in strict
+    /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
+    /// address; a name resolver slower than that remains a (reported, harmless) race.
+    private func abandon() {
+        outgoing.finish()
+        Task { [loop] in
+            try? await Task.sleep(for: .seconds(1))
+            loop.shutDown()
+        }
+    }
+
     /// The close code as a number. WSClient names the standard codes; Caucus's own (1012,
     /// 4001–4006) come through as `unknown`. Only those and a normal close matter here.
     private static func number(of close: WebSocketCloseFrame) -> UInt16? {
@@ -97,5 +131,34 @@ final class Socket: Sendable {
         case .normalClosure: 1000
         default: nil
         }
+    }
+}
+
+/// A one-thread event loop that belongs to one socket, shut down once (closing whatever
+/// channel is still on it) by whichever comes first: the socket's end or its abandonment.
+/// A connection must not start on a loop already shut (NIO refuses work there, and will
+/// crash on it in strict mode), hence `begin`.
+private final class OwnedEventLoop: Sendable {
+    private enum State { case idle, running, shut }
+
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let state = Mutex(State.idle)
+
+    /// Whether the connection may start: false once the loop is shut.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard state == .idle else { return false }
+            state = .running
+            return true
+        }
+    }
+
+    /// Never called on the loop itself (NIO forbids it): callers are Swift tasks.
+    func shutDown() {
+        let first = state.withLock { state in
+            defer { state = .shut }
+            return state != .shut
+        }
+        if first { group.shutdownGracefully { _ in } }
     }
 }

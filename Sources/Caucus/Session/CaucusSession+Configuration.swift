@@ -7,10 +7,16 @@ extension CaucusSession {
         public var maxFrameSize: Int
         /// How long a call waits for its reply before throwing `SessionError.timedOut`.
         public var requestTimeout: Duration
+        /// How long opening a connection (TCP, then the WebSocket upgrade) may take before the
+        /// attempt is abandoned and counted as failed. Short, and separate from
+        /// `requestTimeout`: a proxy whose upstream is down, or a path that swallows packets,
+        /// must cost one short attempt, not the server's whole reconnect grace.
+        public var connectTimeout: Duration
         /// How often the SDK pings the server; a connection that stops answering is treated
         /// as dropped and reconnected.
         public var pingInterval: Duration
-        /// Delays between reconnect attempts: from `initial`, doubling, at most `maximum`.
+        /// Delays between reconnect attempts: the first attempt comes at once, the second
+        /// after `lowerBound`, then doubling, at most `upperBound` (each ±25 % jitter).
         public var reconnectDelay: ClosedRange<Duration>
         /// How long to keep trying beyond the server's reconnect grace (after which the server
         /// gives the seat up anyway).
@@ -22,12 +28,14 @@ extension CaucusSession {
         public var missedEventCheckInterval: Duration = .seconds(20)
 
         public init(
-            maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(20),
-            reconnectDelay: ClosedRange<Duration> = .milliseconds(100) ... .seconds(5), reconnectExtraTime: Duration = .seconds(5),
+            maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),
+            pingInterval: Duration = .seconds(20),
+            reconnectDelay: ClosedRange<Duration> = .milliseconds(250) ... .seconds(2), reconnectExtraTime: Duration = .seconds(5),
             logger: Logger = Configuration.quietLogger
         ) {
             self.maxFrameSize = maxFrameSize
             self.requestTimeout = requestTimeout
+            self.connectTimeout = connectTimeout
             self.pingInterval = pingInterval
             self.reconnectDelay = reconnectDelay
             self.reconnectExtraTime = reconnectExtraTime
@@ -39,13 +47,6 @@ extension CaucusSession {
             var logger = Logger(label: "caucus.sdk")
             logger.logLevel = .error
             return logger
-        }
-
-        /// The delay before reconnect attempt `attempt` (0 for the first), with ±25 % jitter so
-        /// that clients dropped together (a server restart) do not all return at once.
-        func delay(beforeAttempt attempt: Int) -> Duration {
-            let doubled = min(reconnectDelay.lowerBound * (1 << min(attempt, 16)), reconnectDelay.upperBound)
-            return doubled * Double.random(in: 0.75...1.25)
         }
     }
 }

@@ -3,30 +3,76 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A TCP relay on loopback between SDK clients and the server. A test can cut every
 /// connection through it (a real drop: the client sees its socket end without a close frame)
-/// and refuse new ones for a while, so that a reconnecting client must wait.
+/// and make it misbehave towards new ones for a while, the ways real networks do, so that a
+/// reconnecting client must cope.
 final class TCPProxy: Sendable {
+    /// What the proxy does with a new connection.
+    enum Mode: Sendable, Equatable {
+        /// Relays it to the server.
+        case forward
+        /// Closes it at once, before reading anything.
+        case refuse
+        /// Reads the upgrade request, then closes (a FIN, no answer): a proxy whose upstream
+        /// is down.
+        case acceptAndClose
+        /// Reads whatever comes and never answers or closes: a path that swallows packets.
+        case blackhole
+        /// Reads the upgrade request, then resets (SO_LINGER 0, then close: an RST).
+        case reset
+    }
+
     let port: Int
     private let listener: any Channel
     private let connections: Connections
     private let dropping: ServerFrameFilter.Marker
 
-    /// The connections through the proxy, and whether it lets new ones in.
+    /// The connections through the proxy, and what it does with new ones.
     final class Connections: Sendable {
         private struct State {
+            var target: Int
             var open: [any Channel] = []
             /// The sides facing the clients.
             var clientSides: [any Channel] = []
-            var refusing = false
+            var mode = Mode.forward
+            /// Connections met with a mode other than `forward`, or whose server could not be
+            /// reached, since the proxy started.
+            var turnedAway = 0
+            /// Blackholed connections the client has not closed yet.
+            var swallowed: [ObjectIdentifier: any Channel] = [:]
         }
 
-        private let state = Mutex(State())
+        private let state: Mutex<State>
 
-        var refusing: Bool {
-            get { state.withLock { $0.refusing } }
-            set { state.withLock { $0.refusing = newValue } }
+        init(target: Int) { state = Mutex(State(target: target)) }
+
+        var target: Int {
+            get { state.withLock { $0.target } }
+            set { state.withLock { $0.target = newValue } }
         }
+
+        var mode: Mode { state.withLock { $0.mode } }
+
+        func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
+
+        func noteUnreachableServer() { state.withLock { $0.turnedAway += 1 } }
+
+        /// The mode a new connection meets, counted if it is turned away.
+        func admit() -> Mode {
+            state.withLock { state in
+                if state.mode != .forward { state.turnedAway += 1 }
+                return state.mode
+            }
+        }
+
+        var turnedAway: Int { state.withLock { $0.turnedAway } }
 
         func track(client: any Channel, server: any Channel) {
             state.withLock { state in
@@ -37,40 +83,76 @@ final class TCPProxy: Sendable {
 
         var clientSides: [any Channel] { state.withLock { $0.clientSides } }
 
-        func closeAll() {
+        func swallow(_ channel: any Channel) { state.withLock { $0.swallowed[ObjectIdentifier(channel)] = channel } }
+        func release(_ channel: any Channel) { state.withLock { _ = $0.swallowed.removeValue(forKey: ObjectIdentifier(channel)) } }
+        var swallowedOpen: Int { state.withLock { $0.swallowed.count } }
+
+        /// Closes every relayed connection, with an RST if `reset`.
+        func closeAll(reset: Bool) {
             let open = state.withLock { state in
                 defer { state.open.removeAll() }
                 return state.open
             }
-            for channel in open { channel.close(promise: nil) }
+            for channel in open {
+                if reset { resetThenClose(channel) } else { channel.close(promise: nil) }
+            }
+        }
+
+        func closeSwallowed() {
+            for channel in state.withLock({ Array($0.swallowed.values) }) { channel.close(promise: nil) }
         }
     }
 
     struct Refused: Error {}
 
     static func start(to target: Int) async throws -> TCPProxy {
-        let connections = Connections()
+        let connections = Connections(target: target)
         let dropping = ServerFrameFilter.Marker()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
-                guard !connections.refusing else { return inbound.eventLoop.makeFailedFuture(Refused()) }
-                // Both sides on the inbound channel's loop, so each relay is set up on its own loop.
-                return ClientBootstrap(group: inbound.eventLoop)
-                    .channelInitializer { outbound in
-                        outbound.eventLoop.makeCompletedFuture {
-                            try outbound.pipeline.syncOperations.addHandlers(ServerFrameFilter(dropping: dropping), Relay(to: inbound))
-                        }
+                switch connections.admit() {
+                case .refuse:
+                    return inbound.eventLoop.makeFailedFuture(Refused())
+                case .acceptAndClose:
+                    return inbound.eventLoop.makeCompletedFuture {
+                        try inbound.pipeline.syncOperations.addHandler(CloseAfterRequest(reset: false))
                     }
-                    .connect(host: "127.0.0.1", port: target)
-                    .flatMapThrowing { outbound in
-                        try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound))
-                        connections.track(client: inbound, server: outbound)
+                case .reset:
+                    return inbound.eventLoop.makeCompletedFuture {
+                        try inbound.pipeline.syncOperations.addHandler(CloseAfterRequest(reset: true))
                     }
+                case .blackhole:
+                    connections.swallow(inbound)
+                    return inbound.eventLoop.makeCompletedFuture {
+                        try inbound.pipeline.syncOperations.addHandler(Blackhole(connections: connections))
+                    }
+                case .forward:
+                    let relayed = relay(inbound, to: connections.target, connections: connections, dropping: dropping)
+                    relayed.whenFailure { _ in connections.noteUnreachableServer() }
+                    return relayed
+                }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = listener.localAddress?.port else { throw TestFailure("the proxy has no port") }
         return TCPProxy(port: port, listener: listener, connections: connections, dropping: dropping)
+    }
+
+    private static func relay(
+        _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker
+    ) -> EventLoopFuture<Void> {
+        // Both sides on the inbound channel's loop, so each relay is set up on its own loop.
+        ClientBootstrap(group: inbound.eventLoop)
+            .channelInitializer { outbound in
+                outbound.eventLoop.makeCompletedFuture {
+                    try outbound.pipeline.syncOperations.addHandlers(ServerFrameFilter(dropping: dropping), Relay(to: inbound))
+                }
+            }
+            .connect(host: "127.0.0.1", port: target)
+            .flatMapThrowing { outbound in
+                try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound))
+                connections.track(client: inbound, server: outbound)
+            }
     }
 
     private init(port: Int, listener: any Channel, connections: Connections, dropping: ServerFrameFilter.Marker) {
@@ -88,11 +170,32 @@ final class TCPProxy: Sendable {
     /// Drops every connection through the proxy; with `refusingNew`, new ones are closed at
     /// once until `reopen()`.
     func cut(refusingNew: Bool = false) {
-        connections.refusing = refusingNew
-        connections.closeAll()
+        cut(then: refusingNew ? .refuse : .forward)
     }
 
-    func reopen() { connections.refusing = false }
+    /// Drops every connection through the proxy (with an RST in `reset` mode, else a close),
+    /// and meets new ones with `mode` until `reopen()`.
+    func cut(then mode: Mode) {
+        connections.set(mode)
+        connections.closeAll(reset: mode == .reset)
+    }
+
+    /// Meets new connections with `mode`, leaving the current ones alone.
+    func misbehave(_ mode: Mode) { connections.set(mode) }
+
+    /// Relays new connections again. Blackholed ones stay as they are: the client must give
+    /// them up itself.
+    func reopen() { connections.set(.forward) }
+
+    /// Relays new connections to another port from now on (a restarted server).
+    func retarget(to port: Int) { connections.target = port }
+
+    /// New connections turned away so far: met with a mode other than `forward`, or closed
+    /// because the server could not be reached.
+    var turnedAway: Int { connections.turnedAway }
+
+    /// Blackholed connections still open: ones the client has not given up.
+    var swallowedOpen: Int { connections.swallowedOpen }
 
     /// Sends every client one text frame as if the server had sent it (unmasked, RFC 6455),
     /// e.g. an event of a type from a newer server. Call it while the server is quiet, so the
@@ -110,9 +213,16 @@ final class TCPProxy: Sendable {
     }
 
     func stop() async {
-        connections.closeAll()
+        connections.closeAll(reset: false)
+        connections.closeSwallowed()
         try? await listener.close()
     }
+}
+
+/// Closes `channel` with an RST rather than a FIN: SO_LINGER on with a zero timeout.
+private func resetThenClose(_ channel: any Channel) {
+    guard let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
+    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
 }
 
 /// Copies what one side reads to the other, and closes the other when one side closes.
@@ -135,4 +245,43 @@ private final class Relay: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
+}
+
+/// Reads what the client sends (its upgrade request), then closes without answering: with a
+/// FIN, or with an RST if `reset`. Closing only once the read is complete leaves nothing
+/// unread, so the plain close really is a FIN.
+private final class CloseAfterRequest: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let reset: Bool
+    private var read = false
+
+    init(reset: Bool) { self.reset = reset }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { read = true }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        guard read else { return }
+        if reset { resetThenClose(context.channel) } else { context.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// Reads and drops everything, answers nothing, and notes when the client closes.
+private final class Blackhole: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let connections: TCPProxy.Connections
+
+    init(connections: TCPProxy.Connections) { self.connections = connections }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.release(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 }

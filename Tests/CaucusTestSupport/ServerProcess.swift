@@ -6,22 +6,23 @@ import Foundation
 import Glibc
 #endif
 
-/// `caucus serve` as a real child process, for killing it.
-final class ServerProcess {
-    let process = Process()
-    let port: Int
-    let dataDirectory: String
+/// `caucus serve` as a real child process, for killing it. Shared by the server's restart tests
+/// and the SDK's reconnect tests.
+public final class ServerProcess {
+    public let process = Process()
+    public let port: Int
+    public let dataDirectory: String
 
-    static let app = AppCredentials(key: "process-app", secret: "process-secret-0123456789")
+    public static let app = AppCredentials(key: "process-app", secret: "process-secret-0123456789")
 
     /// The `caucus` executable `swift build` made beside the tests (`swift test` alone does not
     /// build executables, hence the README's `swift build && swift test`).
-    static var executable: URL {
+    public static var executable: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/caucus")
+            .appendingPathComponent(".build/debug/caucus")
     }
 
-    init(dataDirectory: String) throws {
+    public init(dataDirectory: String) throws {
         self.dataDirectory = dataDirectory
         let config = dataDirectory + "/apps.json"
         if !FileManager.default.fileExists(atPath: config) {
@@ -52,19 +53,13 @@ final class ServerProcess {
         self.port = port
     }
 
-    var webSocketURL: String { "ws://127.0.0.1:\(port)/ws" }
+    public var webSocketURL: String { "ws://127.0.0.1:\(port)/ws" }
 
-    func token(session: String, role: RoleClaim = .participant) throws -> String {
+    public func token(session: String, role: RoleClaim = .participant) throws -> String {
         try TokenMinter.mint(app: Self.app, sessionName: session, role: role, issuedAt: Instant.wallClock())
     }
 
-    func joined(_ userName: String, session: String = "Class", role: RoleClaim = .participant) async throws -> TestClient {
-        let client = try await TestClient.connect(url: webSocketURL)
-        try await client.join(session: session, userName: userName, token: try token(session: session, role: role))
-        return client
-    }
-
-    func kill(_ signal: Int32) {
+    public func kill(_ signal: Int32) {
         Glibc.kill(process.processIdentifier, signal)
         process.waitUntilExit()
     }
