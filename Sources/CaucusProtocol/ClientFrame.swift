@@ -22,6 +22,9 @@ public enum Request: Sendable, Equatable {
     /// Resolved against the session's current settings by the server.
     case updateSettings(SettingsChange)
     case query(Query)
+    /// A WebRTC offer (SDP text): the reply carries the server's answer. Not a command: media
+    /// transport is the server's, not the session's state.
+    case mediaOffer(sdp: String)
 }
 
 public struct JoinArguments: Sendable, Equatable, Codable {

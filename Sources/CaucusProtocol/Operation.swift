@@ -18,6 +18,8 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case pauseParent, resumeParent, muteParent, unmuteParent, destroyAll
     // Chat and state
     case chat, getSnapshot
+    // Media
+    case mediaOffer
 }
 
 /// Reads that are answered from the session's state and change nothing.

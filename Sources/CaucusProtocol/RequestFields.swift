@@ -36,6 +36,8 @@ public struct RequestFields: Codable, Sendable {
     public var audio: Bool?
     public var video: Bool?
     public var to: UserID?
+    /// A WebRTC offer's session description (`mediaOffer`).
+    public var sdp: String?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
@@ -67,6 +69,7 @@ public struct RequestFields: Codable, Sendable {
         case .isStarted: return .query(.isStarted)
         case .getSnapshot: return .query(.getSnapshot)
         case .updateSettings: return .updateSettings(try required(settings, "settings"))
+        case .mediaOffer: return .mediaOffer(sdp: try required(sdp, "sdp"))
         default: return .command(try command(for: operation))
         }
     }
@@ -111,7 +114,7 @@ public struct RequestFields: Codable, Sendable {
         case .unmuteParent: return .unmuteParent(audio: audio ?? true, video: video ?? true)
         case .destroyAll: return .destroyAll
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
-        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings:
+        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
         }
     }

@@ -26,13 +26,15 @@ public enum ReplyResult: Sendable, Equatable {
     case started(Bool)
     case snapshot(SessionSnapshot)
     case pong
+    /// After a `mediaOffer`: the server's SDP answer.
+    case mediaAnswer(sdp: String)
 }
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
-        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sdp
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +58,7 @@ extension ServerFrame: Codable {
             case .started(let started): try r.encode(started, forKey: .started)
             case .snapshot(let snapshot): try r.encode(snapshot, forKey: .snapshot)
             case .pong: try r.encode(true, forKey: .pong)
+            case .mediaAnswer(let sdp): try r.encode(sdp, forKey: .sdp)
             }
         case .error(let re, let body):
             try c.encode(re, forKey: .re)
@@ -113,6 +116,8 @@ extension ServerFrame: Codable {
             result = .snapshot(try r.decode(SessionSnapshot.self, forKey: .snapshot))
         } else if r.contains(.pong) {
             result = .pong
+        } else if r.contains(.sdp) {
+            result = .mediaAnswer(sdp: try r.decode(String.self, forKey: .sdp))
         } else {
             result = .done(seq: try r.decodeIfPresent(Int.self, forKey: .seq))
         }

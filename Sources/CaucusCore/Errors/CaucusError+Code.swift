@@ -131,6 +131,9 @@ extension CaucusError.Code {
     public static let messageEmpty = Self(6002, "messageEmpty")
     public static let messageTooLong = Self(6003, "messageTooLong")
 
+    public static let mediaOfferUnreadable = Self(7101, "mediaOfferUnreadable")
+    public static let mediaOfferRefused = Self(7102, "mediaOfferRefused")
+
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
@@ -146,6 +149,6 @@ extension CaucusError.Code {
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
         .nobodyToMove, .emptyUserList, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
-        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaOfferUnreadable, .mediaOfferRefused,
     ]
 }
