@@ -72,8 +72,9 @@ struct PeerHarness {
 
     /// Moves the clock to `time`, running every deadline of both sides on the way (the
     /// client's consent checks included, when `clientKeepsConsent`).
+    /// Bounded, so a deadline that does not move (a broken peer) fails the test instead of hanging it.
     mutating func advance(to time: Duration, clientKeepsConsent: Bool = true) {
-        while true {
+        for _ in 0..<10_000 {
             var deadlines = [server.nextDeadline, clientDTLS.nextDeadline].compactMap { $0 }
             if clientKeepsConsent, let deadline = client.nextDeadline { deadlines.append(deadline) }
             guard let next = deadlines.min(), next <= time else { break }
