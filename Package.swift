@@ -56,9 +56,11 @@ let package = Package(
         .target(
             name: "CaucusServer",
             dependencies: [
-                "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore",
+                "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The media port's datagram channel (DatagramBootstrap, recvmmsg).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -150,6 +152,8 @@ let package = Package(
             name: "CaucusServerTests",
             dependencies: [
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
+                // The client-role WebRTC stack, against the server's media port.
+                "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The control API in process, and the WebSocket handler in a testing channel: no sockets.
@@ -157,7 +161,9 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
+            ],
+            // The aiortc peer the media signalling tests start as a process.
+            exclude: ["Scripts"]
         ),
         .testTarget(
             name: "CaucusMediaTests",

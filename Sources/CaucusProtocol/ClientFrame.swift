@@ -25,6 +25,9 @@ public enum Request: Sendable, Equatable {
     /// Allowed at any time; once joined, the reply says how many events after `after` this
     /// seat was sent, so the client can check that it received them all.
     case ping(after: Int?)
+    /// A WebRTC offer (SDP text): the reply carries the server's answer. Not a command: media
+    /// transport is the server's, not the session's state.
+    case mediaOffer(sdp: String)
 }
 
 public struct JoinArguments: Sendable, Equatable, Codable {

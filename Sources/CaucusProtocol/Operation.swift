@@ -21,6 +21,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case chat, getSnapshot
     // Media
     case publish
+    case mediaOffer
 }
 
 /// Reads that are answered from the session's state and change nothing.

@@ -42,6 +42,8 @@ public struct RequestFields: Codable, Sendable {
     public var to: UserID?
     /// What `publish` publishes: media kinds, each at most once.
     public var media: [MediaKind]?
+    /// A WebRTC offer's session description (`mediaOffer`).
+    public var sdp: String?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
@@ -84,6 +86,7 @@ public struct RequestFields: Codable, Sendable {
         case .isStarted: return .query(.isStarted)
         case .getSnapshot: return .query(.getSnapshot)
         case .updateSettings: return .updateSettings(try required(settings, "settings"))
+        case .mediaOffer: return .mediaOffer(sdp: try required(sdp, "sdp"))
         default: return .command(try command(for: operation))
         }
     }
@@ -133,7 +136,7 @@ public struct RequestFields: Codable, Sendable {
         case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
         case .publish: return .publish(try publishedMedia())
-        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings:
+        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
         }
     }

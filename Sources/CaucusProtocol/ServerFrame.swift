@@ -30,13 +30,15 @@ public enum ReplyResult: Sendable, Equatable {
     /// without `after`, or when the server no longer keeps them): a client that received
     /// fewer missed one.
     case pong(seq: Int?, sent: Int?)
+    /// After a `mediaOffer`: the server's SDP answer.
+    case mediaAnswer(sdp: String)
 }
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
-        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -63,6 +65,7 @@ extension ServerFrame: Codable {
                 try r.encode(true, forKey: .pong)
                 try r.encodeIfPresent(seq, forKey: .seq)
                 try r.encodeIfPresent(sent, forKey: .sent)
+            case .mediaAnswer(let sdp): try r.encode(sdp, forKey: .sdp)
             }
         case .error(let re, let body):
             try c.encode(re, forKey: .re)
@@ -120,6 +123,8 @@ extension ServerFrame: Codable {
             result = .snapshot(try r.decode(SessionSnapshot.self, forKey: .snapshot))
         } else if r.contains(.pong) {
             result = .pong(seq: try r.decodeIfPresent(Int.self, forKey: .seq), sent: try r.decodeIfPresent(Int.self, forKey: .sent))
+        } else if r.contains(.sdp) {
+            result = .mediaAnswer(sdp: try r.decode(String.self, forKey: .sdp))
         } else {
             result = .done(seq: try r.decodeIfPresent(Int.self, forKey: .seq))
         }

@@ -11,7 +11,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
-            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC, CAUCUS_ROSTER_WINDOW.
+            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC, CAUCUS_ROSTER_WINDOW, CAUCUS_MEDIA_PORT, \
+            CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Media (WebRTC) goes to one UDP port on the media \
+            address, 127.0.0.1 and a free port by default.
             """)
 
     @Option(help: "Address to listen on.") var host: String?
@@ -22,6 +24,11 @@ struct Serve: AsyncParsableCommand {
     var sync: SyncPolicy?
     @Option(help: "Milliseconds that news of other users joining or dropping may wait to be sent in one write (0: at once; default 5).")
     var rosterWindow: Int?
+    @Option(help: "UDP port for media (ICE, DTLS, SRTP); 0, the default, picks a free one.") var mediaPort: Int?
+    @Option(help: "IP address announced to WebRTC peers as the media candidate, and bound (default 127.0.0.1).")
+    var mediaAddress: String?
+    @Option(help: "Local IP address the media socket binds when it differs from the announced one (behind NAT).")
+    var mediaBindAddress: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -35,6 +42,10 @@ struct Serve: AsyncParsableCommand {
             guard (0...1000).contains(window) else { throw ValidationError("The roster window is 0 to 1000 ms.") }
             configuration.rosterWindow = .milliseconds(window)
         }
+        configuration.mediaPort = try mediaPort ?? environment["CAUCUS_MEDIA_PORT"].map(Self.port) ?? configuration.mediaPort
+        guard (0...65535).contains(configuration.mediaPort) else { throw ValidationError("The media port is 0 to 65535.") }
+        configuration.mediaAddress = mediaAddress ?? environment["CAUCUS_MEDIA_ADDRESS"] ?? configuration.mediaAddress
+        configuration.mediaBindAddress = mediaBindAddress ?? environment["CAUCUS_MEDIA_BIND_ADDRESS"] ?? configuration.mediaBindAddress
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "caucus")
@@ -57,7 +68,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     private static func port(_ text: String) throws -> Int {
-        guard let port = Int(text), (0...65535).contains(port) else { throw ValidationError("CAUCUS_PORT must be a port number.") }
+        guard let port = Int(text), (0...65535).contains(port) else { throw ValidationError("CAUCUS_PORT and CAUCUS_MEDIA_PORT must be port numbers.") }
         return port
     }
 
@@ -74,6 +85,7 @@ struct Serve: AsyncParsableCommand {
                 "  curl -u '\(app.key):<secret from the file>' \(base)/v1/sessions",
             ]
         }
+        lines.append("Media (WebRTC, UDP): \(server.configuration.mediaAddress):\(server.mediaPort)")
         lines.append("Console: \(base)/ (in a browser)")
         lines.append("Health: \(base)/healthz · Metrics: \(base)/metrics · API: \(base)/openapi.json")
         // Written unbuffered: a supervisor (or a test) reading a pipe learns the port at once.

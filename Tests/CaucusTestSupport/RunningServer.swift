@@ -44,6 +44,7 @@ public final class RunningServer: Sendable {
     public func stop() async {
         task.cancel()
         _ = try? await task.value
+        await server.closeMedia()
     }
 
     public var webSocketURL: String { "ws://127.0.0.1:\(port)/ws" }

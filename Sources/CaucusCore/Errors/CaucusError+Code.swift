@@ -133,6 +133,8 @@ extension CaucusError.Code {
     public static let messageTooLong = Self(6003, "messageTooLong")
 
     public static let mediaUnchanged = Self(7001, "mediaUnchanged")
+    public static let mediaOfferUnreadable = Self(7101, "mediaOfferUnreadable")
+    public static let mediaOfferRefused = Self(7102, "mediaOfferRefused")
 
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
@@ -149,6 +151,6 @@ extension CaucusError.Code {
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
         .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
-        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged, .mediaOfferUnreadable, .mediaOfferRefused,
     ]
 }

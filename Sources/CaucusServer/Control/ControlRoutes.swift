@@ -69,7 +69,7 @@ extension SessionServer {
                     return Self.json(["seq": seq])
                 case .updateSettings(let change):
                     return Self.json(["seq": try await session.settingsChange(change, by: .server)])
-                case .query, .ping, .join, .resume:
+                case .query, .ping, .join, .resume, .mediaOffer:
                     throw CaucusError(.unknownOperation, "Only commands run here; read state with GET /v1/sessions/{id}.")
                 }
             }

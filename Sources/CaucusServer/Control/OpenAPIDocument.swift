@@ -5,9 +5,10 @@ import CaucusProtocol
 /// operations, bounds and methods are the server's own.
 enum OpenAPIDocument {
     /// The operations `POST /v1/sessions/{id}/operations` runs: every command and
-    /// `updateSettings`; not the connection's own requests, nor the reads.
+    /// `updateSettings`; not the connection's own requests (media is a connected user's), nor the reads.
     static let operations: [String] = {
-        let notHere = Set(Query.allCases.map(\.rawValue) + [Operation.join.rawValue, Operation.resume.rawValue, Operation.ping.rawValue])
+        let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer].map(\.rawValue)
+        let notHere = Set(Query.allCases.map(\.rawValue) + connectionOnly)
         return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
     }()
 

@@ -24,12 +24,25 @@ public struct ServerConfiguration: Sendable {
     public var syncPolicy: SyncPolicy
     /// How often the server pings each client; one that sends nothing between two pings is closed.
     public var keepAliveInterval: Duration
+    /// The media port (UDP): ICE, DTLS and SRTP of every peer. 0 picks a free one, which every
+    /// answer announces; set one behind a firewall or NAT.
+    public var mediaPort: Int
+    /// The IP address announced in every answer's one host candidate (`--media-address`).
+    public var mediaAddress: String
+    /// The address the media socket binds, when it is not the announced one (behind NAT: the
+    /// local address the public one forwards to). Never a wildcard: see `MediaTransport`.
+    public var mediaBindAddress: String?
+    /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
+    public var mediaConsentTimeout: Duration
+    /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).
+    public var mediaTickInterval: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
-        rosterWindow: Duration = .milliseconds(5)
+        rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
+        mediaBindAddress: String? = nil, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50)
     ) {
         self.host = host
         self.port = port
@@ -41,5 +54,10 @@ public struct ServerConfiguration: Sendable {
         self.keepAliveInterval = keepAliveInterval
         self.syncPolicy = syncPolicy
         self.rosterWindow = rosterWindow
+        self.mediaPort = mediaPort
+        self.mediaAddress = mediaAddress
+        self.mediaBindAddress = mediaBindAddress
+        self.mediaConsentTimeout = mediaConsentTimeout
+        self.mediaTickInterval = mediaTickInterval
     }
 }

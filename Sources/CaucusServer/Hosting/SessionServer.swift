@@ -21,6 +21,7 @@ public final class SessionServer: Sendable {
     let store: any SessionStore
     let secrets: ResumeSecrets
     let metrics: ServerMetrics
+    let media: MediaTransport
     /// Requests being handled, which a stopping server waits for.
     let requests = InFlightRequests()
     let logger: Logger
@@ -40,16 +41,24 @@ public final class SessionServer: Sendable {
             apps = [development!.app]
         }
         let store = try await SQLiteSessionStore.open(path: data.databasePath, syncPolicy: configuration.syncPolicy, logger: logger)
+        let media: MediaTransport
+        do {
+            media = try await MediaTransport.bind(configuration, metrics: MediaMetrics())
+        } catch {
+            try? await store.close()
+            throw error
+        }
         let server = SessionServer(
             configuration: configuration, apps: apps, development: development, store: store,
-            secrets: ResumeSecrets(key: try data.serverKey()), logger: logger, clock: clock)
+            secrets: ResumeSecrets(key: try data.serverKey()), media: media, logger: logger, clock: clock)
         await server.registry.restore(from: try await store.liveSessions(), apps: server.apps)
         return server
     }
 
     private init(
         configuration: ServerConfiguration, apps: [AppCredentials], development: (app: AppCredentials, created: Bool)?,
-        store: any SessionStore, secrets: ResumeSecrets, logger: Logger, clock: @escaping @Sendable () -> Instant
+        store: any SessionStore, secrets: ResumeSecrets, media: MediaTransport, logger: Logger,
+        clock: @escaping @Sendable () -> Instant
     ) {
         self.configuration = configuration
         self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -62,12 +71,13 @@ public final class SessionServer: Sendable {
         self.clock = clock
         let metrics = ServerMetrics()
         self.metrics = metrics
+        self.media = media
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
         self.registry = SessionRegistry { registry in
             SessionEnvironment(
                 store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow, rosterWindow: rosterWindow,
-                sessionClosed: { id in await registry.closed(id) })
+                media: media, sessionClosed: { id in await registry.closed(id) })
         }
     }
 
@@ -100,11 +110,21 @@ public final class SessionServer: Sendable {
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: application(onRunning: onRunning)), .init(service: ShutdownNotice(server: self))],
+                services: [
+                    .init(service: application(onRunning: onRunning)), .init(service: ShutdownNotice(server: self)),
+                    .init(service: MediaService(transport: media)),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try await store.close()
     }
+
+    /// The UDP port media goes to, as every answer announces it.
+    public var mediaPort: Int { Int(media.candidate.port) }
+
+    /// Closes the media port (every peer gets a close_notify). `run` does it on shutdown;
+    /// a caller that runs only `application` calls it when done.
+    public func closeMedia() async { await media.close() }
 
     /// Closes every client connection with "service restart" (they reconnect and resume),
     /// waits for each session's store write under way, then for the requests still being

@@ -149,6 +149,7 @@ actor SessionActor {
         for action in actions {
             switch action {
             case .append(let events):
+                dropMedia(after: events)
                 storeTask = Task { await self.store(events) }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
@@ -172,6 +173,18 @@ actor SessionActor {
             case .sessionClosed:
                 // Only a store answer yields it, and `store(_:)` awaits it after the rest.
                 break
+            }
+        }
+    }
+
+    /// A user who leaves (by choice, removal or timeout) loses its media peer at once, as soon
+    /// as the session decides it, not once the store has it; so does everyone when the session ends.
+    private func dropMedia(after events: [SequencedEvent]) {
+        for sequenced in events {
+            switch sequenced.event {
+            case .userLeft(let user, _, _): environment.media.drop(MediaPeerKey(session: id, user: user))
+            case .sessionEnded: environment.media.dropSession(id)
+            default: continue
             }
         }
     }

@@ -14,6 +14,8 @@ struct SessionEnvironment: Sendable {
     let replayWindow: Int
     /// How long roster news may wait to be sent with the next (zero: never held).
     let rosterWindow: Duration
+    /// The media port, whose peers go when their users leave.
+    let media: MediaTransport
     /// Told when a session has ended (or broken), so its name is free again.
     let sessionClosed: @Sendable (StoredSessionID) async -> Void
 }

@@ -80,6 +80,15 @@ struct WebSocketSession: Sendable {
                 if try await session.settingsChange(change, by: .user(user), reply: reply) == nil {
                     send(.reply(re: frame.id, result: .done(seq: nil)), on: connection)
                 }
+            case (.joined(let session, let user), .mediaOffer(let sdp)):
+                let key = MediaPeerKey(session: session.id, user: user)
+                let answer = try await server.media.answer(offer: sdp, for: key)
+                // The user may have left while the peer was being made: then it goes at once.
+                guard await session.state.users[user] != nil else {
+                    server.media.drop(key)
+                    throw CaucusError(.notJoined, "You are no longer in the session.")
+                }
+                send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer)), on: connection)
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }

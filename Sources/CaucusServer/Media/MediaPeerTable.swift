@@ -1,0 +1,203 @@
+import CaucusMedia
+import CaucusStore
+import NIOCore
+
+/// Every media peer of one datagram channel, and the demultiplexing that finds a datagram's
+/// peer: a STUN binding request by its USERNAME's first half (the server's ufrag for that
+/// peer), anything else by its source address once that address passed an ICE check.
+///
+/// Confined to the channel's event loop (it owns `MediaPeer`s, which own BoringSSL state):
+/// `MediaTransport` reaches it only through `NIOLoopBound`. Pure apart from the metrics: it
+/// returns the datagrams to send and never touches the channel.
+final class MediaPeerTable {
+    /// One peer and what the shell keeps beside it.
+    final class Entry {
+        let key: MediaPeerKey
+        let peer: MediaPeer
+        let createdAt: Duration
+        /// Source addresses that reached this peer's ICE agent with a valid check.
+        var addresses: Set<TransportAddress> = []
+        var isConnected = false
+        var rtpReceived = 0
+        var rtcpReceived = 0
+        /// The peer's drop and SRTP-failure totals already added to the metrics.
+        var droppedReported = 0
+        var srtpFailuresReported = 0
+
+        init(key: MediaPeerKey, peer: MediaPeer, createdAt: Duration) {
+            self.key = key
+            self.peer = peer
+            self.createdAt = createdAt
+        }
+    }
+
+    /// What the server can tell about a peer (tests and logs).
+    struct Stats: Sendable, Equatable {
+        var isConnected: Bool
+        var closeReason: MediaPeerCloseReason?
+        var rtpReceived: Int
+        var rtcpReceived: Int
+        var counters: MediaPeerCounters
+    }
+
+    /// Where decrypted media goes: the router plugs in here (it runs on this loop, and sends
+    /// through `protect(rtp:for:)`). Nil: received media is counted and dropped.
+    var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
+
+    private var byKey: [MediaPeerKey: Entry] = [:]
+    private var byUfrag: [String: Entry] = [:]
+    private var byAddress: [TransportAddress: Entry] = [:]
+    /// Peers that closed on their own, kept for `stats` until replaced or dropped.
+    private var closed: [MediaPeerKey: Stats] = [:]
+    private let metrics: MediaMetrics
+    /// Datagrams no peer claimed.
+    private(set) var unclaimed = 0
+
+    init(metrics: MediaMetrics) {
+        self.metrics = metrics
+    }
+
+    var count: Int { byKey.count }
+
+    // MARK: - Peers coming and going
+
+    /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
+    /// close_notify to send.
+    func add(_ peer: MediaPeer, for key: MediaPeerKey, now: Duration) -> [AddressedDatagram] {
+        let replaced = remove(key, now: now)
+        closed[key] = nil
+        let entry = Entry(key: key, peer: peer, createdAt: now)
+        byKey[key] = entry
+        byUfrag[peer.localCredentials.ufrag] = entry
+        return replaced
+    }
+
+    /// Closes and forgets `key`'s peer, if any (the user left, or a new offer replaces it).
+    func remove(_ key: MediaPeerKey, now: Duration) -> [AddressedDatagram] {
+        closed[key] = nil
+        guard let entry = byKey[key] else { return [] }
+        let output = entry.peer.close(now: now)
+        forget(entry)
+        return output.datagrams
+    }
+
+    /// Closes every peer of a session (it ended).
+    func removeSession(_ session: StoredSessionID, now: Duration) -> [AddressedDatagram] {
+        let keys = byKey.keys.filter { $0.session == session } + closed.keys.filter { $0.session == session }
+        return keys.flatMap { remove($0, now: now) }
+    }
+
+    /// Closes every peer (the server stops).
+    func removeAll(now: Duration) -> [AddressedDatagram] {
+        Array(byKey.keys).flatMap { remove($0, now: now) }
+    }
+
+    func stats(for key: MediaPeerKey) -> Stats? {
+        if let entry = byKey[key] {
+            return Stats(
+                isConnected: entry.isConnected, closeReason: nil, rtpReceived: entry.rtpReceived,
+                rtcpReceived: entry.rtcpReceived, counters: entry.peer.counters)
+        }
+        return closed[key]
+    }
+
+    // MARK: - Datagrams and time
+
+    /// Hands a datagram to its peer; returns what to send.
+    func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram] {
+        guard let entry = owner(of: datagram, from: source) else {
+            unclaimed += 1
+            metrics.datagramsDropped.increment()
+            return []
+        }
+        let output = entry.peer.receive(datagram, from: source, now: now)
+        if !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
+            entry.addresses.insert(source)
+            byAddress[source] = entry
+        }
+        handle(output.events, of: entry, now: now)
+        return output.datagrams
+    }
+
+    /// Runs every peer whose deadline has come (DTLS retransmissions, consent, setup time).
+    func handleDeadlines(now: Duration) -> [AddressedDatagram] {
+        var datagrams: [AddressedDatagram] = []
+        for entry in byKey.values {
+            guard let deadline = entry.peer.nextDeadline, deadline <= now else { continue }
+            let output = entry.peer.handleTimeout(now: now)
+            handle(output.events, of: entry, now: now)
+            datagrams += output.datagrams
+        }
+        return datagrams
+    }
+
+    /// Protects RTP for `key`'s peer (for the router); nil when it is not connected.
+    func protect(rtp packet: [UInt8], for key: MediaPeerKey) -> AddressedDatagram? {
+        byKey[key]?.peer.protect(rtp: packet)
+    }
+
+    // MARK: - Private
+
+    private func owner(of datagram: [UInt8], from source: TransportAddress) -> Entry? {
+        if DatagramKind(classifying: datagram) == .stun,
+            let username = (try? DecodedSTUNMessage(decoding: datagram))?.message.username,
+            let ufrag = username.split(separator: ":", maxSplits: 1).first
+        {
+            return byUfrag[String(ufrag)]
+        }
+        return byAddress[source]
+    }
+
+    private func handle(_ events: [MediaPeerEvent], of entry: Entry, now: Duration) {
+        for event in events {
+            switch event {
+            case .connected:
+                entry.isConnected = true
+                metrics.peersConnected.increment()
+                metrics.handshakes.increment()
+                metrics.handshakeDuration.recordInterval(now - entry.createdAt)
+            case .rtp:
+                entry.rtpReceived += 1
+                metrics.rtpReceived.increment()
+                onMedia?(entry.key, event)
+            case .rtcp:
+                entry.rtcpReceived += 1
+                onMedia?(entry.key, event)
+            case .closed(let reason):
+                if case .dtlsFailed = reason { metrics.handshakeFailures.increment() }
+                if reason != .closedByUs {
+                    closed[entry.key] = Stats(
+                        isConnected: false, closeReason: reason, rtpReceived: entry.rtpReceived,
+                        rtcpReceived: entry.rtcpReceived, counters: entry.peer.counters)
+                    forget(entry)
+                }
+            }
+        }
+        reportCounters(of: entry)
+    }
+
+    private func reportCounters(of entry: Entry) {
+        let counters = entry.peer.counters
+        let dropped = counters.droppedInbound
+        if dropped > entry.droppedReported {
+            metrics.datagramsDropped.increment(by: dropped - entry.droppedReported)
+            entry.droppedReported = dropped
+        }
+        let failures = counters.authenticationFailures + counters.replays
+        if failures > entry.srtpFailuresReported {
+            metrics.srtpFailures.increment(by: failures - entry.srtpFailuresReported)
+            entry.srtpFailuresReported = failures
+        }
+    }
+
+    private func forget(_ entry: Entry) {
+        guard byKey[entry.key] === entry else { return }
+        if entry.isConnected {
+            metrics.peersConnected.decrement()
+            entry.isConnected = false
+        }
+        byKey[entry.key] = nil
+        byUfrag[entry.peer.localCredentials.ufrag] = nil
+        for address in entry.addresses where byAddress[address] === entry { byAddress[address] = nil }
+    }
+}

@@ -1,0 +1,118 @@
+import CaucusMedia
+import Testing
+
+/// The server's `MediaPeer` against the client-role stack, in memory on a simulated clock.
+@Suite struct MediaPeerTests {
+    @Test func iceAndDTLSConnectAndMediaFlowsBothWays() throws {
+        var harness = try PeerHarness()
+        harness.connect()
+        #expect(harness.server.state == .connected(PeerHarness.clientAddress))
+        #expect(harness.serverEvents.first == .connected(address: PeerHarness.clientAddress, profile: .aeadAES128GCM))
+        let clientSRTP = try #require(harness.clientSRTP)
+
+        let sent = SRTPTestPackets.rtp(sequence: 7, ssrc: 0x1111_2222, payloadLength: 160)
+        var protected = sent
+        try clientSRTP.protect(rtp: &protected)
+        var report = SRTPTestPackets.rtcp(ssrc: 0x1111_2222)
+        try clientSRTP.protect(rtcp: &report)
+        harness.toServer([protected, report])
+        #expect(harness.serverRTP == [sent])
+        #expect(harness.serverRTCP == [SRTPTestPackets.rtcp(ssrc: 0x1111_2222)])
+
+        let downstream = SRTPTestPackets.rtp(sequence: 9, ssrc: 0x3333_4444, payloadLength: 500)
+        let datagram = try #require(harness.server.protect(rtp: downstream))
+        #expect(datagram.destination == PeerHarness.clientAddress)
+        var received = datagram.bytes
+        try clientSRTP.unprotect(srtp: &received)
+        #expect(received == downstream)
+        #expect(harness.server.counters == MediaPeerCounters())
+    }
+
+    /// RFC 7675: once connected, a peer that sends no binding request on the selected pair
+    /// for the consent timeout is closed; one that keeps checking stays.
+    @Test func consentIsLostWithoutChecksAndKeptWithThem() throws {
+        var kept = try PeerHarness(consentTimeout: .seconds(10))
+        kept.connect()
+        kept.advance(to: .seconds(60))
+        #expect(kept.server.state == .connected(PeerHarness.clientAddress), "the client checks every 5 s")
+
+        var lost = try PeerHarness(consentTimeout: .seconds(10))
+        lost.connect()
+        lost.advance(to: .milliseconds(9_999), clientKeepsConsent: false)
+        #expect(lost.server.state == .connected(PeerHarness.clientAddress))
+        #expect(lost.server.nextDeadline == .seconds(10))
+        lost.advance(to: .seconds(10), clientKeepsConsent: false)
+        #expect(lost.server.state == .closed(.consentLost))
+        #expect(lost.serverClosed == .consentLost)
+        // The close_notify told the client's DTLS at once.
+        #expect(lost.clientDTLSEvents.contains(.failed(.closed(reason: "close_notify"))))
+        #expect(lost.server.protect(rtp: SRTPTestPackets.rtp(sequence: 1)) == nil)
+    }
+
+    @Test func closingSendsCloseNotifyAndEndsThePeer() throws {
+        var harness = try PeerHarness()
+        harness.connect()
+        let output = harness.server.close(now: harness.now)
+        #expect(output.events == [.closed(.closedByUs)])
+        #expect(!output.datagrams.isEmpty)
+        _ = harness.toClient(output.datagrams)
+        #expect(harness.clientDTLSEvents.contains(.failed(.closed(reason: "close_notify"))))
+        #expect(harness.server.nextDeadline == nil)
+        #expect(harness.server.close(now: harness.now).events.isEmpty, "closing twice reports once")
+        _ = harness.server.receive(SRTPTestPackets.rtp(sequence: 1), from: PeerHarness.clientAddress, now: harness.now)
+        #expect(harness.server.counters.afterClose == 1)
+    }
+
+    @Test func aWrongCertificateFailsDTLS() throws {
+        let stranger = try DTLSCertificate.generate(commonName: "stranger")
+        var harness = try PeerHarness(serverExpects: stranger.fingerprint)
+        harness.connect()
+        guard case .closed(.dtlsFailed(.fingerprintMismatch)) = harness.server.state else {
+            Issue.record("expected a fingerprint mismatch, got \(harness.server.state)")
+            return
+        }
+        #expect(!harness.serverEvents.contains { if case .connected = $0 { true } else { false } })
+    }
+
+    @Test func aPeerThatNeverConnectsIsGivenUp() throws {
+        var harness = try PeerHarness()
+        #expect(harness.server.nextDeadline == .seconds(30))
+        harness.advance(to: .seconds(31), clientKeepsConsent: false)
+        #expect(harness.server.state == .closed(.setupTimedOut))
+    }
+
+    /// Random bytes, forgeries, replays, media before keys or from an unchecked address:
+    /// each is dropped, counted under its reason, and changes nothing.
+    @Test func unusableDatagramsAreDroppedAndCounted() throws {
+        var harness = try PeerHarness()
+        let stranger = TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40_001)
+        var early = SRTPTestPackets.rtp(sequence: 1)
+        harness.toServer([early])
+        #expect(harness.server.counters.mediaBeforeKeys == 1)
+        harness.toServer([[20, 254, 253, 0, 0]], from: stranger)
+        #expect(harness.server.counters.dtlsWithoutConsent == 1)
+
+        harness.connect()
+        let clientSRTP = try #require(harness.clientSRTP)
+        harness.toServer([[0xFF, 1, 2, 3], []])
+        #expect(harness.server.counters.malformed == 2)
+        harness.toServer([[0, 1, 0, 0] + [UInt8](repeating: 0, count: 16)])
+        #expect(harness.server.counters.stunRefused == 1)
+
+        early = SRTPTestPackets.rtp(sequence: 2)
+        try clientSRTP.protect(rtp: &early)
+        var forged = early
+        forged[forged.count - 1] ^= 1
+        harness.toServer([forged])
+        #expect(harness.server.counters.authenticationFailures == 1)
+        harness.toServer([early, early])
+        #expect(harness.server.counters.replays == 1)
+        #expect(harness.serverRTP.count == 1)
+        var elsewhere = SRTPTestPackets.rtp(sequence: 3)
+        try clientSRTP.protect(rtp: &elsewhere)
+        harness.toServer([elsewhere], from: stranger)
+        #expect(harness.server.counters.mediaWithoutConsent == 1)
+        #expect(harness.server.counters.droppedInbound == 8)
+        #expect(harness.server.state == .connected(PeerHarness.clientAddress))
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CaucusMedia
+
+/// A blocking IPv4 UDP socket with a receive timeout (as in CaucusMediaTests): the client
+/// role's socket in front of the server's media port.
+struct BlockingUDPSocket: ~Copyable {
+    let descriptor: Int32
+    let port: UInt16
+
+    enum Failure: Error { case system(String) }
+
+    /// Bound to 127.0.0.1: replies must leave from the address the peer checked, which a
+    /// socket bound to 0.0.0.0 does not promise (a peer on a LAN address gets them from there).
+    init(receiveTimeoutMilliseconds: Int) throws {
+        #if canImport(Glibc)
+        let datagram = Int32(SOCK_DGRAM.rawValue)
+        #else
+        let datagram = SOCK_DGRAM
+        #endif
+        let descriptor = socket(AF_INET, datagram, 0)
+        guard descriptor >= 0 else { throw Failure.system("socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            throw Failure.system("bind")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        var timeout = timeval(tv_sec: receiveTimeoutMilliseconds / 1000, tv_usec: Int((receiveTimeoutMilliseconds % 1000) * 1000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        self.descriptor = descriptor
+        self.port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The next datagram and its IPv4 source, or nil when the timeout passes first.
+    func receive() -> ([UInt8], TransportAddress)? {
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        var source = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            withUnsafeMutablePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
+            }
+        }
+        guard count > 0 else { return nil }
+        let address = TransportAddress(ip: .v4(UInt32(bigEndian: source.sin_addr.s_addr)), port: UInt16(bigEndian: source.sin_port))
+        return (Array(buffer.prefix(count)), address)
+    }
+
+    func send(_ datagram: [UInt8], to destination: TransportAddress) {
+        guard case .v4(let ip) = destination.ip else { return }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = destination.port.bigEndian
+        address.sin_addr.s_addr = ip.bigEndian
+        _ = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+"""aiortc peers for the media interop tests: each joins a real `caucus serve` session over the
+documented WebSocket protocol, publishes a tone of its own and a colour of its own, and
+recognises the tones and colours it receives on each of the transceivers it negotiated once."""
+
+import asyncio
+import fractions
+import json
+import sys
+import time
+import urllib.request
+from collections import deque
+from pathlib import Path
+
+import numpy
+import websockets
+from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.mediastreams import MediaStreamTrack
+from av import AudioFrame, VideoFrame
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from caucus_server import WAIT_SECONDS  # noqa: E402  (the path is set just above)
+
+SAMPLE_RATE = 48000
+AUDIO_PTIME = 0.02
+VIDEO_RATE = 10
+VIDEO_SIZE = (96, 64)
+# Received audio is read over the last 100 ms: a 10 Hz resolution, well under the tones' spacing.
+TONE_WINDOW = 4800
+TONE_TOLERANCE_HZ = 20
+COLOUR_TOLERANCE = 70
+
+
+class ToneTrack(MediaStreamTrack):
+    """A sine of `frequency` Hz, paced in real time, 20 ms per frame."""
+
+    kind = "audio"
+
+    def __init__(self, frequency):
+        super().__init__()
+        self.frequency = frequency
+        self.samples_sent = 0
+        self.started = None
+
+    async def recv(self):
+        count = int(SAMPLE_RATE * AUDIO_PTIME)
+        if self.started is None:
+            self.started = time.monotonic()
+        wait = self.started + self.samples_sent / SAMPLE_RATE - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        t = (numpy.arange(count) + self.samples_sent) / SAMPLE_RATE
+        samples = (numpy.sin(2 * numpy.pi * self.frequency * t) * 12000).astype(numpy.int16)
+        frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+        frame.sample_rate = SAMPLE_RATE
+        frame.pts = self.samples_sent
+        frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
+        self.samples_sent += count
+        return frame
+
+
+class ColourTrack(MediaStreamTrack):
+    """A frame of one colour, `VIDEO_RATE` times a second."""
+
+    kind = "video"
+
+    def __init__(self, colour):
+        super().__init__()
+        self.image = numpy.zeros((VIDEO_SIZE[1], VIDEO_SIZE[0], 3), numpy.uint8)
+        self.image[:, :] = colour
+        self.frames_sent = 0
+        self.started = None
+
+    async def recv(self):
+        if self.started is None:
+            self.started = time.monotonic()
+        wait = self.started + self.frames_sent / VIDEO_RATE - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        frame = VideoFrame.from_ndarray(self.image, format="rgb24")
+        frame.pts = self.frames_sent * 90000 // VIDEO_RATE
+        frame.time_base = fractions.Fraction(1, 90000)
+        self.frames_sent += 1
+        return frame
+
+
+def dominant_frequency(samples):
+    spectrum = numpy.abs(numpy.fft.rfft(samples * numpy.hanning(len(samples))))
+    peak = int(numpy.argmax(spectrum[1:])) + 1
+    if spectrum[peak] < 1e5:
+        return None  # silence (or comfort noise)
+    return peak * SAMPLE_RATE / len(samples)
+
+
+class Reception:
+    """What one receiving transceiver recognised, with when."""
+
+    def __init__(self, mid, kind):
+        self.mid = mid
+        self.kind = kind
+        self.seen = deque(maxlen=2000)
+
+    def note(self, label):
+        self.seen.append((time.monotonic(), label))
+
+    def since(self, moment):
+        return {label for at, label in self.seen if at >= moment}
+
+
+class Peer:
+    """A user of a session: its WebSocket (requests matched to replies by `id`, events kept in
+    order) and, once `start_media` ran, its one RTCPeerConnection."""
+
+    def __init__(self, base, session, name, role, tone, colour, palette):
+        self.base = base
+        self.session = session
+        self.name = name
+        self.role = role
+        self.tone = tone
+        self.colour = colour
+        self.palette = palette  # name -> (tone, colour) of every publisher of the test
+        self.events = []
+        self.replies = {}
+        self.next_id = 1
+        self.offers_sent = 0
+        self.receptions = {}
+        self.tasks = []
+        self.pc = None
+
+    # Signalling ---------------------------------------------------------------------------
+
+    def token(self):
+        body = json.dumps({"session": self.session, "role": self.role, "userIdentity": self.name}).encode()
+        request = urllib.request.Request(self.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)["token"]
+
+    async def join(self):
+        self.ws = await websockets.connect(self.base.replace("http", "ws") + "/ws", max_size=None)
+        self.tasks.append(asyncio.create_task(self.read()))
+        reply = await self.request("join", session=self.session, userName=self.name, token=self.token(), protocol=1)
+        self.user = reply["user"]
+        return reply
+
+    async def read(self):
+        async for text in self.ws:
+            frame = json.loads(text)
+            if "re" in frame and frame["re"] in self.replies:
+                self.replies.pop(frame["re"]).set_result(frame)
+            elif "event" in frame:
+                self.events.append(frame)
+
+    async def request(self, op, **arguments):
+        request_id = self.next_id
+        self.next_id += 1
+        reply = asyncio.get_running_loop().create_future()
+        self.replies[request_id] = reply
+        await self.ws.send(json.dumps({"id": request_id, "op": op, **arguments}))
+        frame = await asyncio.wait_for(reply, WAIT_SECONDS)
+        if "error" in frame:
+            raise AssertionError(f"{self.name}: {op} refused: {frame['error']}")
+        return frame.get("result", {})
+
+    # Media --------------------------------------------------------------------------------
+
+    async def start_media(self, audio_slots, video_slots):
+        """One offer for the whole test: our tone and colour sent, then receive-only
+        transceivers for the server's slots."""
+        self.pc = RTCPeerConnection()
+        self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
+        self.pc.addTransceiver(ColourTrack(self.colour), direction="sendonly")
+        for _ in range(audio_slots):
+            self.pc.addTransceiver("audio", direction="recvonly")
+        for _ in range(video_slots):
+            self.pc.addTransceiver("video", direction="recvonly")
+
+        @self.pc.on("track")
+        def on_track(track):
+            transceiver = next(t for t in self.pc.getTransceivers() if t.receiver.track is track)
+            reception = Reception(transceiver.mid, track.kind)
+            self.receptions[transceiver.mid] = reception
+            consume = self.hear if track.kind == "audio" else self.watch
+            self.tasks.append(asyncio.create_task(consume(track, reception)))
+
+        await self.pc.setLocalDescription(await self.pc.createOffer())
+        self.offers_sent += 1
+        reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
+        await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))
+        self.mids = [t.mid for t in self.pc.getTransceivers()]
+
+    async def hear(self, track, reception):
+        buffer = numpy.zeros(0, numpy.float64)
+        while True:
+            frame = await track.recv()
+            samples = frame.to_ndarray().astype(numpy.float64)
+            channels = len(frame.layout.channels)
+            buffer = numpy.concatenate([buffer, samples.reshape(-1)[::channels]])[-TONE_WINDOW:]
+            if len(buffer) < TONE_WINDOW:
+                continue
+            frequency = dominant_frequency(buffer)
+            reception.note(self.who_sounds(frequency))
+
+    async def watch(self, track, reception):
+        while True:
+            frame = await track.recv()
+            mean = frame.to_ndarray(format="rgb24").reshape(-1, 3).mean(axis=0)
+            reception.note(self.who_looks(mean))
+
+    def who_sounds(self, frequency):
+        if frequency is None:
+            return None
+        for name, (tone, _) in self.palette.items():
+            if abs(tone - frequency) <= TONE_TOLERANCE_HZ:
+                return name
+        return f"unknown tone {frequency:.0f} Hz"
+
+    def who_looks(self, mean):
+        for name, (_, colour) in self.palette.items():
+            if numpy.abs(mean - numpy.array(colour)).max() <= COLOUR_TOLERANCE:
+                return name
+        return f"unknown colour {tuple(int(c) for c in mean)}"
+
+    def heard(self, since):
+        return self.recognised("audio", since)
+
+    def seen(self, since):
+        return self.recognised("video", since)
+
+    def recognised(self, kind, since):
+        labels = set()
+        for reception in self.receptions.values():
+            if reception.kind == kind:
+                labels |= reception.since(since)
+        labels.discard(None)
+        return labels
+
+    async def close(self):
+        for task in self.tasks:
+            task.cancel()
+        if self.pc is not None:
+            await self.pc.close()
+        await self.ws.close()

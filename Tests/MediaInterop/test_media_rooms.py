@@ -1,0 +1,108 @@
+"""Audio and video follow rooms, with aiortc peers nobody here wrote: each publishes a tone and a
+colour of its own, and hears and sees exactly the publishers of its own location — before a
+breakout, in rooms, after a move, after everyone returns — on the transceivers it negotiated
+once, with no second offer."""
+
+import asyncio
+import sys
+import time
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from caucus_server import CaucusServer  # noqa: E402  (the path is set just above)
+from media_peers import Peer  # noqa: E402
+
+AUDIO_SLOTS = 3
+VIDEO_SLOTS = 3
+# How long a condition must be met within, and the window it is read over.
+CONVERGE_SECONDS = 25
+RECENT_SECONDS = 1.0
+# After converging, how long nothing from elsewhere may arrive.
+STABLE_SECONDS = 1.5
+
+PALETTE = {
+    "Hana": (440, (220, 40, 40)),
+    "Ann": (620, (40, 200, 40)),
+    "Ben": (820, (40, 40, 220)),
+    "Cy": (1020, (230, 220, 40)),
+}
+
+
+class MediaFollowsRoomsTests(unittest.IsolatedAsyncioTestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = CaucusServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    async def asyncSetUp(self):
+        self.peers = {}
+        for name, (tone, colour) in PALETTE.items():
+            role = "host" if name == "Hana" else "participant"
+            peer = Peer(self.server.base, "media-rooms", name, role, tone, colour, PALETTE)
+            await peer.join()
+            self.peers[name] = peer
+        for peer in self.peers.values():
+            await peer.start_media(AUDIO_SLOTS, VIDEO_SLOTS)
+
+    async def asyncTearDown(self):
+        for peer in self.peers.values():
+            await peer.close()
+
+    async def expect(self, where, groups):
+        """Each peer comes to hear and see exactly the others of its group, then receives nothing
+        else for a while."""
+        expected = {name: set(group) - {name} for group in groups for name in group}
+
+        def received(name, since):
+            return self.peers[name].heard(since), self.peers[name].seen(since)
+
+        deadline = time.monotonic() + CONVERGE_SECONDS
+        while True:
+            recent = time.monotonic() - RECENT_SECONDS
+            now = {name: received(name, recent) for name in expected}
+            if all(heard == expected[name] and seen == expected[name] for name, (heard, seen) in now.items()):
+                break
+            if time.monotonic() > deadline:
+                self.fail(f"{where}: expected {expected}, received (heard, seen) {now}")
+            await asyncio.sleep(0.2)
+        stable_from = time.monotonic()
+        await asyncio.sleep(STABLE_SECONDS)
+        for name in expected:
+            heard, seen = received(name, stable_from)
+            self.assertEqual(heard, expected[name], f"{where}: {name} heard {heard}")
+            self.assertEqual(seen, expected[name], f"{where}: {name} saw {seen}")
+
+    async def room_ids(self):
+        snapshot = (await self.peers["Hana"].request("getSnapshot"))["snapshot"]
+        return {room["name"]: room["id"] for room in snapshot["breakout"]["rooms"]}
+
+    async def test_media_follows_rooms_without_renegotiation(self):
+        host, users = self.peers["Hana"], {name: peer.user for name, peer in self.peers.items()}
+        await self.expect("before the breakout", [["Hana", "Ann", "Ben", "Cy"]])
+
+        await host.request("addToPreList", names=["Red", "Blue"])
+        await host.request("preAssign", users=[users["Ann"], users["Ben"]], name="Red")
+        await host.request("preAssign", users=[users["Cy"]], name="Blue")
+        await host.request("commit")
+        await host.request("start", autoMove=True)
+        await self.expect("in rooms", [["Hana"], ["Ann", "Ben"], ["Cy"]])
+
+        rooms = await self.room_ids()
+        await host.request("assign", users=[users["Cy"]], room=rooms["Red"])
+        await self.expect("after a move", [["Hana"], ["Ann", "Ben", "Cy"]])
+
+        await host.request("returnEveryone")
+        await self.expect("after everyone returned", [["Hana", "Ann", "Ben", "Cy"]])
+
+        for name, peer in self.peers.items():
+            self.assertEqual(peer.offers_sent, 1, f"{name} negotiated again")
+            self.assertEqual(peer.pc.signalingState, "stable", name)
+            self.assertEqual([t.mid for t in peer.pc.getTransceivers()], peer.mids, f"{name}'s transceivers changed")
+
+
+if __name__ == "__main__":
+    unittest.main()
