@@ -285,12 +285,15 @@ class ClassroomTests(ConsoleTestCase):
         host.wait_gone(css_for("plan-editor"), "the plan editor to close once the plan is confirmed")
         self.assertFalse(host.visible(css_for("plan-names")))
 
+        self.assertIn("primary", host.find(css_for("start")).get_attribute("class").split(), "Start is the next step once rooms are ready")
         # Start is in sight at 1440×900 without scrolling, and starting moves nothing on the page.
         host.scroll_top()
         start, rooms = host.box(css_for("start")), host.box(css_for("rooms-section"))
         self.assertLessEqual(start["bottom"], 900, f"Start is below the fold: {start}")
         host.driver.execute_script("arguments[0].click();", host.find(css_for("start")))
         host.wait_text(css_for("status"), "Rooms open")
+        self.assertNotIn("primary", host.find(css_for("start")).get_attribute("class").split(),
+                         "while the rooms are open, Start is not shown as the step to take")
         host.scroll_top()
         for testid, before in (("start", start), ("rooms-section", rooms)):
             after = host.box(css_for(testid))

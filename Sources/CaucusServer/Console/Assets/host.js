@@ -88,10 +88,11 @@ export class HostView {
       if (minutes > 0) args.durationSeconds = Math.round(minutes * 60);
       this.act("start", args, origin);
     };
+    const startButton = button("start", "Start", start, "primary");
     const element = h("section", { class: "card controls", testid: "controls" },
       h("h3", {}, "Breakout"), hint,
       h("div", { class: "row" }, h("label", {}, "Minutes ", duration), h("label", {}, autoAssign, " put the others in rooms too"),
-        button("start", "Start", start, "primary")),
+        startButton),
       h("div", { class: "row" }, h("label", {}, "Countdown (s) ", countdown),
         button("stop", "Stop", (origin) => this.act("stop", { countdownSeconds: Number(countdown.value) || 0 }, origin), "danger"),
         h("label", {}, "Add (min) ", extend),
@@ -106,7 +107,7 @@ export class HostView {
           button("create-and-invite", "Create rooms and invite everyone", (origin) => this.createRooms(origin, Number(count.value), true, force.checked, definition())),
           h("label", {}, force, " move them without asking"),
           button("auto-assign", "Put everyone not in a room into one", (origin) => this.act("autoAssign", {}, origin)))));
-    return { element, pause, mute, hint };
+    return { element, pause, mute, hint, start: startButton };
   }
 
   async destroyAll(origin) {
@@ -175,6 +176,11 @@ export class HostView {
     fill(this.controls.pause, this.paused ? "Resume main session" : "Pause main session");
     fill(this.controls.mute, this.muted ? "Unmute main session" : "Mute main session");
     fill(this.controls.hint, NEXT_STEP[model.status] ?? "");
+    // Start stays where it is (the page must not jump) and still answers in words if pressed,
+    // but it is the step to take only when there are rooms ready to open.
+    const startable = model.status === "committed" || (model.status === "stopped" && model.rooms.length > 0);
+    this.controls.start.classList.toggle("primary", startable);
+    this.controls.start.dataset.ready = String(startable);
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.settings.hidden = model.myRole !== "host";
