@@ -105,7 +105,8 @@ final class TCPProxy: Sendable {
 
     struct Refused: Error {}
 
-    static func start(to target: Int) async throws -> TCPProxy {
+    /// Listens on 127.0.0.1:`port` (a free port when 0) and relays to 127.0.0.1:`target`.
+    static func start(to target: Int, port: Int = 0) async throws -> TCPProxy {
         let connections = Connections(target: target)
         let dropping = ServerFrameFilter.Marker()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -133,7 +134,7 @@ final class TCPProxy: Sendable {
                     return relayed
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: "127.0.0.1", port: port).get()
         guard let port = listener.localAddress?.port else { throw TestFailure("the proxy has no port") }
         return TCPProxy(port: port, listener: listener, connections: connections, dropping: dropping)
     }
