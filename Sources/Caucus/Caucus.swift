@@ -1,11 +1,10 @@
 // The SDK apps import. `import Caucus` brings `CaucusSession` with its helpers, events and
-// snapshot, and the domain values they speak in (user and room ids, roles, statuses, room
-// definitions, settings) from CaucusCore.
+// snapshot, and the domain values they speak in, re-exported by name (`Exports.swift`).
 //
-// The wire types of CaucusProtocol stay inside: its `Operation` would clash with
-// Foundation's in every app file that imports both. The one protocol type apps use is
-// re-exported by name.
-@_exported import CaucusCore
+// The engine stays inside: the core's state machine (`SessionState`, `Command`, `Event`,
+// `Audience`, `SplitMix64`…) and the wire types of CaucusProtocol (whose `Operation` would
+// clash with Foundation's) are not reachable from an app that imports only `Caucus`.
+import CaucusCore
 import CaucusProtocol
 
 /// The settings `CaucusSession.updateSettings` changes: only those named change.

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// The EnableX create-and-invite flow through the SDK: create and invite, accept and reject,

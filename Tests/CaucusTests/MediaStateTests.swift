@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// Media state through the SDK and a real server: what one user publishes reaches everyone's

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// Beyond both seeds: the host plans who goes where, moves anyone, and sends one user or

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Foundation
 import Testing
 

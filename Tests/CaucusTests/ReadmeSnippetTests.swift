@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Foundation
 import Testing
 
@@ -6,45 +7,17 @@ import Testing
 /// the imports it shows, against the SDK as built, and it runs as written against a real
 /// server reached at the address it names.
 @Suite(.serialized) struct ReadmeSnippetTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The README's Swift block, line by line.
     static func readmeSnippet() throws -> [String] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Typecheck.root.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## The SDK in ten lines").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
         return block.components(separatedBy: "\n")
     }
 
     @Test func theSnippetTypechecksWithOnlyItsOwnImports() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-readme-\(UUID().uuidString).swift")
-        try (Self.readmeSnippet().joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let build = Self.root.appendingPathComponent(".build/debug").resolvingSymlinksInPath()
-        // The modules as this build made them, and the C modules' maps and headers they need.
-        var arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
-        for entry in try FileManager.default.contentsOfDirectory(atPath: build.path) where entry.hasSuffix(".build") {
-            let map = build.appendingPathComponent(entry).appendingPathComponent("module.modulemap")
-            if FileManager.default.fileExists(atPath: map.path) { arguments += ["-Xcc", "-fmodule-map-file=" + map.path] }
-        }
-        let checkouts = Self.root.appendingPathComponent(".build/checkouts")
-        let walker = FileManager.default.enumerator(at: checkouts, includingPropertiesForKeys: [.isDirectoryKey])
-        while let url = walker?.nextObject() as? URL {
-            if url.lastPathComponent == "include", (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
-                arguments += ["-Xcc", "-I" + url.path]
-            }
-        }
-        arguments.append(file.path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the README's snippet does not typecheck on its own:\n\(text)")
+        let result = try Typecheck.run(Self.readmeSnippet().joined(separator: "\n") + "\n")
+        #expect(result.succeeded, "the README's snippet does not typecheck on its own:\n\(result.output)")
     }
 
     @Test func theSnippetRunsAsWritten() async throws {

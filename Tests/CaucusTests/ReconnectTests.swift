@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// Reconnecting through a real drop: Ann reaches the server through a TCP proxy that the

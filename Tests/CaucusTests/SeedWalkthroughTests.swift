@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// The subsession blog's walkthrough, with five SDK clients on a real server: the host plans

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// After the session is over for this user, the SDK no longer claims they are in it: no

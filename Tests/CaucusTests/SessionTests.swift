@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// Roles, refusals, direct messages, leaving and removal, and the delegate.

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Testing
 
 /// A breakout timer through the SDK: started with a duration, extended, warned about, and

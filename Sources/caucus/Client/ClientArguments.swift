@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 
 /// A command's words after its name, taken one by one; text arguments take the rest of the line.
 struct ClientArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Caucus
 import CaucusAuth
+import CaucusCore
 import Foundation
 
 /// `caucus client`: joins a session as one user, prints its events as they come, and carries

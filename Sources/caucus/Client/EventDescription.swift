@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 import Foundation
 
 /// One readable line per event, e.g. `Ann joined` or `subsessions started: Red (Ann, Ben), Blue (Cat)`.

@@ -1,4 +1,5 @@
 import Caucus
+import CaucusCore
 @_exported import CaucusTestSupport
 import CaucusAuth
 import CaucusServer

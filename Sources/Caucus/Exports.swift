@@ -1,0 +1,29 @@
+import CaucusCore
+
+// The values an app meets in the SDK's calls, events and snapshot, by name. Everything else in
+// CaucusCore is the engine and stays out of an app's namespace. Names that would clash with an
+// app's own types (a role, a location, an instant) carry the SDK's prefix.
+
+public typealias UserID = CaucusCore.UserID
+public typealias RoomID = CaucusCore.RoomID
+public typealias HelpRequestID = CaucusCore.HelpRequestID
+public typealias CaucusRole = CaucusCore.Role
+public typealias CaucusLocation = CaucusCore.Location
+public typealias CaucusInstant = CaucusCore.Instant
+public typealias CaucusError = CaucusCore.CaucusError
+public typealias SessionMode = CaucusCore.SessionMode
+public typealias SessionSettings = CaucusCore.SessionSettings
+public typealias SessionLimits = CaucusCore.SessionLimits
+public typealias RoomDefinition = CaucusCore.RoomDefinition
+public typealias PlannedRoom = CaucusCore.PlannedRoom
+public typealias StartOptions = CaucusCore.StartOptions
+public typealias SubsessionStatus = CaucusCore.SubsessionStatus
+public typealias ParentControl = CaucusCore.ParentControl
+public typealias BreakoutTimer = CaucusCore.BreakoutTimer
+public typealias HelpRequest = CaucusCore.HelpRequest
+public typealias HelpResult = CaucusCore.HelpResult
+public typealias ChatMessage = CaucusCore.ChatMessage
+public typealias LeaveReason = CaucusCore.LeaveReason
+public typealias UserMove = CaucusCore.UserMove
+public typealias MediaKind = CaucusCore.MediaKind
+public typealias MediaKinds = CaucusCore.MediaKinds

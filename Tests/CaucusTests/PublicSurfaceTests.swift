@@ -1,0 +1,35 @@
+import Testing
+
+/// What an app that imports only `Caucus` can name: the session, its helpers, events and
+/// snapshot and the values they speak in — and not the engine (the core's state machine and
+/// the wire types), nor generic names that would clash with an app's own.
+@Suite struct PublicSurfaceTests {
+    static let engine = [
+        "SessionState", "Command", "Event", "Audience", "SplitMix64", "SequencedEvent", "SessionSnapshot", "JoinRequest",
+        "Principal", "Role", "Location", "Instant", "Identifier", "RequestFields", "ServerFrame", "ClientFrame", "WireEvent",
+    ]
+
+    @Test(arguments: engine)
+    func anEngineNameIsNotReachable(_ name: String) throws {
+        let result = try Typecheck.run("import Caucus\n\nlet type: Any.Type = \(name).self\n")
+        #expect(!result.succeeded, "an app can name \(name)")
+        #expect(result.output.contains("cannot find '\(name)' in scope"), "\(result.output)")
+    }
+
+    @Test func theValuesAnAppMeetsAreReachableByName() throws {
+        let result = try Typecheck.run("""
+            import Caucus
+
+            let types: [Any.Type] = [
+                CaucusSession.self, CaucusSession.Configuration.self, SessionEvent.self, SessionError.self, CaucusUser.self,
+                SubsessionKit.self, UserID.self, RoomID.self, HelpRequestID.self, CaucusRole.self, CaucusLocation.self,
+                CaucusInstant.self, CaucusError.self, SessionMode.self, SessionSettings.self, SessionLimits.self,
+                RoomDefinition.self, PlannedRoom.self, StartOptions.self, SubsessionStatus.self, ParentControl.self,
+                BreakoutTimer.self, HelpRequest.self, HelpResult.self, ChatMessage.self, LeaveReason.self, UserMove.self,
+                MediaKind.self, MediaKinds.self, ConnectionState.self, SessionLeftReason.self, SettingsChange.self,
+            ]
+
+            """)
+        #expect(result.succeeded, "\(result.output)")
+    }
+}
