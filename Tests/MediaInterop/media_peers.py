@@ -125,6 +125,7 @@ class Peer:
         self.receptions = {}
         self.tasks = []
         self.pc = None
+        self.slot_map = []  # the server's latest slot map frame: which user fills which mid
 
     # Signalling ---------------------------------------------------------------------------
 
@@ -148,6 +149,8 @@ class Peer:
                 self.replies.pop(frame["re"]).set_result(frame)
             elif "event" in frame:
                 self.events.append(frame)
+            elif "media" in frame:
+                self.slot_map = frame["media"]["slots"]
 
     async def request(self, op, **arguments):
         request_id = self.next_id
@@ -186,6 +189,7 @@ class Peer:
         reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))
         self.mids = [t.mid for t in self.pc.getTransceivers()]
+        await self.request("publish", media=["audio", "video"])
 
     async def hear(self, track, reception):
         buffer = numpy.zeros(0, numpy.float64)
@@ -232,6 +236,14 @@ class Peer:
                 labels |= reception.since(since)
         labels.discard(None)
         return labels
+
+    def slot_users(self):
+        """Who fills our slots, by kind, as the server's latest slot map says."""
+        users = {"audio": set(), "video": set()}
+        for slot in self.slot_map:
+            if slot.get("user") is not None:
+                users.setdefault(slot["kind"], set()).add(slot["user"])
+        return users
 
     async def close(self):
         for task in self.tasks:

@@ -89,6 +89,8 @@ struct WebSocketSession: Sendable {
                     throw CaucusError(.notJoined, "You are no longer in the session.")
                 }
                 send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer)), on: connection)
+                // The new peer's slots are filled from the session as it is now.
+                await session.routeMedia()
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }
