@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy
 import websockets
-from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCBundlePolicy, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamTrack
 from av import AudioFrame, VideoFrame
 
@@ -168,7 +168,10 @@ class Peer:
     async def start_media(self, audio_slots, video_slots):
         """One offer for the whole test: our tone and colour sent, then receive-only
         transceivers for the server's slots."""
-        self.pc = RTCPeerConnection()
+        # max-bundle: aiortc's default (balanced) puts each later transceiver on the transport of
+        # the first one of its kind, and when the answer bundles everything on the first section
+        # it moves only those first transceivers, so later video ones would never start.
+        self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
         self.pc.addTransceiver(ColourTrack(self.colour), direction="sendonly")
         for _ in range(audio_slots):
