@@ -56,6 +56,20 @@ import Testing
         #expect(Set(plan.sendingSSRCs.values).count == 4)
     }
 
+    /// `screenShareMids` turns video sections into screen share, sending or receiving.
+    @Test func screenShareSectionsAreNamedByMid() {
+        var next: UInt32 = 0
+        let plan = MediaSlotPlan(offer: Self.offer(audioSSRC: 1, videoSSRC: 10), screenShareMids: ["1", "5"]) {
+            next += 1
+            return next
+        }
+        #expect(plan.publishedSSRCs == [.audio: 1, .screenShare: 10])
+        #expect(plan.receiveSlots.map(\.slot) == [
+            SlotID(kind: .audio, index: 0), SlotID(kind: .audio, index: 1), SlotID(kind: .video, index: 0),
+            SlotID(kind: .screenShare, index: 0),
+        ])
+    }
+
     /// Three users; 1 and 2 share a location, 3 is alone; then 3 joins them, then 1 leaves them.
     @Test func packetsGoExactlyWhereTheSessionSays() {
         let router = SessionMediaRouter()

@@ -80,9 +80,9 @@ struct WebSocketSession: Sendable {
                 if try await session.settingsChange(change, by: .user(user), reply: reply) == nil {
                     send(.reply(re: frame.id, result: .done(seq: nil)), on: connection)
                 }
-            case (.joined(let session, let user), .mediaOffer(let sdp)):
+            case (.joined(let session, let user), .mediaOffer(let sdp, let screenShareMids)):
                 let key = MediaPeerKey(session: session.id, user: user)
-                let answer = try await server.media.answer(offer: sdp, for: key)
+                let answer = try await server.media.answer(offer: sdp, for: key, screenShareMids: Set(screenShareMids))
                 // The user may have left while the peer was being made: then it goes at once.
                 guard await session.state.users[user] != nil else {
                     server.media.drop(key)
