@@ -27,7 +27,8 @@ public enum Request: Sendable, Equatable {
     case ping(after: Int?)
     /// A WebRTC offer (SDP text): the reply carries the server's answer. Not a command: media
     /// transport is the server's, not the session's state.
-    case mediaOffer(sdp: String)
+    /// `screenShareMids` names the offer's video sections that carry screen share.
+    case mediaOffer(sdp: String, screenShareMids: [String])
 }
 
 public struct JoinArguments: Sendable, Equatable, Codable {

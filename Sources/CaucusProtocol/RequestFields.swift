@@ -44,6 +44,8 @@ public struct RequestFields: Codable, Sendable {
     public var media: [MediaKind]?
     /// A WebRTC offer's session description (`mediaOffer`).
     public var sdp: String?
+    /// The offer's video sections that carry screen share rather than camera video (`mediaOffer`).
+    public var screenShareMids: [String]?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
@@ -86,7 +88,7 @@ public struct RequestFields: Codable, Sendable {
         case .isStarted: return .query(.isStarted)
         case .getSnapshot: return .query(.getSnapshot)
         case .updateSettings: return .updateSettings(try required(settings, "settings"))
-        case .mediaOffer: return .mediaOffer(sdp: try required(sdp, "sdp"))
+        case .mediaOffer: return .mediaOffer(sdp: try required(sdp, "sdp"), screenShareMids: screenShareMids ?? [])
         default: return .command(try command(for: operation))
         }
     }

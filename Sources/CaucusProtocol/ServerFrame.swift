@@ -10,6 +10,25 @@ public enum ServerFrame: Sendable, Equatable {
     /// An event of a type this build does not know, from a newer server: skip it; its `seq`
     /// still counts as seen. (Only ever decoded; see "Versions" in `docs/protocol.md`.)
     case unknownEvent(seq: Int, at: Instant, type: String)
+    /// Which user fills each of this connection's media receive slots, by mid: sent after a
+    /// `mediaOffer` and whenever that changes. Per connection, not a session event: no `seq`.
+    case mediaSlots([MediaSlot])
+}
+
+/// One receive slot of a user's media peer, as the slot map frame tells it.
+public struct MediaSlot: Sendable, Equatable, Codable {
+    /// The offer's section that carries the slot.
+    public let mid: String
+    /// `audio`, `video` or `screenShare`.
+    public let kind: String
+    /// The publisher filling the slot; absent while it is empty.
+    public let user: UserID?
+
+    public init(mid: String, kind: String, user: UserID?) {
+        self.mid = mid
+        self.kind = kind
+        self.user = user
+    }
 }
 
 /// What a successful request returns.
@@ -35,7 +54,8 @@ public enum ReplyResult: Sendable, Equatable {
 }
 
 extension ServerFrame: Codable {
-    private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event }
+    private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event, media }
+    private enum MediaKeys: String, CodingKey { case slots }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
         case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
@@ -79,6 +99,9 @@ extension ServerFrame: Codable {
             try c.encode(at, forKey: .at)
             var e = c.nestedContainer(keyedBy: EventKeys.self, forKey: .event)
             try e.encode(type, forKey: .type)
+        case .mediaSlots(let slots):
+            var m = c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
+            try m.encode(slots, forKey: .slots)
         }
     }
 
@@ -93,6 +116,11 @@ extension ServerFrame: Codable {
                 return
             }
             self = .event(SequencedEvent(seq: seq, at: at, event: try c.decode(WireEvent.self, forKey: .event).event))
+            return
+        }
+        if c.contains(.media) && !c.contains(.re) {
+            let m = try c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
+            self = .mediaSlots(try m.decodeIfPresent([MediaSlot].self, forKey: .slots) ?? [])
             return
         }
         let re = try c.decodeIfPresent(Int.self, forKey: .re)

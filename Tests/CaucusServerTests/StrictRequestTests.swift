@@ -63,6 +63,13 @@ import Testing
         #expect(try ClientFrame.decode(Data(#"{"id":1,"op":"stop"}"#.utf8)).request == .command(.stop(countdownSeconds: nil)))
     }
 
+    @Test func aMediaOfferNamesItsScreenShareSectionsOrNone() throws {
+        #expect(try ClientFrame.decode(Data(#"{"id":1,"op":"mediaOffer","sdp":"v=0"}"#.utf8)).request == .mediaOffer(sdp: "v=0", screenShareMids: []))
+        #expect(
+            try ClientFrame.decode(Data(#"{"id":1,"op":"mediaOffer","sdp":"v=0","screenShareMids":["3"]}"#.utf8)).request
+                == .mediaOffer(sdp: "v=0", screenShareMids: ["3"]))
+    }
+
     @Test func everyUnreadableIDGetsTheSameCodeAndMessage() throws {
         let texts = [
             #"{"id":1.5,"op":"ping"}"#, #"{"id":1e30,"op":"ping"}"#, #"{"id":99999999999999999999,"op":"ping"}"#,

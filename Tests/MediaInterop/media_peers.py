@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy
 import websockets
-from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCBundlePolicy, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamTrack
 from av import AudioFrame, VideoFrame
 
@@ -125,6 +125,7 @@ class Peer:
         self.receptions = {}
         self.tasks = []
         self.pc = None
+        self.slot_map = []  # the server's latest slot map frame: which user fills which mid
 
     # Signalling ---------------------------------------------------------------------------
 
@@ -148,6 +149,8 @@ class Peer:
                 self.replies.pop(frame["re"]).set_result(frame)
             elif "event" in frame:
                 self.events.append(frame)
+            elif "media" in frame:
+                self.slot_map = frame["media"]["slots"]
 
     async def request(self, op, **arguments):
         request_id = self.next_id
@@ -165,7 +168,10 @@ class Peer:
     async def start_media(self, audio_slots, video_slots):
         """One offer for the whole test: our tone and colour sent, then receive-only
         transceivers for the server's slots."""
-        self.pc = RTCPeerConnection()
+        # max-bundle: aiortc's default (balanced) puts each later transceiver on the transport of
+        # the first one of its kind, and when the answer bundles everything on the first section
+        # it moves only those first transceivers, so later video ones would never start.
+        self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
         self.pc.addTransceiver(ColourTrack(self.colour), direction="sendonly")
         for _ in range(audio_slots):
@@ -186,6 +192,7 @@ class Peer:
         reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))
         self.mids = [t.mid for t in self.pc.getTransceivers()]
+        await self.request("publish", media=["audio", "video"])
 
     async def hear(self, track, reception):
         buffer = numpy.zeros(0, numpy.float64)
@@ -232,6 +239,14 @@ class Peer:
                 labels |= reception.since(since)
         labels.discard(None)
         return labels
+
+    def slot_users(self):
+        """Who fills our slots, by kind, as the server's latest slot map says."""
+        users = {"audio": set(), "video": set()}
+        for slot in self.slot_map:
+            if slot.get("user") is not None:
+                users.setdefault(slot["kind"], set()).add(slot["user"])
+        return users
 
     async def close(self):
         for task in self.tasks:

@@ -71,7 +71,12 @@ class MediaFollowsRoomsTests(unittest.IsolatedAsyncioTestCase):
             await asyncio.sleep(0.2)
         stable_from = time.monotonic()
         await asyncio.sleep(STABLE_SECONDS)
+        ids = {name: peer.user for name, peer in self.peers.items()}
         for name in expected:
+            slot_users = self.peers[name].slot_users()
+            wanted = {ids[other] for other in expected[name]}
+            self.assertEqual(slot_users["audio"], wanted, f"{where}: {name}'s audio slot map")
+            self.assertEqual(slot_users["video"], wanted, f"{where}: {name}'s video slot map")
             heard, seen = received(name, stable_from)
             self.assertEqual(heard, expected[name], f"{where}: {name} heard {heard}")
             self.assertEqual(seen, expected[name], f"{where}: {name} saw {seen}")

@@ -10,6 +10,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
     let table: MediaPeerTable
+    let router: MediaRouter
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
     /// Datagrams written since the last flush.
@@ -19,9 +20,13 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Kept for writes that start outside a read (signalling, the timer).
     private var context: ChannelHandlerContext?
 
-    init(table: MediaPeerTable, tickInterval: TimeAmount) {
+    init(table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount) {
+        let router = MediaRouter(table: table, metrics: metrics)
         self.table = table
+        self.router = router
         self.tickInterval = tickInterval
+        // The hook holds the router; the router holds the table unowned (no cycle).
+        table.onMedia = { key, event in router.receive(event, from: key) }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -53,6 +58,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
         write(table.receive(scratch, from: source, now: MediaClock.now()), context: context)
+        write(router.drain(), context: context)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -67,7 +73,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     /// Writes from outside a read (signalling, the timer), flushed at once. Call on the loop.
     func send(_ datagrams: [AddressedDatagram]) {
-        guard let context, !datagrams.isEmpty else { return }
+        guard let context else { return }
+        let datagrams = datagrams + router.drain()
+        guard !datagrams.isEmpty else { return }
         write(datagrams, context: context)
         flushIfNeeded(context: context)
     }

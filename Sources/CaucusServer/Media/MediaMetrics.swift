@@ -13,4 +13,6 @@ struct MediaMetrics: Sendable {
     /// Every datagram dropped: an unknown peer's, and each peer's own drops.
     let datagramsDropped = CoreMetrics.Counter(label: "caucus_media_datagrams_dropped_total")
     let rtpReceived = CoreMetrics.Counter(label: "caucus_media_rtp_received_total")
+    /// RTP packets sent to subscribers' slots (one per slot a packet fills).
+    let rtpForwarded = CoreMetrics.Counter(label: "caucus_media_rtp_forwarded_total")
 }

@@ -136,6 +136,11 @@ final class MediaPeerTable {
         byKey[key]?.peer.protect(rtp: packet)
     }
 
+    /// Protects RTCP for `key`'s peer (the router's keyframe requests); nil when it is not connected.
+    func protect(rtcp packet: [UInt8], for key: MediaPeerKey) -> AddressedDatagram? {
+        byKey[key]?.peer.protect(rtcp: packet)
+    }
+
     // MARK: - Private
 
     private func owner(of datagram: [UInt8], from source: TransportAddress) -> Entry? {

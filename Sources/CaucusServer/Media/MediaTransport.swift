@@ -52,7 +52,7 @@ final class MediaTransport: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let table = MediaPeerTable(metrics: metrics)
-                    try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(table: table, tickInterval: tickInterval))
+                    try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(table: table, metrics: metrics, tickInterval: tickInterval))
                 }
             }
             .bind(host: configuration.mediaBindAddress ?? configuration.mediaAddress, port: configuration.mediaPort)
@@ -68,7 +68,11 @@ final class MediaTransport: Sendable {
 
     /// Answers `key`'s offer and installs its peer, replacing the one it had. A refused offer
     /// changes nothing.
-    func answer(offer sdp: String, for key: MediaPeerKey) async throws(CaucusError) -> String {
+    ///
+    /// The offer's sections where the server sends become the user's receive slots, and its
+    /// sending sections its publications (`MediaSlotPlan`); `screenShareMids` names the video
+    /// sections that carry screen share rather than camera video.
+    func answer(offer sdp: String, for key: MediaPeerKey, screenShareMids: Set<String> = []) async throws(CaucusError) -> String {
         let offer: SessionDescription
         do {
             offer = try SessionDescription(parsing: sdp)
@@ -76,16 +80,20 @@ final class MediaTransport: Sendable {
             throw CaucusError(.mediaOfferUnreadable, "The offer is not a session description this server reads: \(error).")
         }
         let credentials = ICECredentials.random()
-        let options = SDPAnswerOptions(
+        var plan = MediaSlotPlan(offer: offer, screenShareMids: screenShareMids) { UInt32.random(in: 1...UInt32.max) }
+        var options = SDPAnswerOptions(
             iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
             fingerprint: SDPFingerprint(algorithm: "sha-256", digest: certificate.fingerprint.bytes),
             candidate: candidate, sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
+        options.sendingSSRCs = plan.sendingSSRCs
         let answer: SDPAnswer
         do {
             answer = try SDPAnswer(answering: offer, options: options)
         } catch {
             throw CaucusError(.mediaOfferRefused, "The offer cannot be answered: \(error).")
         }
+        plan.keep(acceptedMids: Set(answer.media.filter { $0.codec != nil }.map(\.mid)))
+        let acceptedPlan = plan
         guard
             let fingerprint = answer.remoteFingerprints.lazy.compactMap({ DTLSFingerprint(sdpValue: "\($0.algorithm) \($0.value)") }).first
         else {
@@ -99,7 +107,9 @@ final class MediaTransport: Sendable {
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
                     expectedPeerFingerprint: fingerprint, now: now, consentTimeout: consentTimeout, setupTimeout: setupTimeout)
-                handler.value.send(handler.value.table.add(peer, for: key, now: now))
+                let replaced = handler.value.table.add(peer, for: key, now: now)
+                handler.value.router.addPeer(key, plan: acceptedPlan)
+                handler.value.send(replaced)
             }.get()
         } catch {
             throw CaucusError.serverFailure
@@ -110,13 +120,32 @@ final class MediaTransport: Sendable {
     /// Closes `key`'s peer at once, if it has one (the user left, was removed, timed out).
     func drop(_ key: MediaPeerKey) {
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.send(handler.value.table.remove(key, now: MediaClock.now())) }
+        channel.eventLoop.execute {
+            let closing = handler.value.table.remove(key, now: MediaClock.now())
+            handler.value.router.removePeer(key)
+            handler.value.send(closing)
+        }
+    }
+
+    /// Hands the media loop a session's latest "who may receive what" (by subscriber, the
+    /// streams it may receive, in the session's order) and its users' connections, for the
+    /// slot maps. The loop reassigns slots and swaps in a new routing table.
+    func route(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
+        let handler = self.handler
+        channel.eventLoop.execute {
+            handler.value.router.update(session, eligible: eligible, connections: connections)
+            handler.value.send([])
+        }
     }
 
     /// Closes every peer of an ended session.
     func dropSession(_ session: StoredSessionID) {
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.send(handler.value.table.removeSession(session, now: MediaClock.now())) }
+        channel.eventLoop.execute {
+            let closing = handler.value.table.removeSession(session, now: MediaClock.now())
+            handler.value.router.removeSession(session)
+            handler.value.send(closing)
+        }
     }
 
     /// What the server knows of `key`'s peer: live, or closed on its own; nil if none.

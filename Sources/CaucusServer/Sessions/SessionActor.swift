@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusJSON
+import CaucusMedia
 import CaucusProtocol
 import CaucusStore
 import NIOCore
@@ -150,6 +151,7 @@ actor SessionActor {
             switch action {
             case .append(let events):
                 dropMedia(after: events)
+                routeMedia()
                 storeTask = Task { await self.store(events) }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
@@ -187,6 +189,21 @@ actor SessionActor {
             default: continue
             }
         }
+    }
+
+    /// Hands the media loop who may receive what now: after every batch of events (a move,
+    /// a publication, a mute or pause, a join, leave, drop or resume can all change it) and
+    /// after a user's `mediaOffer`. The media loop turns it into slots and a new routing table.
+    func routeMedia() {
+        let state = pipeline.state
+        var eligible: [Int: [PublishedStream]] = [:]
+        for user in state.users.keys {
+            eligible[user.rawValue] = state.mediaSources(for: user).compactMap { source in
+                StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
+            }
+        }
+        let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
+        environment.media.route(id, eligible: eligible, connections: connections)
     }
 
     /// Writes one batch, then tells the pipeline how it went.

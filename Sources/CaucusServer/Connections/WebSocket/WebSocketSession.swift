@@ -80,15 +80,17 @@ struct WebSocketSession: Sendable {
                 if try await session.settingsChange(change, by: .user(user), reply: reply) == nil {
                     send(.reply(re: frame.id, result: .done(seq: nil)), on: connection)
                 }
-            case (.joined(let session, let user), .mediaOffer(let sdp)):
+            case (.joined(let session, let user), .mediaOffer(let sdp, let screenShareMids)):
                 let key = MediaPeerKey(session: session.id, user: user)
-                let answer = try await server.media.answer(offer: sdp, for: key)
+                let answer = try await server.media.answer(offer: sdp, for: key, screenShareMids: Set(screenShareMids))
                 // The user may have left while the peer was being made: then it goes at once.
                 guard await session.state.users[user] != nil else {
                     server.media.drop(key)
                     throw CaucusError(.notJoined, "You are no longer in the session.")
                 }
                 send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer)), on: connection)
+                // The new peer's slots are filled from the session as it is now.
+                await session.routeMedia()
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }

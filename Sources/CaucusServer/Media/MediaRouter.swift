@@ -1,0 +1,85 @@
+import CaucusCore
+import CaucusJSON
+import CaucusMedia
+import CaucusProtocol
+import CaucusStore
+
+/// The media loop's forwarding: one `SessionMediaRouter` per session with peers, fed by the
+/// peer table's `onMedia` hook (decrypted RTP and RTCP) and by the sessions' handovers.
+/// Confined to the media channel's loop, like the `MediaPeerTable` it sends through; what it
+/// produces waits in `outbox` until the channel handler writes it.
+final class MediaRouter {
+    /// Unowned: the channel handler owns both, and the table's `onMedia` hook holds this router.
+    private unowned let table: MediaPeerTable
+    private let metrics: MediaMetrics
+    private var sessions: [StoredSessionID: SessionMediaRouter] = [:]
+    /// Datagrams to write, drained by the channel handler.
+    private(set) var outbox: [AddressedDatagram] = []
+
+    init(table: MediaPeerTable, metrics: MediaMetrics) {
+        self.table = table
+        self.metrics = metrics
+    }
+
+    func drain() -> [AddressedDatagram] {
+        defer { outbox.removeAll(keepingCapacity: true) }
+        return outbox
+    }
+
+    // MARK: - Peers and sessions
+
+    func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
+        let router = sessions[key.session] ?? SessionMediaRouter()
+        sessions[key.session] = router
+        perform(router.add(key.user.rawValue, plan: plan), in: key.session)
+    }
+
+    func removePeer(_ key: MediaPeerKey) {
+        guard let router = sessions[key.session] else { return }
+        perform(router.remove(key.user.rawValue), in: key.session)
+    }
+
+    func removeSession(_ session: StoredSessionID) {
+        sessions[session] = nil
+    }
+
+    /// The session's latest "who may receive what" and its users' connections.
+    func update(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
+        guard let router = sessions[session] else { return }
+        perform(router.update(eligible: eligible, connections: connections), in: session)
+    }
+
+    // MARK: - Packets
+
+    func receive(_ event: MediaPeerEvent, from key: MediaPeerKey) {
+        guard let router = sessions[key.session] else { return }
+        switch event {
+        case .rtp(let packet):
+            router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, rewritten in
+                guard let datagram = table.protect(rtp: rewritten, for: MediaPeerKey(session: key.session, user: UserID(subscriber))) else { return }
+                outbox.append(datagram)
+                metrics.rtpForwarded.increment()
+            }
+        case .rtcp(let packet):
+            sendKeyframeRequests(router.keyframeRequests(inRTCP: packet, from: key.user.rawValue), in: key.session)
+        case .connected, .closed:
+            break
+        }
+    }
+
+    private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
+        sendKeyframeRequests(changes.keyframeRequests, in: session)
+        for (connection, slots) in changes.slotMaps {
+            _ = connection.send(SessionActor.encode(.mediaSlots(slots), with: .caucus))
+        }
+    }
+
+    private func sendKeyframeRequests(_ requests: [(publisher: Int, ssrc: UInt32)], in session: StoredSessionID) {
+        for (publisher, ssrc) in requests {
+            let pli = RTCPPacket.pictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc).encoded()
+            if let datagram = table.protect(rtcp: pli, for: MediaPeerKey(session: session, user: UserID(publisher))) {
+                outbox.append(datagram)
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CaucusMedia
+
+/// What one offer says about its user's media, for the router: the receive slots (sections
+/// where the server sends) and the publisher's own incoming SSRC per kind (sections where it
+/// sends).
+///
+/// - Receive slots: the offer's `recvonly` and `sendrecv` sections, audio sections → audio
+///   slots in order, video sections → video slots in order; a video section whose mid is in
+///   `screenShareMids` is a screen-share slot instead. Each gets a fixed outgoing SSRC, chosen
+///   by the caller (random, from the shell), announced in the answer (`a=ssrc`).
+/// - Publications: the first `sendonly` or `sendrecv` section of each kind (again video vs
+///   screen share by `screenShareMids`) gives that kind's incoming SSRC: its `ssrc-group:FID`'s
+///   first member (the media, not its RTX), else its lowest `a=ssrc`. A section without
+///   `a=ssrc` publishes nothing the router can route (learning it from the first packet's MID
+///   is left for later).
+struct MediaSlotPlan: Sendable, Hashable {
+    struct ReceiveSlot: Sendable, Hashable {
+        let mid: String
+        let slot: SlotID
+        let outgoingSSRC: UInt32
+    }
+
+    private(set) var receiveSlots: [ReceiveSlot] = []
+    private(set) var publishedSSRCs: [StreamKind: UInt32] = [:]
+
+    init(offer: SessionDescription, screenShareMids: Set<String> = [], outgoingSSRC: () -> UInt32) {
+        var counts: [StreamKind: Int] = [:]
+        var used = Set<UInt32>()
+        for section in offer.media where section.port != 0 {
+            guard let mid = section.mid, let kind = Self.kind(of: section, screenShareMids: screenShareMids) else { continue }
+            if section.direction.receives {
+                var ssrc = outgoingSSRC()
+                while ssrc == 0 || used.contains(ssrc) || section.ssrcs[ssrc] != nil { ssrc = outgoingSSRC() }
+                used.insert(ssrc)
+                let index = counts[kind, default: 0]
+                counts[kind] = index + 1
+                receiveSlots.append(ReceiveSlot(mid: mid, slot: SlotID(kind: kind, index: index), outgoingSSRC: ssrc))
+            }
+            if section.direction.sends, publishedSSRCs[kind] == nil, let ssrc = Self.mediaSSRC(of: section) {
+                publishedSSRCs[kind] = ssrc
+            }
+        }
+    }
+
+    /// Keeps only the slots whose sections the answer accepted (a codec the server forwards).
+    mutating func keep(acceptedMids: Set<String>) {
+        receiveSlots.removeAll { !acceptedMids.contains($0.mid) }
+    }
+
+    /// The outgoing SSRC per mid, for `SDPAnswerOptions.sendingSSRCs`.
+    var sendingSSRCs: [String: UInt32] {
+        Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.outgoingSSRC) })
+    }
+
+    /// How many slots of each kind: the subscriber's layout.
+    var layout: SlotLayout {
+        let count = { (kind: StreamKind) in receiveSlots.filter { $0.slot.kind == kind }.count }
+        return SlotLayout(audio: count(.audio), video: count(.video), screenShare: count(.screenShare))
+    }
+
+    private static func kind(of section: SDPMediaSection, screenShareMids: Set<String>) -> StreamKind? {
+        switch section.kind {
+        case "audio": .audio
+        case "video": section.mid.map(screenShareMids.contains) == true ? .screenShare : .video
+        default: nil
+        }
+    }
+
+    private static func mediaSSRC(of section: SDPMediaSection) -> UInt32? {
+        if let fid = section.ssrcGroups.first(where: { $0.semantics == "FID" }), let first = fid.ssrcs.first { return first }
+        return section.ssrcs.keys.min()
+    }
+}

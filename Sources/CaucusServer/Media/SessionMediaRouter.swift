@@ -1,0 +1,162 @@
+import CaucusCore
+import CaucusMedia
+import CaucusProtocol
+
+/// One session's routing on the media loop: the subscribers' slots and rewriters, the latest
+/// "who may receive what" the session handed over, and the immutable `RoutingTable` the
+/// packet path reads. Confined to the media channel's loop (it is owned by `MediaRouter`).
+///
+/// Users are plain `Int`s here, as the router's values take them.
+final class SessionMediaRouter {
+    /// A user with a media peer: its slots (from its offer) and their rewriters.
+    struct Subscriber {
+        let plan: MediaSlotPlan
+        var rewriters: [SlotID: SlotRewriter]
+        /// The slot map last sent, and on which connection.
+        var sentMap: [MediaSlot]?
+        var sentTo: ObjectIdentifier?
+
+        init(plan: MediaSlotPlan) {
+            self.plan = plan
+            rewriters = Dictionary(uniqueKeysWithValues: plan.receiveSlots.map {
+                ($0.slot, SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC))
+            })
+        }
+    }
+
+    /// What one recomputation asks the shell to do.
+    struct Changes {
+        /// Publishers to ask for a keyframe, with the incoming SSRC to name.
+        var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
+        var slotMaps: [(connection: ClientConnection, slots: [MediaSlot])] = []
+    }
+
+    private(set) var subscribers: [Int: Subscriber] = [:]
+    /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
+    /// session's order.
+    private var eligible: [Int: [PublishedStream]] = [:]
+    private var connections: [Int: ClientConnection] = [:]
+    private var assignments: [Int: SlotAssignment] = [:]
+    /// Incoming SSRC → the stream it carries, from the publishers' offers.
+    private var streamsBySSRC: [UInt32: PublishedStream] = [:]
+    private(set) var table = RoutingTable.empty
+
+    var isEmpty: Bool { subscribers.isEmpty }
+
+    func add(_ user: Int, plan: MediaSlotPlan) -> Changes {
+        subscribers[user] = Subscriber(plan: plan)
+        assignments[user] = nil
+        return recompute()
+    }
+
+    func remove(_ user: Int) -> Changes {
+        guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
+        assignments[user] = nil
+        return recompute()
+    }
+
+    /// The session's latest state, handed over after a batch of events.
+    func update(eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) -> Changes {
+        self.eligible = eligible
+        self.connections = connections
+        return recompute()
+    }
+
+    /// Reassigns every subscriber's slots from the latest eligibility, re-points the rewriters
+    /// whose source changed, builds a new table, and says which keyframes and slot maps to send.
+    private func recompute() -> Changes {
+        var incomingSSRC: [PublishedStream: UInt32] = [:]
+        for (user, subscriber) in subscribers {
+            for (kind, ssrc) in subscriber.plan.publishedSSRCs {
+                incomingSSRC[PublishedStream(publisher: user, kind: kind)] = ssrc
+            }
+        }
+        streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+
+        var next: [Int: SlotAssignment] = [:]
+        for (user, subscriber) in subscribers {
+            let streams = eligible[user, default: []].filter { incomingSSRC[$0] != nil }
+            next[user] = SlotAssignment.assign(
+                eligible: streams, activity: [:], layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
+        }
+        let update = RoutingUpdate(from: assignments, to: next)
+        var keyframes = Set(update.keyframeRequests)
+        // Every slot is re-pointed, not only those the update names: a publisher's new offer
+        // changes its SSRC without changing any assignment.
+        for (user, assignment) in next {
+            for slot in subscribers[user]!.rewriters.keys {
+                let stream = assignment.source(in: slot)
+                let ssrc = stream.flatMap { incomingSSRC[$0] }
+                if subscribers[user]!.rewriters[slot]!.select(source: ssrc), let stream { keyframes.insert(stream) }
+            }
+        }
+        assignments = next
+        table = RoutingTable(assignments: next, incomingSSRC: incomingSSRC)
+
+        var changes = Changes()
+        for stream in keyframes.sorted(by: { ($0.publisher, $0.kind.rawValue) < ($1.publisher, $1.kind.rawValue) }) {
+            if let ssrc = incomingSSRC[stream] { changes.keyframeRequests.append((stream.publisher, ssrc)) }
+        }
+        for user in subscribers.keys.sorted() {
+            guard let connection = connections[user] else { continue }
+            let map = subscribers[user]!.plan.receiveSlots.map {
+                MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: next[user]?.source(in: $0.slot).map { UserID($0.publisher) })
+            }
+            if subscribers[user]!.sentMap != map || subscribers[user]!.sentTo != ObjectIdentifier(connection) {
+                subscribers[user]!.sentMap = map
+                subscribers[user]!.sentTo = ObjectIdentifier(connection)
+                changes.slotMaps.append((connection, map))
+            }
+        }
+        return changes
+    }
+
+    // MARK: - The packet path
+
+    /// A publisher's decrypted RTP: calls `deliver` with each subscriber and its rewritten copy.
+    func forward(rtp packet: [UInt8], arrival: Duration, deliver: (Int, [UInt8]) -> Void) {
+        guard packet.count >= 12, packet[0] >> 6 == 2 else { return }
+        let ssrc = Self.read32(packet, at: 8)
+        let destinations = table.destinations(of: ssrc)
+        guard !destinations.isEmpty else { return }
+        let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        let timestamp = Self.read32(packet, at: 4)
+        for destination in destinations {
+            guard
+                let header = subscribers[destination.subscriber]?.rewriters[destination.slot]?.rewrite(
+                    ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: packet.count - 12,
+                    arrival: arrival)
+            else { continue }
+            var copy = packet
+            copy.withUnsafeMutableBytes { header.write(into: $0) }
+            deliver(destination.subscriber, copy)
+        }
+    }
+
+    /// A subscriber's RTCP: each PLI or FIR about one of its slots becomes a PLI to the slot's
+    /// current source. Everything else (receiver reports, NACKs, REMB) is dropped: NACKs are
+    /// not mapped back yet, so a loss is repaired by the next keyframe the receiver asks for.
+    func keyframeRequests(inRTCP packet: [UInt8], from user: Int) -> [(publisher: Int, ssrc: UInt32)] {
+        guard let subscriber = subscribers[user], let packets = try? RTCPPacket.decodeCompound(packet) else { return [] }
+        var wanted: [UInt32] = []
+        for rtcp in packets {
+            switch rtcp {
+            case .pictureLossIndication(_, let mediaSSRC): wanted.append(mediaSSRC)
+            case .fullIntraRequest(let request): wanted += request.entries.map(\.ssrc)
+            default: continue
+            }
+        }
+        var requests: [(publisher: Int, ssrc: UInt32)] = []
+        for outgoing in Set(wanted) {
+            guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
+                let source = rewriter.keyframeTarget, let stream = streamsBySSRC[source]
+            else { continue }
+            requests.append((stream.publisher, source))
+        }
+        return requests
+    }
+
+    private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+}
