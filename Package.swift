@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "CaucusServerTests",
             dependencies: [
-                "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport",
+                "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport", "CaucusMediaTestSupport",
                 // The client-role WebRTC stack, against the server's media port.
                 "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -165,10 +165,12 @@ let package = Package(
             // The aiortc peer the media signalling tests start as a process.
             exclude: ["Scripts"]
         ),
+        // A loopback UDP socket for the tests that put CaucusMedia on a real port.
+        .target(name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia"], path: "Tests/CaucusMediaTestSupport"),
         .testTarget(
             name: "CaucusMediaTests",
             dependencies: [
-                "CaucusMedia",
+                "CaucusMedia", "CaucusMediaTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Real offers from other WebRTC stacks, read through #filePath.

@@ -1,8 +1,9 @@
 import CaucusCore
 import CaucusMedia
-@testable import CaucusServer
+import CaucusMediaTestSupport
 import Foundation
 import Testing
+@testable import CaucusServer
 
 /// The client-role stack of CaucusMedia (`ICEControllingAgent`, a DTLS client) over a real UDP
 /// socket against the server's media port, after a `mediaOffer` on the WebSocket.
@@ -14,7 +15,7 @@ import Testing
         let (key, mediaPort) = (client.key, client.mediaPort)
         try client.sendMedia(1...20)
         // A stranger's datagrams reach no peer: dropped and counted.
-        let stranger = try BlockingUDPSocket(receiveTimeoutMilliseconds: 50)
+        let stranger = try LoopbackUDPSocket(receiveTimeoutMilliseconds: 50)
         for _ in 0..<5 { stranger.send([0x80, 0x60] + [UInt8](repeating: 1, count: 40), to: mediaPort) }
         let media = server.server.media
         let stats = try await within("the server decrypting 20 packets") {

@@ -1,8 +1,9 @@
 import CaucusCore
 import CaucusMedia
-@testable import CaucusServer
+import CaucusMediaTestSupport
 import Foundation
 import Testing
+@testable import CaucusServer
 
 /// `mediaOffer` on the session's WebSocket against a real server with its media port, and a
 /// real WebRTC peer nobody here wrote (aiortc) on the other end.
@@ -53,7 +54,7 @@ import Testing
         let stats = try #require(await server.server.media.stats(for: key))
         #expect(!stats.isConnected && stats.closeReason == nil)
 
-        let socket = try BlockingUDPSocket(receiveTimeoutMilliseconds: 100)
+        let socket = try LoopbackUDPSocket(receiveTimeoutMilliseconds: 100)
         let media = server.server.media
         let port = TransportAddress(ip: IPAddress("127.0.0.1")!, port: UInt16(server.server.mediaPort))
         let offerCredentials = ICECredentials(ufrag: "abcd", pwd: "0123456789012345678901")

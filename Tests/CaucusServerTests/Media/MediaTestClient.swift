@@ -1,14 +1,15 @@
 import CaucusCore
 import CaucusMedia
-@testable import CaucusServer
+import CaucusMediaTestSupport
 import Foundation
 import Testing
+@testable import CaucusServer
 
 /// A user's media connected through the client-role stack of CaucusMedia
 /// (`ICEControllingAgent`, a DTLS client) over a real UDP socket to the server's media port,
 /// after a `mediaOffer` on the WebSocket: the server's peer is connected and SRTP keyed.
 final class MediaTestClient {
-    let socket: BlockingUDPSocket
+    let socket: LoopbackUDPSocket
     let srtp: SRTPSession
     let mediaPort: TransportAddress
     /// The server's peer of this user.
@@ -17,7 +18,7 @@ final class MediaTestClient {
     private let started: ContinuousClock.Instant
 
     private init(
-        socket: consuming BlockingUDPSocket, srtp: SRTPSession, mediaPort: TransportAddress, key: MediaPeerKey,
+        socket: consuming LoopbackUDPSocket, srtp: SRTPSession, mediaPort: TransportAddress, key: MediaPeerKey,
         agent: ICEControllingAgent, started: ContinuousClock.Instant
     ) {
         self.socket = socket
@@ -49,7 +50,7 @@ final class MediaTestClient {
         let serverFingerprint = try #require(DTLSFingerprint(sdpValue: "\(fingerprint.algorithm) \(fingerprint.value)"))
         let mediaPort = TransportAddress(ip: IPAddress("127.0.0.1")!, port: UInt16(section.port))
 
-        let socket = try BlockingUDPSocket(receiveTimeoutMilliseconds: 50)
+        let socket = try LoopbackUDPSocket(receiveTimeoutMilliseconds: 50)
         var agent = ICEControllingAgent(local: credentials, remote: serverCredentials, remoteAddress: mediaPort, tieBreaker: 7)
         let dtls = try DTLSEndpoint(role: .client, certificate: certificate, expectedPeerFingerprint: serverFingerprint)
         let clock = ContinuousClock()

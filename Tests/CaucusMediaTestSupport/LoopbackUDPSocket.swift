@@ -5,17 +5,18 @@ import Darwin
 #endif
 import CaucusMedia
 
-/// A blocking IPv4 UDP socket with a receive timeout: just enough to put the ICE-lite agent
-/// on a real port in front of a real peer, without the server's event loops.
-struct LoopbackUDPSocket: ~Copyable {
-    let descriptor: Int32
-    let port: UInt16
+/// A blocking IPv4 UDP socket with a receive timeout: just enough to put CaucusMedia's agents
+/// on a real port in front of a real peer (aiortc, or the server's media port), without event
+/// loops. Shared by the media and the server tests.
+public struct LoopbackUDPSocket: ~Copyable {
+    public let descriptor: Int32
+    public let port: UInt16
 
-    enum Failure: Error { case system(String) }
+    public enum Failure: Error { case system(String) }
 
     /// Bound to 127.0.0.1: replies must leave from the address the peer checked, which a
     /// socket bound to 0.0.0.0 does not promise (a peer on a LAN address gets them from there).
-    init(receiveTimeoutMilliseconds: Int) throws {
+    public init(receiveTimeoutMilliseconds: Int) throws {
         #if canImport(Glibc)
         let datagram = Int32(SOCK_DGRAM.rawValue)
         #else
@@ -46,7 +47,7 @@ struct LoopbackUDPSocket: ~Copyable {
     deinit { close(descriptor) }
 
     /// The next datagram and its IPv4 source, or nil when the timeout passes first.
-    func receive() -> ([UInt8], TransportAddress)? {
+    public func receive() -> ([UInt8], TransportAddress)? {
         var buffer = [UInt8](repeating: 0, count: 2048)
         var source = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -60,7 +61,7 @@ struct LoopbackUDPSocket: ~Copyable {
         return (Array(buffer.prefix(count)), address)
     }
 
-    func send(_ datagram: [UInt8], to destination: TransportAddress) {
+    public func send(_ datagram: [UInt8], to destination: TransportAddress) {
         guard case .v4(let ip) = destination.ip else { return }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
