@@ -21,6 +21,8 @@ actor SessionActor {
     private var storeTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var rosterTask: Task<Void, Never>?
+    /// Whether the last routing handed the media loop any publication to forward.
+    private var routedPublications = false
 
     var state: SessionState { pipeline.state }
     var seq: Int { pipeline.seq }
@@ -196,11 +198,25 @@ actor SessionActor {
     /// after a user's `mediaOffer`. The media loop turns it into slots and a new routing table.
     func routeMedia() {
         let state = pipeline.state
+        // Most sessions publish nothing: then, unless the last routing carried something to
+        // take back, there is nothing to hand over (this runs after every batch, joins included).
+        let anyonePublishes = state.users.values.contains { !$0.publishing.isEmpty }
+        guard anyonePublishes || routedPublications else { return }
+        routedPublications = anyonePublishes
+        // One pass per location, not per subscriber: everyone in a location receives the same
+        // streams but its own.
+        var byLocation: [Location: [PublishedStream]] = [:]
         var eligible: [Int: [PublishedStream]] = [:]
-        for user in state.users.keys {
-            eligible[user.rawValue] = state.mediaSources(for: user).compactMap { source in
+        for user in state.users.values {
+            guard user.presence.isConnected else {
+                eligible[user.id.rawValue] = []
+                continue
+            }
+            let streams = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
                 StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
             }
+            byLocation[user.location] = streams
+            eligible[user.id.rawValue] = streams.filter { $0.publisher != user.id.rawValue }
         }
         let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
         environment.media.route(id, eligible: eligible, connections: connections)
