@@ -103,6 +103,11 @@ class MediaFollowsRoomsTests(unittest.IsolatedAsyncioTestCase):
         await host.request("returnEveryone")
         await self.expect("after everyone returned", [["Hana", "Ann", "Ben", "Cy"]])
 
+        # Publishing nothing stops the forwarding, though the peers' tracks still send.
+        for peer in self.peers.values():
+            await peer.request("publish", media=[])
+        await self.expect("after everyone stopped publishing", [[name] for name in PALETTE])
+
         for name, peer in self.peers.items():
             self.assertEqual(peer.offers_sent, 1, f"{name} negotiated again")
             self.assertEqual(peer.pc.signalingState, "stable", name)
