@@ -30,7 +30,7 @@ public final class ClientConnection: Sendable {
     @discardableResult
     func send(_ frames: some Collection<ByteBuffer> & Sendable) -> Bool {
         guard admit(frames.count) else { return false }
-        channel.eventLoop.execute { self.write(frames) }
+        channel.eventLoop.execute { self.write(frames, counting: frames.count) }
         return true
     }
 
@@ -46,7 +46,31 @@ public final class ClientConnection: Sendable {
             sent += frames.count
         }
         for (loop, batches) in byLoop.values {
-            loop.execute { for (connection, frames) in batches { connection.write(frames) } }
+            loop.execute { for (connection, frames) in batches { connection.write(frames, counting: frames.count) } }
+        }
+        return sent
+    }
+
+    /// Sends every connection the same frames, joined once into one buffer that all of them
+    /// write (held roster news, which everyone present was owed alike), with one trip per
+    /// event loop. Returns the number of frames sent.
+    static func send(_ frames: [ByteBuffer], toEach connections: [ClientConnection]) -> Int {
+        guard let first = frames.first else { return 0 }
+        var joined = first
+        if frames.count > 1 {
+            joined = ByteBufferAllocator().buffer(capacity: frames.reduce(0) { $0 + $1.readableBytes })
+            for frame in frames { joined.writeImmutableBuffer(frame) }
+        }
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, connections: [ClientConnection])] = [:]
+        var sent = 0
+        for connection in connections where connection.admit(frames.count) {
+            let loop = connection.channel.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].connections.append(connection)
+            sent += frames.count
+        }
+        let count = frames.count
+        for (loop, connections) in byLoop.values {
+            loop.execute { [joined] in for connection in connections { connection.write(CollectionOfOne(joined), counting: count) } }
         }
         return sent
     }
@@ -64,12 +88,12 @@ public final class ClientConnection: Sendable {
         return true
     }
 
-    /// Writes admitted frames and flushes; on the channel's event loop.
-    private func write(_ frames: some Collection<ByteBuffer>) {
-        let count = frames.count
+    /// Writes admitted frames and flushes; on the channel's event loop. `count` is how many
+    /// frames the buffers hold (one buffer may carry several).
+    private func write(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
         let promise = channel.eventLoop.makePromise(of: Void.self)
-        var remaining = count
-        for frame in frames {
+        var remaining = buffers.count
+        for frame in buffers {
             remaining -= 1
             channel.write(frame, promise: remaining == 0 ? promise : nil)
         }

@@ -158,6 +158,9 @@ actor SessionActor {
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
                 environment.metrics.deliveries.increment(by: sent)
+            case .sendShared(let connections, let frames):
+                let sent = ClientConnection.send(frames, toEach: connections.map(\.connection))
+                environment.metrics.deliveries.increment(by: sent)
             case .close(let ref, let code, let reason):
                 ref.connection.close(code, reason: reason)
             case .complete(let tickets, let failure):

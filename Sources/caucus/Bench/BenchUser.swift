@@ -36,13 +36,13 @@ final class BenchUser: Sendable {
     }
 
     private func received(_ frame: ByteBuffer, at time: ContinuousClock.Instant) {
-        if let re = frame.integer(after: "re") {
+        if let re = frame.leadingInteger("re") {
             let waiter = state.withLock { $0.waiting.removeValue(forKey: re) }
             waiter?.resume(returning: frame)
             return
         }
         let handler = state.withLock { state in
-            if let seq = frame.integer(after: "seq") { state.lastSeq = max(state.lastSeq, seq) }
+            if let seq = frame.leadingInteger("seq") { state.lastSeq = max(state.lastSeq, seq) }
             return state.onEvent
         }
         handler(frame, time)
@@ -72,7 +72,7 @@ final class BenchUser: Sendable {
             let text = #"{"id":\#(id),"op":"\#(op)""# + (arguments.isEmpty ? "" : "," + arguments) + "}"
             client.withLock { $0?.send(text) }
         }
-        if reply.contains(#""error":"#) { throw BenchError("\(op) refused: \(String(buffer: reply))") }
+        if reply.isErrorReply { throw BenchError("\(op) refused: \(String(buffer: reply))") }
         return reply
     }
 

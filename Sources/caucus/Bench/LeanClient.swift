@@ -98,9 +98,10 @@ struct BenchError: Error, CustomStringConvertible {
 extension ByteBuffer {
     /// Where `needle` starts among the readable bytes. A plain loop over raw bytes: generic
     /// collection search is far too slow for a load generator reading megabytes a second.
-    func offset(of needle: [UInt8]) -> Int? {
-        withUnsafeReadableBytes { haystack -> Int? in
-            needle.withUnsafeBufferPointer { pattern -> Int? in
+    func offset(of needle: [UInt8], within limit: Int = .max) -> Int? {
+        withUnsafeReadableBytes { whole -> Int? in
+            let haystack = UnsafeRawBufferPointer(rebasing: whole.prefix(limit))
+            return needle.withUnsafeBufferPointer { pattern -> Int? in
                 guard let first = pattern.first, pattern.count <= haystack.count else { return nil }
                 var index = 0
                 let last = haystack.count - pattern.count
@@ -120,10 +121,22 @@ extension ByteBuffer {
     /// The integer after `"key":` in a frame, without decoding the JSON.
     func integer(after key: String) -> Int? { integer(following: "\"\(key)\":") }
 
+    /// The integer of the frame's first member when it is `key`: the server writes a reply's
+    /// `re` and an event's `seq` first, so a reader need not scan a 100 KB join reply for them.
+    func leadingInteger(_ key: String) -> Int? {
+        let prefix = Array("{\"\(key)\":".utf8)
+        return integer(following: prefix, within: prefix.count)
+    }
+
+    /// Whether a reply is an error (`{"re":N,"error":…}`), looking only at its start.
+    var isErrorReply: Bool { offset(of: Array(#","error":"#.utf8), within: 32) != nil }
+
     /// The integer right after the first occurrence of `prefix`.
-    func integer(following prefix: String) -> Int? {
-        let needle = Array(prefix.utf8)
-        guard let start = offset(of: needle) else { return nil }
+    func integer(following prefix: String) -> Int? { integer(following: Array(prefix.utf8)) }
+
+    /// The integer after `needle`, which must start within the first `limit` bytes.
+    func integer(following needle: [UInt8], within limit: Int = .max) -> Int? {
+        guard let start = offset(of: needle, within: limit) else { return nil }
         return withUnsafeReadableBytes { bytes -> Int? in
             var value = 0
             var index = start + needle.count

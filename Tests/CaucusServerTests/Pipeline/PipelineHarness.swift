@@ -78,6 +78,8 @@ struct PipelineHarness {
                     }
                     inbox[delivery.connection, default: []] += delivery.frames
                 }
+            case .sendShared(let connections, let frames):
+                run([.send(connections.map { Pipeline.Delivery(connection: $0, frames: frames) })])
             case .close(let connection, let code, _):
                 closed[connection] = code
             case .complete(let tickets, let failure):

@@ -9,6 +9,9 @@ extension SessionPipeline {
         case append([SequencedEvent])
         /// Send each connection its frames, in order, each connection's in one write.
         case send([Delivery])
+        /// Send every one of these connections the same frames, in order, in one write each
+        /// (held roster news: everyone present was owed the same joins).
+        case sendShared([Connection], frames: [Frame])
         /// Close a connection after what was sent to it.
         case close(Connection, CloseCode, reason: String)
         /// Resume the callers waiting on these tickets (with the store's failure, if any).

@@ -27,7 +27,7 @@ extension SessionPipeline {
         storing = nil
         pending.removeAll()
         replies.removeAll()
-        _ = rosterHold.releaseAll()
+        rosterHold = RosterHold()
         var actions: [Action] = []
         if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
         waiters.removeAll()
@@ -42,8 +42,7 @@ extension SessionPipeline {
 
     /// The roster window ended: everything held goes out.
     mutating func rosterWindowEnded() -> [Action] {
-        let released = rosterHold.releaseAll().map { Delivery(connection: $0.0, frames: $0.1) }
-        return released.isEmpty ? [] : [.send(released)]
+        rosterHold.releaseAll().map { .sendShared($0.recipients, frames: $0.frames) }
     }
 
     /// A snapshot for `user` that agrees with the events it already has: only once every
@@ -68,55 +67,73 @@ extension SessionPipeline {
     /// Sends a connection's held roster news now, before something that must follow it.
     mutating func flushHeldRoster(of connection: Connection) -> [Action] {
         let frames = rosterHold.release(connection)
-        return frames.isEmpty ? [] : [.send([Delivery(connection: connection, frames: frames)])]
+        return frames.isEmpty ? [] : [.send([Delivery(connection: connection, frames: frames.map(\.frame))])]
     }
 
     /// Each connection gets its frames of the batch (events, then the replies they complete)
-    /// in one write — or, when all of them are roster news, held for the roster window — and
-    /// the connections the batch ends are closed after.
+    /// in one write, after the roster news held for it; roster news itself is held once for
+    /// everyone for the roster window. The connections the batch ends are closed after.
     private mutating func deliver(_ batch: [Outgoing]) -> [Action] {
-        var outbox: [Connection: (frames: [Frame], urgent: Bool)] = [:]
+        // Each frame with its event's seq (a reply with the seq of the event it follows).
+        var outbox: [Connection: [(seq: Int, frame: Frame)]] = [:]
         var order: [Connection] = []
-        func queue(_ frame: Frame, to connection: Connection, urgent: Bool) {
-            if outbox[connection] == nil {
-                outbox[connection] = ([], false)
-                order.append(connection)
-            }
-            outbox[connection]!.frames.append(frame)
-            if urgent { outbox[connection]!.urgent = true }
+        func queue(_ frame: Frame, seq: Int, to connection: Connection) {
+            if outbox[connection] == nil { order.append(connection) }
+            outbox[connection, default: []].append((seq, frame))
         }
         var closing: [(Connection, CloseCode, String)] = []
+        var windowStarts = false
         for outgoing in batch {
             let seq = outgoing.event.seq
-            let urgent = !outgoing.event.event.isRosterNews
-            for user in outgoing.recipients.users {
-                if let floor = deliveryFloor[user], seq <= floor { continue }
-                if let connection = connections[user] { queue(outgoing.frame, to: connection, urgent: urgent) }
+            if holdsRoster, outgoing.event.event.isRosterNews, case .everyone = outgoing.recipients {
+                // Whoever's first frame already covers it (a joiner, a resumer) skips it.
+                windowStarts = rosterHold.hold(outgoing.frame, seq: seq) || windowStarts
+            } else {
+                for user in outgoing.recipients.users {
+                    if let floor = deliveryFloor[user], seq <= floor { continue }
+                    if let connection = connections[user] { queue(outgoing.frame, seq: seq, to: connection) }
+                }
             }
             if let owed = replies.removeValue(forKey: seq) {
                 for reply in owed {
-                    queue(reply.frame ?? encoding.frame(.reply(re: reply.requestID, result: .done(seq: seq))), to: reply.connection, urgent: true)
+                    queue(reply.frame ?? encoding.frame(.reply(re: reply.requestID, result: .done(seq: seq))), seq: seq, to: reply.connection)
                 }
                 deliveryFloor = deliveryFloor.filter { $0.value > seq }
             }
             closing += connectionsEnded(by: outgoing.event.event)
         }
-        var sending: [Delivery] = []
-        var windowStarts = false
-        for connection in order {
-            guard let (frames, urgent) = outbox[connection] else { continue }
-            switch holdsRoster ? rosterHold.deliver(frames, to: connection, urgent: urgent) : .send(frames) {
-            case .send(let frames): sending.append(Delivery(connection: connection, frames: frames))
-            case .held(let startTimer): windowStarts = windowStarts || startTimer
-            }
+        let sending = order.map { connection in
+            Delivery(connection: connection, frames: Self.merged(rosterHold.release(connection), outbox[connection] ?? []))
         }
         var actions: [Action] = sending.isEmpty ? [] : [.send(sending)]
         if windowStarts { actions.append(.startRosterWindow(Self.rosterWindow(base: rosterWindow, users: state.users.count))) }
         for (connection, code, reason) in closing {
             actions += flushHeldRoster(of: connection)
+            rosterHold.forget(connection)
             actions.append(.close(connection, code, reason: reason))
         }
         return actions
+    }
+
+    /// Held roster news and a batch's frames for one connection, in seq order: news held from
+    /// this very batch may come before some of its frames. On a tie the held event goes first
+    /// (the other frame is then the reply that follows it).
+    private static func merged(_ held: [(seq: Int, frame: Frame)], _ fresh: [(seq: Int, frame: Frame)]) -> [Frame] {
+        guard !held.isEmpty else { return fresh.map(\.frame) }
+        var frames: [Frame] = []
+        frames.reserveCapacity(held.count + fresh.count)
+        var h = held.startIndex
+        var f = fresh.startIndex
+        while h < held.endIndex || f < fresh.endIndex {
+            if f == fresh.endIndex || (h < held.endIndex && held[h].seq <= fresh[f].seq) {
+                frames.append(held[h].frame)
+                h += 1
+            } else {
+                frames.append(fresh[f].frame)
+                f += 1
+            }
+        }
+        return frames
     }
 
     /// Connections an event ends: taken out of the session now (so later events skip them),
@@ -125,7 +142,11 @@ extension SessionPipeline {
         switch event {
         case .userLeft(let id, let reason, _):
             // One who left still gets the reply to its `leave`; its socket closes after it.
-            guard let connection = connections.removeValue(forKey: id), reason == .removed else { return [] }
+            guard let connection = connections.removeValue(forKey: id) else { return [] }
+            guard reason == .removed else {
+                rosterHold.forget(connection)
+                return []
+            }
             return [(connection, .removed, "You were removed from the session.")]
         case .sessionEnded:
             let ended = connections.values.map { ($0, CloseCode.sessionEnded, "The session ended.") }

@@ -142,6 +142,7 @@ extension SessionPipeline {
         let last = record(events, at: now)
         connections[user.id] = connection
         deliveryFloor[user.id] = last
+        rosterHold.attach(connection, through: last)
         let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: last)
         replies[last, default: []].append(Reply(
             connection: connection, requestID: requestID,
@@ -165,10 +166,14 @@ extension SessionPipeline {
         var actions: [Action] = []
         if let old = connections[user], old != connection {
             actions += flushHeldRoster(of: old)
+            rosterHold.forget(old)
             actions.append(.close(old, .replaced, reason: "Resumed on another connection."))
         }
         connections[user] = connection
         let seen = max(lastSeq, joinedAt[user] ?? 0)
+        // Held roster news skips what its first frames cover (a replay: every durable event;
+        // a snapshot: every event) and what its join or an earlier snapshot still owed covers.
+        rosterHold.attach(connection, through: max(seen, durableSeq, deliveryFloor[user] ?? 0))
         if let missed = window.frames(after: seen, through: durableSeq, for: user) {
             let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil)))
             actions.append(.send([Delivery(connection: connection, frames: [reply] + missed)]))
@@ -177,6 +182,7 @@ extension SessionPipeline {
             // pending event, and the connection skips everything the snapshot includes.
             let snapshot = SessionSnapshot(state: state, viewer: user, seq: seq)
             let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot)))
+            rosterHold.attach(connection, through: seq)
             if durableSeq == seq {
                 actions.append(.send([Delivery(connection: connection, frames: [reply])]))
             } else {
@@ -195,7 +201,7 @@ extension SessionPipeline {
     mutating func connectionClosed(_ user: UserID, connection: Connection, at now: Instant) -> (last: Int?, actions: [Action]) {
         guard lifecycle == .open, connections[user] == connection else { return (nil, []) }
         connections[user] = nil
-        _ = rosterHold.release(connection)
+        rosterHold.forget(connection)
         guard state.users[user]?.presence.isConnected == true else { return (nil, []) }
         return (try? perform(.connectionLost(user), by: .server, at: now, entropy: 0)) ?? (nil, [])
     }
@@ -224,6 +230,7 @@ extension SessionPipeline {
         guard lifecycle == .open else { return [] }
         lifecycle = .stopping
         var actions = rosterWindowEnded()
+        rosterHold = RosterHold()
         for connection in connections.values {
             actions.append(.close(connection, .serviceRestart, reason: "The server is restarting; reconnect and resume."))
         }
