@@ -14,8 +14,8 @@ import Testing
         #expect(try host.snapshot.settings.timerWarningSeconds == [1], "the caller's snapshot is right when the call returns")
         try await ann.log.next("the settings") { if case .settingsChanged(let settings) = $0 { settings.countdownSeconds == 0 ? true : nil } else { nil } }
         #expect(try ann.snapshot.settings.timerWarningSeconds == [1], "and everyone's once the event arrives")
-        try await host.session.subsessionHelper.addToPreList("Only")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Only")
+        try await #require(host.session.subsessionHelper).commit()
         let manager = try #require(host.session.subsessionManager)
 
         try await manager.start(durationSeconds: 2, autoAssign: true)
