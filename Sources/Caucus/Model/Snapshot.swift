@@ -1,4 +1,5 @@
 import CaucusCore
+import Foundation
 
 extension CaucusSession {
     /// The session as this user sees it, at one moment. It is kept by applying every event the
@@ -21,7 +22,7 @@ extension CaucusSession {
 
         /// This user.
         public var myself: CaucusUser {
-            model.myself ?? CaucusUser(id: model.me, name: "", role: .participant, isConnected: false, joinedAt: Instant(milliseconds: 0))
+            model.myself ?? CaucusUser(id: model.me, name: "", role: .participant, isConnected: false, joinedAt: Date(timeIntervalSince1970: 0))
         }
 
         public var myRole: Role { myself.role }
@@ -52,10 +53,10 @@ extension CaucusSession {
         /// The room this user is invited to and has not answered.
         public var invitation: SubsessionKit? { state.invitations[model.me].flatMap(subsession) }
         /// The running timer.
-        public var timer: BreakoutTimer? { state.timer }
+        public var timer: BreakoutTimer? { state.timer.map(BreakoutTimer.init) }
         /// When a stop's countdown ends and everyone returns.
-        public var stopsAt: Instant? {
-            if case .stopping(let until) = state.phase { return until }
+        public var stopsAt: Date? {
+            if case .stopping(let until) = state.phase { return Date(until) }
             return nil
         }
         /// Pause and mute of the parent (main) room.

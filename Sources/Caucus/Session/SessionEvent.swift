@@ -62,7 +62,8 @@ public enum SessionEvent: Sendable {
     case parentControlChanged(ParentControl)
     /// The timer started, changed (extended) or ended (nil).
     case timerChanged(BreakoutTimer?)
-    case timerWarning(secondsRemaining: Int)
+    /// The timer ends in `remaining` (one of the session's `timerWarningSeconds`).
+    case timerWarning(remaining: Duration)
     /// Someone asks for help (host and managers): answer with the handler.
     case helpRequested(HelpRequestHandler)
     /// The answer to this user's help request.
