@@ -35,8 +35,8 @@ import Testing
         #expect(result.succeeded, "\(result.output)")
     }
 
-    /// What an app displays is a `Date` or a `Duration`.
-    @Test func timesAreDatesAndDurations() throws {
+    /// What an app displays is a `Date` or a `Duration`, and events compare with `==`.
+    @Test func timesAreDatesAndDurationsAndEventsAreEquatable() throws {
         let result = try Typecheck.run("""
             import Caucus
             import Foundation
@@ -57,6 +57,8 @@ import Testing
                 if case .timerWarning(let remaining) = event { return remaining }
                 return nil
             }
+
+            func same(_ one: SessionEvent, _ other: SessionEvent) -> Bool { one == other }
 
             """)
         #expect(result.succeeded, "\(result.output)")

@@ -5,7 +5,11 @@ extension CaucusSession {
     /// The session as this user sees it, at one moment. It is kept by applying every event the
     /// server sends with the server's own state machine, and it is updated before the event is
     /// delivered: when a call returns or an event arrives, the snapshot already shows it.
-    public struct Snapshot: Sendable {
+    ///
+    /// A value: it does not change once made; `CaucusSession.snapshot` gives the current one.
+    /// Two snapshots are equal when they show the same session state to the same user after
+    /// the same event.
+    public struct Snapshot: Sendable, Equatable {
         let model: LocalModel
         let engine: SessionEngine
 
@@ -69,6 +73,10 @@ extension CaucusSession {
         /// Help requests waiting for an answer: empty unless this user manages.
         public var helpRequests: [HelpRequestHandler] {
             myRole.isManaging ? state.helpRequests.map { HelpRequestHandler($0, engine: engine) } : []
+        }
+
+        public static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
+            lhs.model.me == rhs.model.me && lhs.model.seq == rhs.model.seq && lhs.model.state == rhs.model.state
         }
     }
 }

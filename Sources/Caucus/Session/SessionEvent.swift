@@ -2,7 +2,10 @@ import CaucusCore
 
 /// Everything that happens, as `CaucusSession.events` delivers it, in the order the server
 /// decided it. The snapshot already includes each event when it is delivered.
-public enum SessionEvent: Sendable {
+///
+/// Events are values and compare equal when they say the same thing (the same users, kits,
+/// snapshot or message); handles in them compare by the session they act for.
+public enum SessionEvent: Sendable, Equatable {
     // MARK: Session
 
     /// This user joined; the snapshot is the session as it was then.
