@@ -3,8 +3,9 @@ import CaucusCore
 /// Everything that happens, as `CaucusSession.events` delivers it, in the order the server
 /// decided it. The snapshot already includes each event when it is delivered.
 ///
-/// Events are values and compare equal when they say the same thing (the same users, kits,
-/// snapshot or message); handles in them compare by the session they act for.
+/// Events are values and compare equal when they say the same thing: the same users, kits,
+/// help requests, snapshot or message. Manager and participant handles, which carry no more
+/// than whom they act for, compare by that session (and the participant's subsession).
 public enum SessionEvent: Sendable, Equatable {
     // MARK: Session
 
