@@ -10,6 +10,7 @@ public struct BreakoutTimer: Sendable, Hashable, CustomStringConvertible {
     /// `SessionEvent.timerWarning`.
     public let pendingWarnings: [Duration]
 
+    /// A timer ending at `endsAt`, for previews and tests; the session makes the real ones.
     public init(endsAt: Date, pendingWarnings: [Duration] = []) {
         self.endsAt = endsAt
         self.pendingWarnings = pendingWarnings

@@ -11,14 +11,18 @@ public struct ChatMessage: Sendable, Hashable, Identifiable, CustomStringConvert
         case direct(to: UserID)
     }
 
+    /// The session's number for the message, in the order the server stored them.
     public let id: MessageID
     /// Who sent it.
     public let from: UserID
+    /// Who it was for.
     public let scope: Scope
+    /// What was written.
     public let text: String
     /// When the server stored it.
     public let sentAt: Date
 
+    /// A message, for previews and tests; the session makes the real ones.
     public init(id: MessageID, from: UserID, scope: Scope, text: String, sentAt: Date) {
         self.id = id
         self.from = from
