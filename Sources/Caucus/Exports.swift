@@ -2,14 +2,16 @@ import CaucusCore
 
 // The values an app meets in the SDK's calls, events and snapshot, by name. Everything else in
 // CaucusCore is the engine and stays out of an app's namespace. Names that would clash with an
-// app's own types (a role, a location, an instant) carry the SDK's prefix.
+// app's own types (a role, a location) carry the SDK's prefix. Times are `Date` and `Duration`:
+// the core's instants are converted at the SDK's boundary (`Instant+Date.swift`), and the values
+// that carry one (the timer, chat messages) are the SDK's own types.
 
 public typealias UserID = CaucusCore.UserID
 public typealias RoomID = CaucusCore.RoomID
 public typealias HelpRequestID = CaucusCore.HelpRequestID
+public typealias MessageID = CaucusCore.MessageID
 public typealias CaucusRole = CaucusCore.Role
 public typealias CaucusLocation = CaucusCore.Location
-public typealias CaucusInstant = CaucusCore.Instant
 public typealias CaucusError = CaucusCore.CaucusError
 public typealias SessionMode = CaucusCore.SessionMode
 public typealias SessionSettings = CaucusCore.SessionSettings
@@ -19,10 +21,8 @@ public typealias PlannedRoom = CaucusCore.PlannedRoom
 public typealias StartOptions = CaucusCore.StartOptions
 public typealias SubsessionStatus = CaucusCore.SubsessionStatus
 public typealias ParentControl = CaucusCore.ParentControl
-public typealias BreakoutTimer = CaucusCore.BreakoutTimer
 public typealias HelpRequest = CaucusCore.HelpRequest
 public typealias HelpResult = CaucusCore.HelpResult
-public typealias ChatMessage = CaucusCore.ChatMessage
 public typealias LeaveReason = CaucusCore.LeaveReason
 public typealias UserMove = CaucusCore.UserMove
 public typealias MediaKind = CaucusCore.MediaKind

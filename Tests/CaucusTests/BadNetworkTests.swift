@@ -67,8 +67,8 @@ import Glibc
         let host = try await Self.client("Teacher", role: .host, via: steady, server)
         let ann = try await Self.client("Ann", via: flaky, server)
         let ben = try await Self.client("Ben", via: steady, server)
-        try await host.session.subsessionHelper.addToPreList("Red")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         let red = try #require(try host.snapshot.subsession(named: "Red"))
         try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }

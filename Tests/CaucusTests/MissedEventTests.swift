@@ -42,7 +42,7 @@ import Testing
         for name in ["Ann", "Bo", "Cy", "Di"] {
             students.append(try await server.client(name, session: "Busy", configuration: Self.checkingOften))
         }
-        let helper = host.session.subsessionHelper
+        let helper = try #require(host.session.subsessionHelper)
         try await helper.addToPreList("Red", "Blue")
         try await helper.preAssign([try students[0].id, try students[1].id], to: "Red")
         try await helper.preAssign([try students[2].id, try students[3].id], to: "Blue")

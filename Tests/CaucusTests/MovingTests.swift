@@ -12,7 +12,7 @@ import Testing
         let ben = try await server.client("Ben", session: "Moves")
         let cy = try await server.client("Cy", session: "Moves")
         let (annID, benID, cyID) = (try ann.id, try ben.id, try cy.id)
-        let helper = host.session.subsessionHelper
+        let helper = try #require(host.session.subsessionHelper)
         try await helper.addToPreList("Red", "Blue")
         try await helper.preAssign([annID], to: "Red")
         #expect(try host.snapshot.preList.first?.assigned == [annID])

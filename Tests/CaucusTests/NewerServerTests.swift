@@ -13,7 +13,7 @@ import Testing
         let ann = try await server.client("Ann", session: "Newer", url: proxy.url)
         // An event Ann does not receive takes the next number; a newer server could have sent
         // her one of a new type under it.
-        try await host.session.subsessionHelper.addToPreList("Red")
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
         let skipped = try host.snapshot.seq
         #expect(try ann.snapshot.seq == skipped - 1)
         proxy.inject(text: #"{"seq":\#(skipped),"at":1795320217001,"event":{"type":"fromTheFuture","novelty":{"x":1}}}"#)

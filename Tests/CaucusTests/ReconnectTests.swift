@@ -11,8 +11,8 @@ import Testing
         let host = try await server.client("Teacher", session: "Flaky", role: .host)
         let ann = try await server.client("Ann", session: "Flaky", url: proxy.url)
         let ben = try await server.client("Ben", session: "Flaky")
-        try await host.session.subsessionHelper.addToPreList("Red")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         let red = try #require(try host.snapshot.subsession(named: "Red"))
         try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
@@ -77,8 +77,8 @@ import Testing
             if case .userConnectionChanged(let user) = $0, user.id == annID, !user.isConnected { true } else { nil }
         }
         // More happens than the server keeps for replay.
-        try await host.session.subsessionHelper.addToPreList("Red", "Blue")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red", "Blue")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         try await #require(host.session.subsessionManager).assign([annID], to: try #require(try host.snapshot.subsession(named: "Blue")).id)
         for index in 1...4 { try await host.session.chat.send("too old \(index)") }

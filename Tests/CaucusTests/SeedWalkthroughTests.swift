@@ -27,7 +27,7 @@ import Testing
         #expect(mo.session.subsessionManager != nil)
 
         // Host: the pre-list, then commit.
-        let helper = host.session.subsessionHelper
+        let helper = try #require(host.session.subsessionHelper)
         try await helper.addToPreList("Room A", "Room B", "Room C")
         #expect(try await helper.preList().map(\.name) == ["Room A", "Room B", "Room C"])
         try await helper.removeFromPreList("Room C")

@@ -9,8 +9,8 @@ import Testing
         let server = try await TestServer.start()
         let host = try await server.client("Teacher", role: .host)
         let ann = try await server.client("Ann")
-        try await host.session.subsessionHelper.addToPreList("Red")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
         try await #require(try ann.snapshot.subsession(named: "Red")).join()
@@ -39,8 +39,8 @@ import Testing
         let host = try await server.client("Teacher", session: "Brief", role: .host)
         let ann = try await server.client("Ann", session: "Brief", url: proxy.url)
         let annID = try ann.id
-        try await host.session.subsessionHelper.addToPreList("Red")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
         try await #require(try ann.snapshot.subsession(named: "Red")).join()

@@ -8,7 +8,8 @@ import Testing
         let server = try await TestServer.start()
         let host = try await server.client("Teacher", role: .host)
         let ann = try await server.client("Ann")
-        let commit = await #expect(throws: SessionError.self) { try await host.session.subsessionHelper.commit() }
+        let ben = try await server.client("Ben")
+        let commit = await #expect(throws: SessionError.self) { try await #require(host.session.subsessionHelper).commit() }
         #expect(commit?.code == .preListEmpty)
         #expect(commit?.serverError?.name == "preListEmpty")
         #expect(commit?.serverError?.failureStatus == .commitFailed)
@@ -16,18 +17,22 @@ import Testing
         let start = await #expect(throws: SessionError.self) { try await #require(host.session.subsessionManager).start() }
         #expect(start?.serverError?.failureStatus == .startFailed)
         #expect(try host.snapshot.status == SubsessionStatus.none, "a refusal changes nothing")
-        let plan = await #expect(throws: SessionError.self) { try await ann.session.subsessionHelper.addToPreList("Mine") }
+        // A participant has no planning helper; a manager has one, but planning is the host's.
+        #expect(ann.session.subsessionHelper == nil)
+        try await host.session.userHelper.makeManager(try ben.id)
+        try await ben.log.next("the manager handle") { if case .managerHandle(_?) = $0 { true } else { nil } }
+        let plan = await #expect(throws: SessionError.self) { try await #require(ben.session.subsessionHelper).addToPreList("Mine") }
         #expect(plan?.code == .notPermitted)
         let stop = await #expect(throws: SessionError.self) { try await #require(host.session.subsessionManager).stop() }
         #expect(stop?.serverError?.failureStatus == .stopFailed)
-        try await host.session.subsessionHelper.addToPreList("Mine")
-        try await host.session.subsessionHelper.commit()
-        try await host.session.subsessionHelper.withdraw()
+        try await #require(host.session.subsessionHelper).addToPreList("Mine")
+        try await #require(host.session.subsessionHelper).commit()
+        try await #require(host.session.subsessionHelper).withdraw()
         #expect(try host.snapshot.status == .withdrawn && host.snapshot.subsessions.isEmpty)
-        let withdraw = await #expect(throws: SessionError.self) { try await host.session.subsessionHelper.withdraw() }
+        let withdraw = await #expect(throws: SessionError.self) { try await #require(host.session.subsessionHelper).withdraw() }
         #expect(withdraw?.serverError?.failureStatus == .withdrawFailed)
-        try await host.session.subsessionHelper.clearPreList()
-        #expect(try await host.session.subsessionHelper.preList().isEmpty)
+        try await #require(host.session.subsessionHelper).clearPreList()
+        #expect(try await #require(host.session.subsessionHelper).preList().isEmpty)
         #expect(ann.session.subsessionManager == nil && ann.session.subsessionParticipant == nil)
         await server.stop()
     }
@@ -37,8 +42,8 @@ import Testing
         let host = try await server.client("Teacher", role: .host)
         let ann = try await server.client("Ann")
         let ben = try await server.client("Ben")
-        try await host.session.subsessionHelper.addToPreList("X", "Y")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("X", "Y")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()
         try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
         try await #require(try ann.snapshot.subsession(named: "X")).join()
@@ -116,8 +121,8 @@ import Testing
         try await host.session.join(
             url: server.url, sessionName: "Class", userName: "Teacher", token: try server.token(session: "Class", role: .host))
         let ann = try await server.client("Ann")
-        try await host.session.subsessionHelper.addToPreList("Red")
-        try await host.session.subsessionHelper.commit()
+        try await #require(host.session.subsessionHelper).addToPreList("Red")
+        try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start(autoAssign: true)
         try await #require(host.session.subsessionManager).broadcast("hello all")
         try await ann.log.next("the broadcast") { if case .broadcast = $0 { true } else { nil } }

@@ -62,16 +62,16 @@ struct EventTranslator {
         case .parentControlChanged(let control):
             return [.parentControlChanged(control)]
         case .timerChanged(let timer):
-            return [.timerChanged(timer)]
+            return [.timerChanged(timer.map(BreakoutTimer.init))]
         case .timerWarning(let seconds):
-            return [.timerWarning(secondsRemaining: seconds)]
+            return [.timerWarning(remaining: .seconds(seconds))]
         case .helpRequested(let request):
             return [.helpRequested(HelpRequestHandler(request, engine: engine))]
         case .helpAnswered(let id, let requester, let result, let by):
             if requester == me { return [.helpRequestResult(result)] }
             return [.helpRequestAnswered(id, result: result, by: by.flatMap(user))]
         case .chatMessage(let message):
-            return [.chatMessage(message, from: user(message.from))]
+            return [.chatMessage(ChatMessage(message), from: user(message.from))]
         case .broadcast(let from, let text, _):
             return [.broadcast(text, from: from.flatMap(user))]
         case .roleView:

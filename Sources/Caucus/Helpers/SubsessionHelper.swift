@@ -1,7 +1,9 @@
 import CaucusCore
 
 /// The host's planning tools: prepare a pre-list of subsessions, commit it, withdraw it.
-/// Everyone hears each status change with the full committed list.
+/// Everyone hears each status change with the full committed list. The session hands one out
+/// while this user is the host or a manager (`CaucusSession.subsessionHelper`); only the host
+/// may change the plan, and a manager may read the committed list.
 public struct SubsessionHelper: Sendable {
     private let engine: SessionEngine
 

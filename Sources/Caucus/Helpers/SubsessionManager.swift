@@ -2,8 +2,9 @@ import CaucusCore
 
 /// The subsession-manager powers the host and managers hold: start and stop, broadcast, and
 /// moving users. The session hands one out while this user manages
-/// (`CaucusSession.subsessionManager`, or the manager-handle event).
-public struct SubsessionManager: Sendable {
+/// (`CaucusSession.subsessionManager`, or the manager-handle event). Two managers are equal
+/// when they act for the same session object.
+public struct SubsessionManager: Sendable, Equatable {
     private let engine: SessionEngine
 
     init(engine: SessionEngine) { self.engine = engine }
@@ -86,6 +87,8 @@ public struct SubsessionManager: Sendable {
     public func autoAssign() async throws(SessionError) {
         try await engine.perform(WireRequest(.autoAssign))
     }
+
+    public static func == (lhs: SubsessionManager, rhs: SubsessionManager) -> Bool { lhs.engine === rhs.engine }
 
     /// Help requests waiting for an answer.
     public var helpRequests: [HelpRequestHandler] { engine.published.snapshot(engine: engine)?.helpRequests ?? [] }

@@ -2,7 +2,10 @@ import CaucusCore
 
 /// What a user in a subsession can do there. The session hands one out while this user is
 /// in a subsession (`CaucusSession.subsessionParticipant`, or the participant-handle event).
-public struct SubsessionParticipant: Sendable {
+///
+/// Two participant handles are equal when they act for the same session object in the same
+/// subsession (as its kit was).
+public struct SubsessionParticipant: Sendable, Equatable {
     /// The subsession this user was in when the handle was made.
     public let subsession: SubsessionKit
     private let engine: SessionEngine
@@ -10,6 +13,10 @@ public struct SubsessionParticipant: Sendable {
     init(subsession: SubsessionKit, engine: SessionEngine) {
         self.subsession = subsession
         self.engine = engine
+    }
+
+    public static func == (lhs: SubsessionParticipant, rhs: SubsessionParticipant) -> Bool {
+        lhs.engine === rhs.engine && lhs.subsession == rhs.subsession
     }
 
     /// Leaves the subsession for the main session (if the session allows it).

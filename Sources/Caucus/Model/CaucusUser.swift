@@ -1,4 +1,5 @@
 import CaucusCore
+import Foundation
 
 /// A user of the session as this client sees them.
 public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConvertible {
@@ -11,13 +12,14 @@ public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConverti
     public let isConnected: Bool
     /// `user_identity` from the user's token, if any.
     public let identity: String?
-    public let joinedAt: Instant
+    /// When the user joined the session.
+    public let joinedAt: Date
     /// What the user publishes: audio, video, screen share.
     public let publishing: MediaKinds
 
     public init(
         id: UserID, name: String, role: Role, location: Location = .main, isConnected: Bool = true, identity: String? = nil,
-        joinedAt: Instant, publishing: MediaKinds = []
+        joinedAt: Date, publishing: MediaKinds = []
     ) {
         self.id = id
         self.name = name
@@ -32,7 +34,7 @@ public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConverti
     init(_ user: SessionUser, role: Role) {
         self.init(
             id: user.id, name: user.name, role: role, location: user.location, isConnected: user.presence.isConnected,
-            identity: user.identity, joinedAt: user.joinedAt, publishing: user.publishing)
+            identity: user.identity, joinedAt: Date(user.joinedAt), publishing: user.publishing)
     }
 
     public var isHost: Bool { role == .host }

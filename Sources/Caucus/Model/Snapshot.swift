@@ -1,10 +1,15 @@
 import CaucusCore
+import Foundation
 
 extension CaucusSession {
     /// The session as this user sees it, at one moment. It is kept by applying every event the
     /// server sends with the server's own state machine, and it is updated before the event is
     /// delivered: when a call returns or an event arrives, the snapshot already shows it.
-    public struct Snapshot: Sendable {
+    ///
+    /// A value: it does not change once made; `CaucusSession.snapshot` gives the current one.
+    /// Two snapshots are equal when they show the same session state to the same user after
+    /// the same event.
+    public struct Snapshot: Sendable, Equatable {
         let model: LocalModel
         let engine: SessionEngine
 
@@ -21,7 +26,7 @@ extension CaucusSession {
 
         /// This user.
         public var myself: CaucusUser {
-            model.myself ?? CaucusUser(id: model.me, name: "", role: .participant, isConnected: false, joinedAt: Instant(milliseconds: 0))
+            model.myself ?? CaucusUser(id: model.me, name: "", role: .participant, isConnected: false, joinedAt: Date(timeIntervalSince1970: 0))
         }
 
         public var myRole: Role { myself.role }
@@ -52,10 +57,10 @@ extension CaucusSession {
         /// The room this user is invited to and has not answered.
         public var invitation: SubsessionKit? { state.invitations[model.me].flatMap(subsession) }
         /// The running timer.
-        public var timer: BreakoutTimer? { state.timer }
+        public var timer: BreakoutTimer? { state.timer.map(BreakoutTimer.init) }
         /// When a stop's countdown ends and everyone returns.
-        public var stopsAt: Instant? {
-            if case .stopping(let until) = state.phase { return until }
+        public var stopsAt: Date? {
+            if case .stopping(let until) = state.phase { return Date(until) }
             return nil
         }
         /// Pause and mute of the parent (main) room.
@@ -68,6 +73,10 @@ extension CaucusSession {
         /// Help requests waiting for an answer: empty unless this user manages.
         public var helpRequests: [HelpRequestHandler] {
             myRole.isManaging ? state.helpRequests.map { HelpRequestHandler($0, engine: engine) } : []
+        }
+
+        public static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
+            lhs.model.me == rhs.model.me && lhs.model.seq == rhs.model.seq && lhs.model.state == rhs.model.state
         }
     }
 }

@@ -3,6 +3,12 @@ import CaucusCore
 /// One subsession (breakout room) of the committed list, as it was when this value was made:
 /// its id, name, definition and the users in it. Whichever flow created it (plan-and-commit
 /// or create-and-invite), it is the same kind of room.
+///
+/// A kit is a value, like the snapshot it comes from: its `users` are those of the moment it
+/// was made (an event's kit says who was in the room when the event happened) and do not
+/// change afterwards. For the room as it is now, read `current` (or the session's snapshot
+/// again): a kit kept from a status change shows who joined since through `current.users`.
+/// `join()` acts on the room by its id, so an old kit still joins it.
 public struct SubsessionKit: Sendable, Identifiable, Hashable, CustomStringConvertible {
     public let id: RoomID
     public let name: String
@@ -27,6 +33,11 @@ public struct SubsessionKit: Sendable, Identifiable, Hashable, CustomStringConve
     public func join() async throws(SessionError) {
         try await engine.perform(.room(id, .joinRoom))
     }
+
+    /// This subsession as the session sees it now, with its current users, name and
+    /// assignments; nil once it is no longer in the committed list, or this user is no longer
+    /// in the session.
+    public var current: SubsessionKit? { engine.published.snapshot(engine: engine)?.subsession(id) }
 
     public static func == (lhs: SubsessionKit, rhs: SubsessionKit) -> Bool {
         lhs.id == rhs.id && lhs.name == rhs.name && lhs.definition == rhs.definition && lhs.users == rhs.users

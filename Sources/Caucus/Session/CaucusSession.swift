@@ -8,8 +8,8 @@ import Synchronization
 /// let session = CaucusSession()
 /// Task { for await event in session.events { print(event) } }
 /// try await session.join(url: server, sessionName: "Class", userName: "Ada", token: jwt)
-/// try await session.subsessionHelper.addToPreList("Red", "Blue")
-/// try await session.subsessionHelper.commit()
+/// try await session.subsessionHelper?.addToPreList("Red", "Blue")
+/// try await session.subsessionHelper?.commit()
 /// try await session.subsessionManager?.start()
 /// ```
 ///
@@ -110,8 +110,14 @@ public final class CaucusSession: Sendable {
 
     /// Roles and users (host): managers, host hand-over, renaming, removing.
     public var userHelper: UserHelper { UserHelper(engine: engine) }
-    /// The host's pre-list, commit and withdraw.
-    public var subsessionHelper: SubsessionHelper { SubsessionHelper(engine: engine) }
+    /// The pre-list, commit and withdraw: while this user is the host or a manager, else nil
+    /// (as Zoom's `getSubSessionHelper()`). It appears when this user is made a manager or the
+    /// host, and goes when they stop being one. Planning and committing are the host's: a
+    /// manager holds the helper to read the committed list, and the server refuses the rest
+    /// with `notPermitted`.
+    public var subsessionHelper: SubsessionHelper? {
+        snapshot?.myRole.isManaging == true ? SubsessionHelper(engine: engine) : nil
+    }
     /// Start, stop, broadcast and moves: while this user is the host or a manager, else nil.
     public var subsessionManager: SubsessionManager? {
         snapshot?.myRole.isManaging == true ? SubsessionManager(engine: engine) : nil

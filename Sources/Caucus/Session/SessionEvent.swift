@@ -2,7 +2,11 @@ import CaucusCore
 
 /// Everything that happens, as `CaucusSession.events` delivers it, in the order the server
 /// decided it. The snapshot already includes each event when it is delivered.
-public enum SessionEvent: Sendable {
+///
+/// Events are values and compare equal when they say the same thing: the same users, kits,
+/// help requests, snapshot or message. Manager and participant handles, which carry no more
+/// than whom they act for, compare by that session (and the participant's subsession).
+public enum SessionEvent: Sendable, Equatable {
     // MARK: Session
 
     /// This user joined; the snapshot is the session as it was then.
@@ -62,7 +66,8 @@ public enum SessionEvent: Sendable {
     case parentControlChanged(ParentControl)
     /// The timer started, changed (extended) or ended (nil).
     case timerChanged(BreakoutTimer?)
-    case timerWarning(secondsRemaining: Int)
+    /// The timer ends in `remaining` (one of the session's `timerWarningSeconds`).
+    case timerWarning(remaining: Duration)
     /// Someone asks for help (host and managers): answer with the handler.
     case helpRequested(HelpRequestHandler)
     /// The answer to this user's help request.

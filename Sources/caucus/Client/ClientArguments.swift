@@ -79,6 +79,7 @@ struct ClientError: Error {
         ClientError(name: "unknownRoom", message: "no subsession \"\(word)\" (see `rooms`)")
     }
     static let notManaging = ClientError(name: "notManaging", message: "only the host and managers can do this")
+    static let notPlanning = ClientError(name: "notPlanning", message: "only the host plans subsessions")
     static let notInSubsession = ClientError(name: "notInSubsession", message: "you are in the main session")
     static let notJoined = ClientError(name: "notJoined", message: "not in a session")
 }

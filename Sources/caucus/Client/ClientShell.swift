@@ -89,6 +89,14 @@ struct ClientShell: Sendable {
         }
     }
 
+    /// The planning helper, which the session hands only to the host and managers.
+    var helper: SubsessionHelper {
+        get throws(ClientError) {
+            guard let helper = session.subsessionHelper else { throw .notPlanning }
+            return helper
+        }
+    }
+
     var participant: SubsessionParticipant {
         get throws(ClientError) {
             guard let participant = session.subsessionParticipant else { throw .notInSubsession }

@@ -5,34 +5,34 @@ extension ClientShell {
     static let planVerbs: [Verb] = [
         Verb(usage: "plan add NAMES...", summary: "host: add subsessions to the plan") { shell, a in
             let names = try a.list("NAMES")
-            try await shell.session.subsessionHelper.addToPreList(names)
+            try await shell.helper.addToPreList(names)
         },
         Verb(usage: "plan remove NAMES...", summary: "host: take subsessions out of the plan") { shell, a in
             let names = try a.list("NAMES")
-            try await shell.session.subsessionHelper.removeFromPreList(names)
+            try await shell.helper.removeFromPreList(names)
         },
         Verb(usage: "plan clear", summary: "host: empty the plan") { shell, a in
             try a.end()
-            try await shell.session.subsessionHelper.clearPreList()
+            try await shell.helper.clearPreList()
         },
         Verb(usage: "plan show", summary: "host: the plan, as the server has it") { shell, a in
             try a.end()
-            let plan = try await shell.session.subsessionHelper.preList()
+            let plan = try await shell.helper.preList()
             let describe = EventDescription(snapshot: shell.session.snapshot)
             shell.console.print(plan.isEmpty ? ["  the plan is empty"] : plan.map { "  " + describe.entry(name: $0.name, users: $0.assigned.map(describe.name)) })
         },
         Verb(usage: "assign-plan USER ROOM", summary: "host: put USER in the planned subsession ROOM") { shell, a in
             let user = try shell.user(&a)
             let room = try a.text("ROOM")
-            try await shell.session.subsessionHelper.preAssign([user.id], to: room)
+            try await shell.helper.preAssign([user.id], to: room)
         },
         Verb(usage: "commit", summary: "host: make the plan the subsessions") { shell, a in
             try a.end()
-            try await shell.session.subsessionHelper.commit()
+            try await shell.helper.commit()
         },
         Verb(usage: "withdraw", summary: "host: withdraw the committed subsessions") { shell, a in
             try a.end()
-            try await shell.session.subsessionHelper.withdraw()
+            try await shell.helper.withdraw()
         },
     ]
 

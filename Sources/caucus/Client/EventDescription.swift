@@ -44,8 +44,8 @@ struct EventDescription {
         case .invitationRejected(let user, let room): "\(user.name) declined \(room.name)"
         case .parentControlChanged(let parent): "main session is now \(describe(parent))"
         case .timerChanged(let timer):
-            timer.map { "timer: \(Self.secondsUntil($0.endsAt)) seconds left" } ?? "timer off"
-        case .timerWarning(let seconds): "\(seconds) seconds left"
+            timer.map { "timer: \(Self.seconds($0.remaining())) seconds left" } ?? "timer off"
+        case .timerWarning(let remaining): "\(Self.seconds(remaining)) seconds left"
         case .helpRequested(let help):
             "help request \(help.id) from \(help.userName) in \(help.subsessionName): `help-answer \(help.id) join` or `ignore`"
         case .helpRequestResult(let result): "your help request: \(describe(result))"
@@ -57,7 +57,7 @@ struct EventDescription {
         }
     }
 
-    private func chat(_ message: ChatMessage, from: CaucusUser?) -> String {
+    private func chat(_ message: Caucus.ChatMessage, from: CaucusUser?) -> String {
         let sender = from?.name ?? name(message.from)
         switch message.scope {
         case .room(let location): return "chat in \(place(location)) from \(sender): \(message.text)"
@@ -69,8 +69,14 @@ struct EventDescription {
 
     // MARK: - Pieces
 
-    static func secondsUntil(_ instant: Instant) -> Int {
-        max(0, Int((Double(instant.milliseconds) / 1000 - Date().timeIntervalSince1970).rounded()))
+    /// Whole seconds, rounded to the nearest.
+    static func seconds(_ duration: Duration) -> Int {
+        Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded())
+    }
+
+    /// Whole seconds from now until `date`, never negative.
+    static func secondsUntil(_ date: Date) -> Int {
+        max(0, Int(date.timeIntervalSinceNow.rounded()))
     }
 
     func names(_ users: [CaucusUser]) -> String { users.map(\.name).joined(separator: ", ") }
