@@ -30,8 +30,12 @@ final class BenchUser: Sendable {
         state.withLock { $0.closed = false }
         let lean = try await LeanClient.connect(
             host: server.host, port: server.port, group: group,
-            onText: { [weak self] frame, time in self?.received(frame, at: time) },
-            onClose: { [weak self] in self?.closed() })
+            // Held strongly: a scenario may use its users for the last time before it waits for
+            // their events, and Swift may free them then. Held weakly, every frame arriving after
+            // that was dropped uncounted (the roster events that "never arrived" in big join
+            // storms). The cycle ends when the connection closes.
+            onText: { frame, time in self.received(frame, at: time) },
+            onClose: { self.closed() })
         client.withLock { $0 = lean }
     }
 

@@ -24,9 +24,15 @@ final class LeanClient: Sendable {
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 24) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(FrameHandler(onText: onText, onClose: onClose))
-                            return true
+                        // NIO's general frame decoder (a frame value and a pipeline hop per frame)
+                        // was most of the generator's work in a storm into a big session: the
+                        // server's frames are simple enough to split here.
+                        do {
+                            let decoder = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                            try channel.pipeline.syncOperations.addHandler(FrameSplitter(onText: onText, onClose: onClose), position: .after(decoder.handler))
+                            return channel.pipeline.syncOperations.removeHandler(context: decoder).map { true }
+                        } catch {
+                            return channel.eventLoop.makeFailedFuture(error)
                         }
                     }
                     var headers = HTTPHeaders()
@@ -60,12 +66,17 @@ final class LeanClient: Sendable {
     }
 }
 
-private final class FrameHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
+/// The server's frames split out of the byte stream directly. The server never masks or
+/// fragments a frame, so each is a 2-, 4- or 10-byte header and its payload; anything masked
+/// or larger than 16 MiB closes the connection.
+private final class FrameSplitter: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
     typealias OutboundOut = WebSocketFrame
 
     let onText: @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void
     let onClose: @Sendable () -> Void
+    /// The start of a frame whose rest has not arrived yet.
+    private var partial: ByteBuffer?
 
     init(onText: @escaping @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void, onClose: @escaping @Sendable () -> Void) {
         self.onText = onText
@@ -73,11 +84,57 @@ private final class FrameHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text: onText(frame.unmaskedData, .now)
+        var bytes = unwrapInboundIn(data)
+        let arrived = ContinuousClock.now
+        if var earlier = partial.take() {
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+        }
+        while true {
+            switch Self.nextFrame(in: &bytes) {
+            case .frame(let opcode, let payload): handle(opcode, payload, arrived: arrived, context: context)
+            case .incomplete:
+                if bytes.readableBytes > 0 { partial = bytes }
+                return
+            case .invalid:
+                context.close(promise: nil)
+                return
+            }
+        }
+    }
+
+    private enum Next {
+        case frame(opcode: UInt8, payload: ByteBuffer)
+        case incomplete
+        case invalid
+    }
+
+    private static func nextFrame(in bytes: inout ByteBuffer) -> Next {
+        let start = bytes.readerIndex
+        guard let first = bytes.getInteger(at: start, as: UInt8.self), let second = bytes.getInteger(at: start + 1, as: UInt8.self) else { return .incomplete }
+        guard second & 0x80 == 0 else { return .invalid }
+        var header = 2
+        var length = Int(second & 0x7F)
+        if length == 126 {
+            guard let extended = bytes.getInteger(at: start + 2, as: UInt16.self) else { return .incomplete }
+            header = 4
+            length = Int(extended)
+        } else if length == 127 {
+            guard let extended = bytes.getInteger(at: start + 2, as: UInt64.self) else { return .incomplete }
+            guard extended <= 1 << 24 else { return .invalid }
+            header = 10
+            length = Int(extended)
+        }
+        guard let payload = bytes.getSlice(at: start + header, length: length) else { return .incomplete }
+        bytes.moveReaderIndex(forwardBy: header + length)
+        return .frame(opcode: first & 0x0F, payload: payload)
+    }
+
+    private func handle(_ opcode: UInt8, _ payload: ByteBuffer, arrived: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        switch WebSocketOpcode(encodedWebSocketOpcode: opcode) {
+        case .text: onText(payload, arrived)
         case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .connectionClose: context.close(promise: nil)
         default: break
