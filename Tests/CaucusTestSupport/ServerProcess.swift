@@ -22,7 +22,9 @@ public final class ServerProcess {
             .appendingPathComponent(".build/debug/caucus")
     }
 
-    public init(dataDirectory: String) throws {
+    /// `caucus serve` on `dataDirectory`, storing sessions in SQLite there or, with `store`, in
+    /// that PostgreSQL database; `arguments` go after the others.
+    public init(dataDirectory: String, store: String? = nil, arguments: [String] = []) throws {
         self.dataDirectory = dataDirectory
         let config = dataDirectory + "/apps.json"
         if !FileManager.default.fileExists(atPath: config) {
@@ -34,6 +36,7 @@ public final class ServerProcess {
         }
         process.executableURL = Self.executable
         process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--config", config, "--log-level", "error"]
+            + (store.map { ["--store", $0] } ?? []) + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
