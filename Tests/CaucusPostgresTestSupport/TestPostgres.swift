@@ -47,6 +47,15 @@ public actor TestPostgres {
     private static func start() async throws -> Server {
         let bin = try binaries()
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("caucus-pg-\(UUID().uuidString)")
+        do {
+            return try await start(bin: bin, in: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+
+    private static func start(bin: URL, in folder: URL) async throws -> Server {
         let data = folder.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         // initdb and postgres refuse to run as root: then the `postgres` account the Debian
@@ -82,6 +91,9 @@ public actor TestPostgres {
     private static func binaries() throws -> URL {
         let fileManager = FileManager.default
         if let configured = ProcessInfo.processInfo.environment["CAUCUS_TEST_PG_BIN"] {
+            guard fileManager.isExecutableFile(atPath: configured + "/initdb") else {
+                throw PostgresTestFailure("CAUCUS_TEST_PG_BIN is \(configured), which holds no initdb.")
+            }
             return URL(fileURLWithPath: configured)
         }
         let debian = "/usr/lib/postgresql"
