@@ -90,7 +90,7 @@ public actor PostgresSessionStore: SessionStore, Service {
         try BatchRules.checkShape(of: events, in: session)
         try BatchRules.checkOpening(opening, first: first.seq, in: session)
         let bodies = try events.map { try coding.body(of: $0, in: session) }
-        let history = events.flatMap { HistoryProjection.changes(for: $0).map { PostgresHistory.query(for: $0, in: session) } }
+        let history = PostgresHistory.queries(for: events.flatMap(HistoryProjection.changes(for:)), in: session)
         let sync = syncPolicy.syncs(events)
         try await calling {
             try await transaction { connection in

@@ -46,6 +46,34 @@ struct HistoryConformanceTests {
         }
     }
 
+    /// A batch as a join storm makes it: many joins, and a rename and a leave of users who
+    /// joined in the same batch.
+    @Test(arguments: StoreKind.allCases)
+    func oneBatchOfJoinsRenamesAndLeavesProjectsLikeOneBatchEach(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
+            var script = SessionScript()
+            var batch: [SequencedEvent] = []
+            var users: [UserID] = []
+            for index in 0..<30 {
+                let (user, join) = try script.join("User \(index)", claim: index == 0 ? .host : .participant)
+                batch += join
+                users.append(user)
+            }
+            batch += try script.run(.rename(users[3], to: "Renamed"), by: users[3])
+            batch += try script.run(.leave(endSession: false), by: users[5])
+            let (late, lateJoin) = try script.join("Late")
+            batch += lateJoin
+            let id = try await store.start(script, firstBatch: batch)
+            let history = try #require(try await store.history(app: "demo", limit: 1).first)
+            #expect(history.id == id)
+            #expect(history.users.count == 31)
+            #expect(history.users.map(\.userID) == users + [late], "in join order")
+            #expect(history.users.first { $0.userID == users[3] }?.name == "Renamed")
+            #expect(history.users.first { $0.userID == users[5] }?.leaveReason == "left")
+            #expect(history.users.filter { $0.leftAt != nil }.map(\.userID) == [users[5]])
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func theLastUserLeavingEndsTheSessionWithTheirOwnReason(kind: StoreKind) async throws {
         try await kind.freshDatabase().with { store in
