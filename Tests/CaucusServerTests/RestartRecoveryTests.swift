@@ -75,7 +75,8 @@ import Glibc
         first.kill(SIGTERM)
         #expect(try await host.closed() == 1012, "service restart: reconnect")
         #expect(first.process.terminationStatus == 0)
-        let second = try ServerProcess(dataDirectory: folder, store: database)
+        // The second start names the store in the environment instead (CAUCUS_STORE).
+        let second = try ServerProcess(dataDirectory: folder, environment: database.map { ["CAUCUS_STORE": $0] } ?? [:])
         let back = try await TestClient.connect(url: second.webSocketURL)
         #expect(try await back.request("resume", ["secret": secret, "lastSeq": seen])["user"] as? Int == 1)
         second.kill(SIGKILL)
