@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -45,18 +46,34 @@ let package = Package(
             name: "CaucusAuth",
             dependencies: ["CaucusCore", "CaucusJSONSyntax", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // The store's contract, its values and the pure history projection: no database.
+        .target(name: "CaucusStore", dependencies: ["CaucusCore", "CaucusProtocol", "CaucusJSON"]),
+        // The embedded default: one SQLite file.
         .target(
-            name: "CaucusStore",
+            name: "CaucusStoreSQLite",
             dependencies: [
-                "CaucusCore", "CaucusProtocol", "CaucusJSON",
+                "CaucusStore", "CaucusCore", "CaucusJSON", "CaucusProtocol",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The shared store: a PostgreSQL server, its client run as a service of the server.
+        .target(
+            name: "CaucusStorePostgres",
+            dependencies: [
+                "CaucusStore", "CaucusCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // TLS to the database (`sslmode=prefer|require`).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
             name: "CaucusServer",
             dependencies: [
-                "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusMedia",
+                "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusStoreSQLite",
+                "CaucusStorePostgres", "CaucusMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // The media port's datagram channel (DatagramBootstrap, recvmmsg).
@@ -100,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "caucus",
             dependencies: [
-                "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "Caucus", "CaucusProtocol", "CaucusJSON",
+                "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "CaucusStorePostgres", "Caucus", "CaucusProtocol", "CaucusJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The load generator's lean WebSocket client and its latency histograms.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -147,11 +164,22 @@ let package = Package(
             name: "CaucusJSONSyntaxTests",
             dependencies: ["CaucusJSONSyntax", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "CaucusStoreTests", dependencies: ["CaucusStore", "CaucusCore"]),
+        // Starts a throwaway PostgreSQL server for the tests that need a real one.
+        .target(name: "CaucusPostgresTestSupport", path: "Tests/CaucusPostgresTestSupport"),
+        .testTarget(
+            name: "CaucusStoreTests",
+            dependencies: [
+                "CaucusStore", "CaucusStoreSQLite", "CaucusStorePostgres", "CaucusCore", "CaucusPostgresTestSupport",
+                // Writes files of an older schema version, to migrate.
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ]
+        ),
         .testTarget(
             name: "CaucusServerTests",
             dependencies: [
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport", "CaucusMediaTestSupport",
+                // The restart tests read what a killed `caucus serve` left in its store.
+                "CaucusStore", "CaucusStoreSQLite", "CaucusStorePostgres", "CaucusPostgresTestSupport",
                 // The client-role WebRTC stack, against the server's media port.
                 "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),

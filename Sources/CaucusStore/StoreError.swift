@@ -17,12 +17,16 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case unencodableEvent
         /// A row whose columns are not what the schema promises.
         case corruptRow
+        /// A session's first append named a session that is live already (same app, same name
+        /// key): the database keeps one live session per name, whichever node asks.
+        case liveNameTaken
         /// The database was written by a newer version of the store.
         case unsupportedSchema
         case closed
         /// The file or its folder could not be created or opened.
         case cannotOpen
-        /// SQLite itself failed (I/O, locking, constraints the store does not pre-check).
+        /// The database itself failed (I/O, locking, a lost connection, constraints the store
+        /// does not pre-check).
         case database
     }
 
@@ -38,27 +42,31 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 }
 
 extension StoreError {
-    static func duplicateSeq(_ seq: Int, in session: StoredSessionID, last: Int) -> StoreError {
+    public static func duplicateSeq(_ seq: Int, in session: StoredSessionID, last: Int) -> StoreError {
         StoreError(.duplicateSeq, "Session \(session) already has event \(seq) (its log ends at \(last)).")
     }
 
-    static func gap(expected: Int, got seq: Int, in session: StoredSessionID) -> StoreError {
+    public static func gap(expected: Int, got seq: Int, in session: StoredSessionID) -> StoreError {
         StoreError(.outOfOrder, "Session \(session) expects event \(expected) next, not \(seq).")
     }
 
-    static func unknownSession(_ session: StoredSessionID) -> StoreError {
+    public static func unknownSession(_ session: StoredSessionID) -> StoreError {
         StoreError(.unknownSession, "No session \(session) in the store.")
     }
 
-    static func ended(_ session: StoredSessionID) -> StoreError {
+    public static func ended(_ session: StoredSessionID) -> StoreError {
         StoreError(.sessionEnded, "Session \(session) has ended; its log takes no more events.")
     }
 
-    static func undecodable(_ seq: Int, in session: StoredSessionID, _ error: any Error) -> StoreError {
+    public static func undecodable(_ seq: Int, in session: StoredSessionID, _ error: any Error) -> StoreError {
         StoreError(.undecodableEvent, "Event \(seq) of session \(session) does not decode: \(error)")
     }
 
-    static func database(_ error: any Error) -> StoreError {
+    public static func liveNameTaken(_ opening: SessionOpening) -> StoreError {
+        StoreError(.liveNameTaken, "App \(opening.app) already has a live session named \(opening.name).")
+    }
+
+    public static func database(_ error: any Error) -> StoreError {
         error as? StoreError ?? StoreError(.database, "\(error)")
     }
 }

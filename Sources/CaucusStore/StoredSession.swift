@@ -20,20 +20,36 @@ public struct StoredSessionID: RawRepresentable, Hashable, Comparable, Sendable,
     }
 }
 
-/// A session that has not ended, with its whole log, for rebuilding it after a restart.
+/// A session that has not ended, for rebuilding it after a restart: its latest snapshot, if
+/// any, and the events after it.
 public struct StoredSession: Sendable, Hashable {
     public let id: StoredSessionID
     public let app: String
     public let name: String
     public let createdAt: Instant
-    /// In seq order.
+    public let snapshot: StoredSnapshot?
+    /// In seq order, each after the snapshot's seq (all of the log without a snapshot).
     public let events: [SequencedEvent]
 
-    public init(id: StoredSessionID, app: String, name: String, createdAt: Instant, events: [SequencedEvent]) {
+    public init(
+        id: StoredSessionID, app: String, name: String, createdAt: Instant, snapshot: StoredSnapshot? = nil,
+        events: [SequencedEvent]
+    ) {
         self.id = id
         self.app = app
         self.name = name
         self.createdAt = createdAt
+        self.snapshot = snapshot
         self.events = events
+    }
+
+    /// The seq the log ends at.
+    public var lastSeq: Int { events.last?.seq ?? snapshot?.seq ?? 0 }
+
+    /// The session's state at `lastSeq`: the snapshot's, then the events after it.
+    public func rebuiltState(limits: SessionLimits) -> SessionState {
+        var state = snapshot?.state ?? SessionState(limits: limits)
+        for sequenced in events { state.apply(sequenced.event) }
+        return state
     }
 }

@@ -1,11 +1,18 @@
 import CaucusCore
 
-/// When a commit waits for the disk (SQLite's `synchronous` in WAL mode).
+/// Which commits wait until the database has them on disk. The promise, on each store:
 ///
-/// Every commit is written to the write-ahead log before it returns, so it survives a crash
-/// of the server process. What a sync adds is surviving a power cut or an OS crash, at the
-/// price of one `fsync` (milliseconds on many disks) on the path of the commands waiting for
-/// that commit.
+/// - **SQLite** (WAL mode): every commit is in the write-ahead log before `append` returns, so
+///   it survives a crash of the server process. A synced commit (`synchronous = FULL`) also
+///   survives a power cut or an OS crash, at the price of one `fsync` on the path of the
+///   commands waiting for it; the others run at `synchronous = NORMAL`.
+/// - **PostgreSQL**: a synced commit runs with `synchronous_commit = on` (the server's WAL is
+///   flushed before COMMIT returns); the others with `SET LOCAL synchronous_commit = off`, so
+///   COMMIT returns before that flush, and a crash of the PostgreSQL server (not of Caucus)
+///   may lose the last few hundred milliseconds of them (`wal_writer_delay`, 200 ms by default).
+///
+/// On both, an unsynced commit is flushed with the next synced one, and what a crash loses is
+/// always a suffix: the log stays a consistent prefix, never a log with a hole.
 public enum SyncPolicy: String, Sendable, CaseIterable {
     /// A commit that holds a message (a chat message or a broadcast) is synced before it
     /// returns: what a user was told was sent is on the disk. Other commits (joins, moves,
@@ -16,7 +23,7 @@ public enum SyncPolicy: String, Sendable, CaseIterable {
     case everyCommit = "every-commit"
 
     /// Whether the commit of `events` must be synced.
-    func syncs(_ events: [SequencedEvent]) -> Bool {
+    public func syncs(_ events: [SequencedEvent]) -> Bool {
         switch self {
         case .everyCommit: true
         case .messages: events.contains { $0.event.isMessage }
@@ -26,7 +33,7 @@ public enum SyncPolicy: String, Sendable, CaseIterable {
 
 extension Event {
     /// A user's words, which the sender is told were sent.
-    var isMessage: Bool {
+    public var isMessage: Bool {
         switch self {
         case .chatMessage, .broadcast: true
         default: false

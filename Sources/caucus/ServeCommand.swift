@@ -2,6 +2,7 @@ import ArgumentParser
 import CaucusAuth
 import CaucusServer
 import CaucusStore
+import CaucusStorePostgres
 import Foundation
 import Logging
 
@@ -11,17 +12,24 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
-            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_SYNC, CAUCUS_ROSTER_WINDOW, CAUCUS_MEDIA_PORT, \
-            CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Media (WebRTC) goes to one UDP port on the media \
-            address, 127.0.0.1 and a free port by default.
+            CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_STORE, CAUCUS_SYNC, CAUCUS_SNAPSHOT_EVERY, \
+            CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Sessions \
+            are stored in SQLite in the data folder unless --store names a PostgreSQL database. Media (WebRTC) \
+            goes to one UDP port on the media address, 127.0.0.1 and a free port by default.
             """)
 
     @Option(help: "Address to listen on.") var host: String?
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int?
     @Option(help: "Folder for the database, the server key and the development app.") var data: String?
     @Option(help: "JSON file of production apps: {\"apps\": [{\"key\": …, \"secret\": …, \"limits\": {…}}]}.") var config: String?
+    @Option(help: "Where sessions are stored: sqlite (the default: a file in the data folder) or a PostgreSQL URL, postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require].")
+    var store: String?
     @Option(help: "Which commits wait for the disk: messages (chat, broadcast; the default) or every-commit.")
     var sync: SyncPolicy?
+    @Option(help: "Events between two snapshots of a session's state, which a restart rebuilds from (default 1000; 0: none).")
+    var snapshotEvery: Int?
+    @Option(help: "Recent events a session keeps to replay to a resuming client (default 10000); a restart rebuilds from a snapshot at least this far back.")
+    var replayWindow: Int?
     @Option(help: "Milliseconds that news of other users joining or dropping may wait to be sent in one write (0: at once; default 5).")
     var rosterWindow: Int?
     @Option(help: "UDP port for media (ICE, DTLS, SRTP); 0, the default, picks a free one.") var mediaPort: Int?
@@ -38,6 +46,15 @@ struct Serve: AsyncParsableCommand {
         configuration.port = try port ?? environment["CAUCUS_PORT"].map(Self.port) ?? configuration.port
         configuration.dataDirectory = data ?? environment["CAUCUS_DATA"] ?? configuration.dataDirectory
         configuration.syncPolicy = try sync ?? environment["CAUCUS_SYNC"].map(Self.syncPolicy) ?? configuration.syncPolicy
+        configuration.storeURL = try (store ?? environment["CAUCUS_STORE"]).flatMap(Self.storeURL)
+        if let window = try replayWindow ?? environment["CAUCUS_REPLAY_WINDOW"].map(Self.count) {
+            guard window >= 0 else { throw ValidationError("The replay window is 0 or more events.") }
+            configuration.replayWindow = window
+        }
+        if let every = try snapshotEvery ?? environment["CAUCUS_SNAPSHOT_EVERY"].map(Self.count) {
+            guard every >= 0 else { throw ValidationError("The snapshot interval is 0 (none) or more events.") }
+            configuration.snapshotInterval = every
+        }
         if let window = try rosterWindow ?? environment["CAUCUS_ROSTER_WINDOW"].map(Self.milliseconds) {
             guard (0...1000).contains(window) else { throw ValidationError("The roster window is 0 to 1000 ms.") }
             configuration.rosterWindow = .milliseconds(window)
@@ -59,6 +76,20 @@ struct Serve: AsyncParsableCommand {
 
     private static func milliseconds(_ text: String) throws -> Int {
         guard let value = Int(text) else { throw ValidationError("CAUCUS_ROSTER_WINDOW must be a number of milliseconds.") }
+        return value
+    }
+
+    /// Nil for the embedded SQLite store, else the PostgreSQL URL.
+    private static func storeURL(_ text: String) throws -> String? {
+        if text == "sqlite" { return nil }
+        guard PostgresStoreLocation.isPostgresURL(text) else {
+            throw ValidationError("The store is sqlite or a PostgreSQL URL (postgres://user@host:port/database).")
+        }
+        return text
+    }
+
+    private static func count(_ text: String) throws -> Int {
+        guard let value = Int(text) else { throw ValidationError("CAUCUS_SNAPSHOT_EVERY and CAUCUS_REPLAY_WINDOW must be numbers of events.") }
         return value
     }
 

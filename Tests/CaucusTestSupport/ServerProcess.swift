@@ -22,7 +22,10 @@ public final class ServerProcess {
             .appendingPathComponent(".build/debug/caucus")
     }
 
-    public init(dataDirectory: String) throws {
+    /// `caucus serve` on `dataDirectory`, storing sessions in SQLite there or, with `store`, in
+    /// that PostgreSQL database; `arguments` go after the others, `environment` adds to this
+    /// process's.
+    public init(dataDirectory: String, store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
         let config = dataDirectory + "/apps.json"
         if !FileManager.default.fileExists(atPath: config) {
@@ -34,6 +37,10 @@ public final class ServerProcess {
         }
         process.executableURL = Self.executable
         process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--config", config, "--log-level", "error"]
+            + (store.map { ["--store", $0] } ?? []) + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -22,6 +22,12 @@ public struct ServerConfiguration: Sendable {
     public var rosterWindow: Duration
     /// Which commits wait for the disk: by default those holding a message (see `SyncPolicy`).
     public var syncPolicy: SyncPolicy
+    /// A PostgreSQL URL (`postgres://user@host:port/database`) for the shared store; nil keeps
+    /// the embedded SQLite file in the data folder.
+    public var storeURL: String?
+    /// Events between two snapshots of a session's state, which a rebuild starts from; one is
+    /// also saved at shutdown. 0: no snapshots, a rebuild replays the whole log.
+    public var snapshotInterval: Int
     /// How often the server pings each client; one that sends nothing between two pings is closed.
     public var keepAliveInterval: Duration
     /// The media port (UDP): ICE, DTLS and SRTP of every peer. 0 picks a free one, which every
@@ -42,8 +48,11 @@ public struct ServerConfiguration: Sendable {
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
-        mediaBindAddress: String? = nil, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50)
+        mediaBindAddress: String? = nil, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
+        storeURL: String? = nil, snapshotInterval: Int = 1_000
     ) {
+        self.storeURL = storeURL
+        self.snapshotInterval = snapshotInterval
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -1,6 +1,8 @@
 import CaucusAuth
 import CaucusCore
 import CaucusStore
+import CaucusStorePostgres
+import CaucusStoreSQLite
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -19,6 +21,8 @@ public final class SessionServer: Sendable {
     let verifier: TokenVerifier
     let registry: SessionRegistry
     let store: any SessionStore
+    /// The PostgreSQL store's connection pool, which runs as a service of `run`'s group.
+    let storeService: PostgresSessionStore?
     let secrets: ResumeSecrets
     let metrics: ServerMetrics
     let media: MediaTransport
@@ -40,7 +44,15 @@ public final class SessionServer: Sendable {
             development = try data.developmentApp()
             apps = [development!.app]
         }
-        let store = try await SQLiteSessionStore.open(path: data.databasePath, syncPolicy: configuration.syncPolicy, logger: logger)
+        let store: any SessionStore
+        var postgres: PostgresSessionStore?
+        if let url = configuration.storeURL {
+            let shared = PostgresSessionStore(location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy, logger: logger)
+            store = shared
+            postgres = shared
+        } else {
+            store = try await SQLiteSessionStore.open(path: data.databasePath, syncPolicy: configuration.syncPolicy, logger: logger)
+        }
         let media: MediaTransport
         do {
             media = try await MediaTransport.bind(configuration, metrics: MediaMetrics())
@@ -49,17 +61,26 @@ public final class SessionServer: Sendable {
             throw error
         }
         let server = SessionServer(
-            configuration: configuration, apps: apps, development: development, store: store,
+            configuration: configuration, apps: apps, development: development, store: store, storeService: postgres,
             secrets: ResumeSecrets(key: try data.serverKey()), media: media, logger: logger, clock: clock)
-        await server.registry.restore(from: try await store.liveSessions(), apps: server.apps)
+        // PostgreSQL's pool works only while it runs as a service: `run` restores then.
+        if postgres == nil { try await server.restoreSessions() }
         return server
+    }
+
+    /// Readies the store and rebuilds the sessions that were live.
+    func restoreSessions() async throws {
+        if let storeService { try await storeService.prepare() }
+        // Old enough snapshots that a restored session replays as much as a running one keeps.
+        await registry.restore(from: try await store.liveSessions(replayDepth: configuration.replayWindow), apps: apps)
     }
 
     private init(
         configuration: ServerConfiguration, apps: [AppCredentials], development: (app: AppCredentials, created: Bool)?,
-        store: any SessionStore, secrets: ResumeSecrets, media: MediaTransport, logger: Logger,
+        store: any SessionStore, storeService: PostgresSessionStore?, secrets: ResumeSecrets, media: MediaTransport, logger: Logger,
         clock: @escaping @Sendable () -> Instant
     ) {
+        self.storeService = storeService
         self.configuration = configuration
         self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         self.developmentApp = development?.app
@@ -74,10 +95,11 @@ public final class SessionServer: Sendable {
         self.media = media
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
+        let snapshotInterval = configuration.snapshotInterval
         self.registry = SessionRegistry { registry in
             SessionEnvironment(
-                store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow, rosterWindow: rosterWindow,
-                media: media, sessionClosed: { id in await registry.closed(id) })
+                store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow,
+                snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, sessionClosed: { id in await registry.closed(id) })
         }
     }
 
@@ -107,14 +129,18 @@ public final class SessionServer: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.
+    ///
+    /// A PostgreSQL store's pool is the group's first service: a group stops its services in
+    /// reverse order, each once the one after it has returned, so the pool outlives the
+    /// shutdown notice, which waits for every session's last write and snapshot.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: application(onRunning: onRunning)), .init(service: ShutdownNotice(server: self)),
-                    .init(service: MediaService(transport: media)),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let storeService { services.append(.init(service: storeService)) }
+        services += [
+            .init(service: RestoringApplication(server: self, application: application(onRunning: onRunning))),
+            .init(service: ShutdownNotice(server: self)), .init(service: MediaService(transport: media)),
+        ]
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try await store.close()
     }
@@ -132,6 +158,18 @@ public final class SessionServer: Sendable {
     func closeAllConnections() async {
         for session in await registry.all() { await session.closeForRestart() }
         await requests.drained()
+    }
+}
+
+/// The application, served once the sessions are restored when that waited for the store's
+/// service (PostgreSQL); at once otherwise.
+struct RestoringApplication<Application: Service>: Service {
+    let server: SessionServer
+    let application: Application
+
+    func run() async throws {
+        if server.storeService != nil { try await server.restoreSessions() }
+        try await application.run()
     }
 }
 

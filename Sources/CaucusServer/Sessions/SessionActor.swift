@@ -33,19 +33,25 @@ actor SessionActor {
         let requestID: Int
     }
 
-    init(id: StoredSessionID, app: String, limits: SessionLimits, environment: SessionEnvironment) {
+    /// What the store records of the session with its first batch (nil for a restored one).
+    private let opening: SessionOpening?
+
+    init(id: StoredSessionID, app: String, limits: SessionLimits, opening: SessionOpening?, environment: SessionEnvironment) {
         self.id = id
         self.app = app
+        self.opening = opening
         self.environment = environment
         let secrets = environment.secrets
         self.pipeline = Pipeline(
             limits: limits, encoding: WireFrames(), replayWindow: environment.replayWindow,
-            rosterWindow: environment.rosterWindow, secret: { secrets.secret(session: id, user: $0) })
+            rosterWindow: environment.rosterWindow, snapshotInterval: environment.snapshotInterval,
+            secret: { secrets.secret(session: id, user: $0) })
     }
 
-    /// Rebuilds the session from its stored log after a restart (on a fresh actor).
+    /// Rebuilds the session after a restart (on a fresh actor): its latest snapshot, if any,
+    /// then the events after it.
     func restore(_ stored: StoredSession) {
-        pipeline.restore(stored.events)
+        pipeline.restore(stored.events, from: stored.snapshot)
     }
 
     /// Users who were connected lost their connection with the old process: their seats are
@@ -110,6 +116,7 @@ actor SessionActor {
             await task.value
             if storeTask == task { storeTask = nil }
         }
+        if let snapshot = pipeline.snapshotAtShutdown() { await save(snapshot) }
     }
 
     /// A snapshot sent only once every event it includes has been delivered, so that the
@@ -151,10 +158,10 @@ actor SessionActor {
     private func perform(_ actions: [Pipeline.Action]) {
         for action in actions {
             switch action {
-            case .append(let events):
+            case .append(let events, let snapshot):
                 dropMedia(after: events)
                 routeMedia()
-                storeTask = Task { await self.store(events) }
+                storeTask = Task { await self.store(events, snapshot: snapshot) }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
                 environment.metrics.deliveries.increment(by: sent)
@@ -225,14 +232,17 @@ actor SessionActor {
         environment.media.route(id, eligible: eligible, connections: connections)
     }
 
-    /// Writes one batch, then tells the pipeline how it went.
-    private func store(_ events: [SequencedEvent]) async {
+    /// Writes one batch (the one that begins the log opens the session's row), then tells the
+    /// pipeline how it went; then saves the snapshot that came with it, if any.
+    private func store(_ events: [SequencedEvent], snapshot: StoredSnapshot?) async {
         let actions: [Pipeline.Action]
+        var failure: (any Error)?
         do {
-            try await environment.store.append(events, to: id)
+            try await environment.store.append(events, to: id, opening: events.first?.seq == 1 ? opening : nil)
             actions = pipeline.batchStored()
         } catch {
             environment.logger.error("session \(id) could not be saved: \(error)")
+            failure = error
             actions = pipeline.storeFailed()
         }
         let clock = ContinuousClock()
@@ -243,6 +253,17 @@ actor SessionActor {
         environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)
+        }
+        if let snapshot, failure == nil { await save(snapshot) }
+    }
+
+    /// Saves a snapshot of stored events. A failure is logged, not fatal: the log still holds
+    /// everything, and the next rebuild replays a little more of it.
+    private func save(_ snapshot: StoredSnapshot) async {
+        do {
+            try await environment.store.saveSnapshot(snapshot, of: id)
+        } catch {
+            environment.logger.warning("session \(id) could not save its snapshot at \(snapshot.seq): \(error)")
         }
     }
 

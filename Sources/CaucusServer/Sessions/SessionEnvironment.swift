@@ -12,6 +12,8 @@ struct SessionEnvironment: Sendable {
     /// How many recent events a session keeps in memory to replay to resuming clients; a
     /// client that missed more gets a fresh snapshot.
     let replayWindow: Int
+    /// Events between two snapshots of a session's state (0: never; see `SessionPipeline+Snapshots`).
+    let snapshotInterval: Int
     /// How long roster news may wait to be sent with the next (zero: never held).
     let rosterWindow: Duration
     /// The media port, whose peers go when their users leave.

@@ -37,8 +37,10 @@ actor SessionRegistry {
         if let pending = creating[key] { return try await pending.value }
         let environment = environment(self)
         let task = Task { () throws -> SessionActor in
-            let id = try await environment.store.createSession(app: app.key, name: name, at: now)
-            return SessionActor(id: id, app: app.key, limits: app.limits, environment: environment)
+            // Only an id: the row is written with the first join's events (none if refused).
+            let id = try await environment.store.reserveSessionID()
+            let opening = SessionOpening(app: app.key, name: name, createdAt: now)
+            return SessionActor(id: id, app: app.key, limits: app.limits, opening: opening, environment: environment)
         }
         creating[key] = task
         defer { creating[key] = nil }
@@ -60,32 +62,20 @@ actor SessionRegistry {
         if names.session(app: entry.app, named: entry.name) == id { names.end(app: entry.app, named: entry.name) }
     }
 
-    /// Drops a session no one managed to join (its first join was refused).
+    /// Drops a session no one managed to join (its first join was refused): it has no row in
+    /// the store, only its name here.
     func discardIfUnstarted(_ actor: SessionActor) async {
         guard await actor.state.lifecycle == .awaitingFirstJoin else { return }
         closed(actor.id)
-        await discardStoredSession(actor.id)
-    }
-
-    /// Deletes the stored row of a session that has no event (the store keeps any that has).
-    private func discardStoredSession(_ id: StoredSessionID) async {
-        let environment = environment(self)
-        do {
-            try await environment.store.discardSession(id)
-        } catch {
-            environment.logger.error("could not discard the unstarted session \(id): \(error)")
-        }
     }
 
     /// Rebuilds every live session from the store after a restart.
     func restore(from stored: [StoredSession], apps: [String: AppCredentials]) async {
         let environment = environment(self)
-        // A session with no event never had a user (a crash between its creation and its first
-        // join): nothing to rebuild, and its row goes.
-        for session in stored where session.events.isEmpty { await discardStoredSession(session.id) }
-        for session in stored where !session.events.isEmpty {
+        // A row is written with a session's first events, so every live session has some.
+        for session in stored where session.lastSeq > 0 {
             let limits = apps[session.app]?.limits ?? .standard
-            let actor = SessionActor(id: session.id, app: session.app, limits: limits, environment: environment)
+            let actor = SessionActor(id: session.id, app: session.app, limits: limits, opening: nil, environment: environment)
             await actor.restore(session)
             register(actor, app: session.app, name: session.name)
             await actor.holdSeatsAfterRestart()

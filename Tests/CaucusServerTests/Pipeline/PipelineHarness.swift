@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusProtocol
+import CaucusStore
 
 @testable import CaucusServer
 
@@ -29,16 +30,18 @@ struct PipelineHarness {
     /// The length of each roster window started.
     var rosterWindows: [Duration] = []
     var sessionClosed = false
+    /// The snapshots the pipeline handed the store, in order.
+    var snapshots: [StoredSnapshot] = []
     var violations: [String] = []
     var now = Instant(seconds: 1_000)
     private var nextConnection = 1
 
     static let limits = SessionLimits(maxSubsessions: 4, maxPasswordLength: 10, maxUsersPerSession: 12, maxRoomCapacity: 4, reconnectGraceSeconds: 20)
 
-    init(replayWindow: Int = 1_000, holdsRoster: Bool = false) {
+    init(replayWindow: Int = 1_000, holdsRoster: Bool = false, snapshotInterval: Int = 0) {
         pipeline = Pipeline(
             limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, rosterWindow: holdsRoster ? .milliseconds(5) : .zero,
-            secret: { "secret-\($0.rawValue)" })
+            snapshotInterval: snapshotInterval, secret: { "secret-\($0.rawValue)" })
     }
 
     mutating func newConnection() -> Int {
@@ -49,9 +52,14 @@ struct PipelineHarness {
     mutating func run(_ actions: [Pipeline.Action]) {
         for action in actions {
             switch action {
-            case .append(let events):
+            case .append(let events, let snapshot):
                 if storeCall != nil { violations.append("a second store write while one is under way") }
                 storeCall = events
+                if let snapshot {
+                    // The state at the batch's last event: what replaying the log up to it gives.
+                    if snapshot.seq != events.last?.seq { violations.append("a snapshot at \(snapshot.seq) with a batch ending at \(events.last?.seq ?? 0)") }
+                    snapshots.append(snapshot)
+                }
             case .send(let deliveries):
                 let durable = stored.last?.seq ?? 0
                 for delivery in deliveries {

@@ -1,12 +1,15 @@
 import CaucusCore
 import CaucusProtocol
+import CaucusStore
 
 extension SessionPipeline {
     /// What the shell around the pipeline must do, in the order given.
     enum Action {
         /// Write these events to the store as one batch, then report `batchStored()` or
-        /// `storeFailed()`. At most one is under way at a time.
-        case append([SequencedEvent])
+        /// `storeFailed()`. At most one is under way at a time. With a snapshot (the state
+        /// at the batch's last event), save it once the batch is stored; its failure costs
+        /// only a longer rebuild.
+        case append([SequencedEvent], snapshot: StoredSnapshot?)
         /// Send each connection its frames, in order, each connection's in one write.
         case send([Delivery])
         /// Send every one of these connections the same frames, in order, in one write each

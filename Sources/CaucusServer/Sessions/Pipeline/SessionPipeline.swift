@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusProtocol
+import CaucusStore
 
 /// A live session's bookkeeping as a pure state machine: it decides and applies commands,
 /// numbers their events, batches them for the store, and — once a batch is stored — says
@@ -47,6 +48,10 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     let encoding: Encoding
     /// The secret a user resumes its seat with.
     private let secret: (UserID) -> String
+    /// Events between two snapshots of the state (0: none; see `SessionPipeline+Snapshots`).
+    let snapshotInterval: Int
+    /// The seq of the latest snapshot handed to the store (or restored from).
+    var snapshotSeq = 0
 
     enum Lifecycle: Equatable {
         case open
@@ -89,10 +94,11 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     }
 
     init(
-        limits: SessionLimits, encoding: Encoding, replayWindow: Int, rosterWindow: Duration,
+        limits: SessionLimits, encoding: Encoding, replayWindow: Int, rosterWindow: Duration, snapshotInterval: Int = 0,
         secret: @escaping (UserID) -> String
     ) {
         self.state = SessionState(limits: limits)
+        self.snapshotInterval = snapshotInterval
         self.encoding = encoding
         self.window = ReplayWindow(capacity: replayWindow)
         self.rosterWindow = rosterWindow
@@ -100,7 +106,14 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     }
 
     /// Rebuilds the session from its stored log (after a restart): everything in it is durable.
-    mutating func restore(_ events: [SequencedEvent]) {
+    /// With a snapshot, the state starts from it and only the events after it are replayed
+    /// (and kept for resuming clients: one who missed more gets a fresh snapshot).
+    mutating func restore(_ events: [SequencedEvent], from snapshot: StoredSnapshot? = nil) {
+        if let snapshot {
+            state = snapshot.state
+            seq = snapshot.seq
+            snapshotSeq = snapshot.seq
+        }
         for event in events {
             let departed = Self.departures(of: event.event, in: state)
             state.apply(event.event)
@@ -304,7 +317,8 @@ extension SessionPipeline {
         guard storing == nil, !pending.isEmpty else { return nil }
         storing = pending
         pending.removeAll(keepingCapacity: true)
-        return .append(storing!.map(\.event))
+        // Everything decided is in this batch, so the state is the state at its last event.
+        return .append(storing!.map(\.event), snapshot: snapshotDue())
     }
 
     private mutating func rescheduleTick() -> [Action] {

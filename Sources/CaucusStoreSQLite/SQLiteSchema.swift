@@ -1,10 +1,23 @@
+import CaucusStore
+import CaucusCore
+import CaucusStore
 import Logging
 import SQLiteNIO
 
 /// The database layout, versioned with `PRAGMA user_version`. Migrations are only ever
 /// appended: `migrations[i]` takes a database from version `i` to `i + 1`.
 enum SQLiteSchema {
-    static let migrations: [[String]] = [
+    /// One step of a migration: SQL, or a computation SQL cannot do.
+    enum Step: ExpressibleByStringLiteral {
+        case sql(String)
+        /// Fills `sessions.name_key` with `SessionName.key(name)` (Unicode lowercasing, which
+        /// SQLite's `lower` does not do).
+        case fillNameKeys
+
+        init(stringLiteral sql: String) { self = .sql(sql) }
+    }
+
+    static let migrations: [[Step]] = [
         [
             // AUTOINCREMENT so an id is never handed out twice, even after rows are deleted:
             // logs and history may be cited by id long after a session ends.
@@ -58,6 +71,32 @@ enum SQLiteSchema {
             END
             """
         ],
+        [
+            // A session's row is written by its first append, no longer when it is created:
+            // ids are reserved from this counter (never reused: it starts past every id given).
+            "CREATE TABLE session_id_counter (last INTEGER NOT NULL)",
+            """
+            INSERT INTO session_id_counter (last) SELECT max(
+                coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sessions'), 0),
+                coalesce((SELECT max(id) FROM sessions), 0))
+            """,
+            // Rows of sessions whose first join was refused (or that crashed before it): they
+            // were never a session, and would block their name under the index below.
+            "DELETE FROM sessions WHERE ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = sessions.id)",
+            "ALTER TABLE sessions ADD COLUMN name_key TEXT NOT NULL DEFAULT ''",
+            .fillNameKeys,
+            // One live session per app and name, whoever writes the file.
+            "CREATE UNIQUE INDEX live_session_names ON sessions (app, name_key) WHERE ended_at IS NULL",
+            // Snapshots of live sessions: a rebuild reads one and the events after it.
+            """
+            CREATE TABLE snapshots (
+                session_id INTEGER NOT NULL REFERENCES sessions (id),
+                seq INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            ) WITHOUT ROWID
+            """,
+        ],
     ]
 
     static var version: Int { migrations.count }
@@ -97,7 +136,7 @@ enum SQLiteSchema {
                     .unsupportedSchema, "The database has schema version \(found); this build knows up to \(version).")
             }
             for step in found..<version {
-                for statement in migrations[step] { _ = try await connection.query(statement) }
+                for statement in migrations[step] { try await run(statement, on: connection) }
                 logger.info("Migrated session store schema", metadata: ["version": "\(step + 1)"])
             }
             // PRAGMA takes no bound parameters; `version` is our own integer.
@@ -106,6 +145,19 @@ enum SQLiteSchema {
         } catch {
             _ = try? await connection.query("ROLLBACK")
             throw error
+        }
+    }
+
+    private static func run(_ step: Step, on connection: SQLiteConnection) async throws {
+        switch step {
+        case .sql(let sql):
+            _ = try await connection.query(sql)
+        case .fillNameKeys:
+            for row in try await connection.query("SELECT id, name FROM sessions") {
+                _ = try await connection.query(
+                    "UPDATE sessions SET name_key = ?1 WHERE id = ?2",
+                    [.text(SessionName.key(try row.text("name"))), SQLiteData(try row.int("id"))])
+            }
         }
     }
 }

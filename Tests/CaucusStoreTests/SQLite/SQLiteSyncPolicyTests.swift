@@ -2,18 +2,18 @@ import CaucusCore
 import Testing
 
 @testable import CaucusStore
+@testable import CaucusStoreSQLite
 
 /// Which commits wait for the disk: SQLite's `synchronous` as the commit ran (1 NORMAL:
 /// written to the WAL only; 2 FULL: the WAL synced before the commit returns).
-@Suite("Sync policy")
-struct SyncPolicyTests {
+@Suite("SQLite sync policy")
+struct SQLiteSyncPolicyTests {
     @Test func byDefaultOnlyCommitsHoldingAMessageAreSynced() async throws {
         try await withTemporaryDatabase { path in
             let store = try await SQLiteSessionStore.open(path: path)
             var script = SessionScript()
-            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
             let (host, hostJoin) = try script.join("Ada", claim: .host)
-            try await store.append(hostJoin, to: id)
+            let id = try await store.start(script, firstBatch: hostJoin)
             #expect(try await store.pragma("synchronous") == "1", "a join is written, not synced")
             try await store.append(try script.run(.chat("hello", to: .room), by: host), to: id)
             #expect(try await store.pragma("synchronous") == "2", "a chat message is synced before it is acknowledged")
@@ -31,9 +31,8 @@ struct SyncPolicyTests {
         try await withTemporaryDatabase { path in
             let store = try await SQLiteSessionStore.open(path: path, syncPolicy: .everyCommit)
             var script = SessionScript()
-            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
             let (_, hostJoin) = try script.join("Ada", claim: .host)
-            try await store.append(hostJoin, to: id)
+            _ = try await store.start(script, firstBatch: hostJoin)
             #expect(try await store.pragma("synchronous") == "2")
             try await store.close()
         }
@@ -56,9 +55,8 @@ struct CheckpointTests {
             let store = try await SQLiteSessionStore.open(path: path)
             #expect(try await store.pragma("wal_autocheckpoint") == "0", "no commit pays for a checkpoint")
             var script = SessionScript()
-            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
             let (host, hostJoin) = try script.join("Ada", claim: .host)
-            try await store.append(hostJoin, to: id)
+            let id = try await store.start(script, firstBatch: hostJoin)
             for index in 1...50 { try await store.append(try script.run(.chat("message \(index)", to: .room), by: host), to: id) }
             let checkpointer = try #require(await store.checkpointer)
             // Liveness only: the checkpointer runs every second; give it a generous while.

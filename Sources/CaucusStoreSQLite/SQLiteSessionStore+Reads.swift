@@ -1,20 +1,37 @@
 import CaucusCore
-import Foundation
+import CaucusStore
 import SQLiteNIO
 
 extension SQLiteSessionStore {
-    public func liveSessions() async throws -> [StoredSession] {
-        try await exclusive {
+    public func liveSessions(replayDepth: Int) async throws -> [StoredSession] {
+        // Each live session with the seq of the snapshot a rebuild starts from.
+        let chosen = """
+            WITH chosen AS (
+                SELECT s.id, s.app, s.name, s.created_at, (
+                    SELECT max(n.seq) FROM snapshots n
+                    WHERE n.session_id = s.id AND n.seq <= (SELECT max(seq) FROM events WHERE session_id = s.id) - ?1
+                ) AS snapshot_seq
+                FROM sessions s WHERE s.ended_at IS NULL
+            )
+            """
+        return try await exclusive {
             try await transaction(.deferred) {
                 let sessions = try await connection.query(
-                    "SELECT id, app, name, created_at FROM sessions WHERE ended_at IS NULL ORDER BY id")
+                    """
+                    \(chosen)
+                    SELECT c.id, c.app, c.name, c.created_at, c.snapshot_seq, n.body AS snapshot
+                    FROM chosen c LEFT JOIN snapshots n ON n.session_id = c.id AND n.seq = c.snapshot_seq
+                    ORDER BY c.id
+                    """, [SQLiteData(max(0, replayDepth))])
+                // Only the events after each session's snapshot: the snapshot stands for the rest.
                 let eventRows = try await connection.query(
                     """
+                    \(chosen)
                     SELECT e.session_id, e.seq, e.at, e.body
-                    FROM events e JOIN sessions s ON s.id = e.session_id
-                    WHERE s.ended_at IS NULL
+                    FROM events e JOIN chosen c ON c.id = e.session_id
+                    WHERE e.seq > coalesce(c.snapshot_seq, 0)
                     ORDER BY e.session_id, e.seq
-                    """)
+                    """, [SQLiteData(max(0, replayDepth))])
                 var logs: [StoredSessionID: [SequencedEvent]] = [:]
                 for row in eventRows {
                     let session = try row.sessionID("session_id")
@@ -22,9 +39,12 @@ extension SQLiteSessionStore {
                 }
                 return try sessions.map { row in
                     let id = try row.sessionID("id")
+                    let snapshot = try row.optionalInt64("snapshot_seq").map { seq in
+                        try coding.snapshot(seq: Int(seq), body: try row.text("snapshot"), in: id)
+                    }
                     return StoredSession(
                         id: id, app: try row.text("app"), name: try row.text("name"),
-                        createdAt: try row.instant("created_at"), events: logs[id] ?? [])
+                        createdAt: try row.instant("created_at"), snapshot: snapshot, events: logs[id] ?? [])
                 }
             }
         }
@@ -80,13 +100,6 @@ extension SQLiteSessionStore {
     }
 
     private func decodeEvent(_ row: SQLiteRow, of session: StoredSessionID) throws -> SequencedEvent {
-        let seq = try row.int("seq")
-        let event: Event
-        do {
-            event = try decoder.decode(Event.self, from: Data(try row.text("body").utf8))
-        } catch {
-            throw StoreError.undecodable(seq, in: session, error)
-        }
-        return SequencedEvent(seq: seq, at: try row.instant("at"), event: event)
+        try coding.event(seq: try row.int("seq"), at: try row.instant("at"), body: try row.text("body"), in: session)
     }
 }

@@ -1,24 +1,23 @@
 import CaucusCore
-import Foundation
+import CaucusStore
 import Testing
 
-@testable import CaucusStore
-
-@Suite("Session history")
-struct HistoryTests {
+/// Session history, projected from the events in the same transaction, on every store.
+@Suite("Conformance: session history")
+struct HistoryConformanceTests {
     private func at(_ seconds: Int) -> Instant { Instant.testEpoch.adding(seconds: seconds) }
 
-    @Test func historyFollowsJoinsRenamesLeavesAndTheEnd() async throws {
-        try await withTemporaryDatabase { path in
-            let store = try await SQLiteSessionStore.open(path: path)
+    @Test(arguments: StoreKind.allCases)
+    func historyFollowsJoinsRenamesLeavesAndTheEnd(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
             var script = SessionScript()
-            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            let (ada, adaJoin) = try script.join("Ada", claim: .host)
+            let id = try await store.start(script, firstBatch: adaJoin)  // t0
+            script.advance(seconds: 1)
             func step(_ batch: [SequencedEvent]) async throws {
                 try await store.append(batch, to: id)
                 script.advance(seconds: 1)
             }
-            let (ada, adaJoin) = try script.join("Ada", claim: .host)
-            try await step(adaJoin)  // t0
             let (bob, bobJoin) = try script.join("Bob")
             try await step(bobJoin)  // t1
             let (cy, cyJoin) = try script.join("Cy")
@@ -44,17 +43,43 @@ struct HistoryTests {
                     UserHistory(userID: dee, name: "Dee", joinedAt: at(5), leftAt: at(6), leaveReason: "removed"),
                 ])
             #expect(history == [expected])
-            try await store.close()
         }
     }
 
-    @Test func theLastUserLeavingEndsTheSessionWithTheirOwnReason() async throws {
-        try await withTemporaryDatabase { path in
-            let store = try await SQLiteSessionStore.open(path: path)
+    /// A batch as a join storm makes it: many joins, and a rename and a leave of users who
+    /// joined in the same batch.
+    @Test(arguments: StoreKind.allCases)
+    func oneBatchOfJoinsRenamesAndLeavesProjectsLikeOneBatchEach(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
             var script = SessionScript()
-            let id = try await store.createSession(app: "demo", name: script.name, at: script.now)
+            var batch: [SequencedEvent] = []
+            var users: [UserID] = []
+            for index in 0..<30 {
+                let (user, join) = try script.join("User \(index)", claim: index == 0 ? .host : .participant)
+                batch += join
+                users.append(user)
+            }
+            batch += try script.run(.rename(users[3], to: "Renamed"), by: users[3])
+            batch += try script.run(.leave(endSession: false), by: users[5])
+            let (late, lateJoin) = try script.join("Late")
+            batch += lateJoin
+            let id = try await store.start(script, firstBatch: batch)
+            let history = try #require(try await store.history(app: "demo", limit: 1).first)
+            #expect(history.id == id)
+            #expect(history.users.count == 31)
+            #expect(history.users.map(\.userID) == users + [late], "in join order")
+            #expect(history.users.first { $0.userID == users[3] }?.name == "Renamed")
+            #expect(history.users.first { $0.userID == users[5] }?.leaveReason == "left")
+            #expect(history.users.filter { $0.leftAt != nil }.map(\.userID) == [users[5]])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theLastUserLeavingEndsTheSessionWithTheirOwnReason(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
+            var script = SessionScript()
             let (ada, join) = try script.join("Ada", claim: .host)
-            try await store.append(join, to: id)
+            let id = try await store.start(script, firstBatch: join)
             script.advance(seconds: 30)
             // One batch: userLeft then sessionEnded(everyoneLeft), as the core decides it.
             try await store.append(try script.run(.leave(endSession: false), by: ada), to: id)
@@ -64,21 +89,19 @@ struct HistoryTests {
             #expect(history.first?.endedAt == at(30))
             #expect(history.first?.users == [UserHistory(userID: ada, name: "Ada", joinedAt: at(0), leftAt: at(30), leaveReason: "left")])
             #expect(try await store.liveSessions().isEmpty)
-            try await store.close()
         }
     }
 
-    @Test func historyIsPerAppNewestFirstAndLimited() async throws {
-        try await withTemporaryDatabase { path in
-            let store = try await SQLiteSessionStore.open(path: path)
+    @Test(arguments: StoreKind.allCases)
+    func historyIsPerAppNewestFirstAndLimited(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
             // Created out of order, so that newest-first cannot be mistaken for id order.
             let sessions: [(app: String, name: String, start: Int)] = [
                 ("alpha", "a2", 20), ("alpha", "a1", 10), ("beta", "b1", 25), ("alpha", "a4", 40), ("alpha", "a3", 30),
             ]
             for session in sessions {
                 var script = SessionScript(name: session.name, startingAt: at(session.start))
-                let id = try await store.createSession(app: session.app, name: session.name, at: script.now)
-                try await store.append(try script.join("Host of \(session.name)", claim: .host).1, to: id)
+                _ = try await store.start(app: session.app, script, firstBatch: try script.join("Host of \(session.name)", claim: .host).1)
             }
 
             let alpha = try await store.history(app: "alpha", limit: 3)
@@ -89,17 +112,6 @@ struct HistoryTests {
             #expect(try await store.history(app: "beta", limit: 10).map(\.name) == ["b1"])
             #expect(try await store.history(app: "gamma", limit: 10).isEmpty)
             #expect(try await store.history(app: "alpha", limit: 0).isEmpty)
-            try await store.close()
         }
-    }
-
-    @Test func historyEncodesIdsAsPlainNumbers() throws {
-        let history = SessionHistory(
-            id: StoredSessionID(rawValue: 7), app: "demo", name: "Class", startedAt: at(0), endedAt: nil, endReason: nil,
-            users: [UserHistory(userID: UserID(1), name: "Ada", joinedAt: at(0), leftAt: nil, leaveReason: nil)])
-        let json = try JSONEncoder().encode(history)
-        let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
-        #expect(object?["id"] as? Int == 7)
-        #expect(try JSONDecoder().decode(SessionHistory.self, from: json) == history)
     }
 }

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusStore
 import SQLiteNIO
 
 /// Typed column reads that fail loudly: a NULL or mistyped value where the schema promises

@@ -1,6 +1,5 @@
 import CaucusCore
-import CaucusJSON
-import CaucusProtocol
+import CaucusStore
 import Foundation
 import Logging
 import SQLiteNIO
@@ -13,8 +12,7 @@ import SQLiteNIO
 public actor SQLiteSessionStore: SessionStore {
     let connection: SQLiteConnection
     let logger: Logger
-    let encoder = StreamingJSONEncoder.caucus
-    let decoder = JSONDecoder()
+    let coding = StoredCoding()
     let syncPolicy: SyncPolicy
     /// Whether the connection is at `synchronous = FULL` now (else NORMAL).
     private var syncingCommits = true
@@ -106,36 +104,21 @@ public actor SQLiteSessionStore: SessionStore {
         }
     }
 
-    public func createSession(app: String, name: String, at: Instant) async throws -> StoredSessionID {
+    public func reserveSessionID() async throws -> StoredSessionID {
         try await exclusive {
-            let rows = try await connection.query(
-                "INSERT INTO sessions (app, name, created_at) VALUES (?1, ?2, ?3) RETURNING id",
-                [.text(app), .text(name), SQLiteData(at)])
-            guard let row = rows.first else { throw StoreError(.database, "INSERT … RETURNING gave no id.") }
-            return try row.sessionID("id")
-        }
-    }
-
-    public func discardSession(_ session: StoredSessionID) async throws {
-        try await exclusive {
-            _ = try await connection.query(
-                "DELETE FROM sessions WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?1)", [SQLiteData(session)])
+            let rows = try await connection.query("UPDATE session_id_counter SET last = last + 1 RETURNING last")
+            guard let row = rows.first else { throw StoreError(.database, "The session id counter has no row.") }
+            return try row.sessionID("last")
         }
     }
 
     /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
     /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
-    public func append(_ events: [SequencedEvent], to session: StoredSessionID) async throws {
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws {
         guard let first = events.first else { return }
-        try Self.checkShape(of: events, in: session)
-        let bodies = try events.map { sequenced in
-            do {
-                // Same event, same bytes (members in the order the event writes them).
-                return String(decoding: try encoder.encode(sequenced.event), as: UTF8.self)
-            } catch {
-                throw StoreError(.unencodableEvent, "Event \(sequenced.seq) for session \(session) does not encode: \(error)")
-            }
-        }
+        try BatchRules.checkShape(of: events, in: session)
+        try BatchRules.checkOpening(opening, first: first.seq, in: session)
+        let bodies = try events.map { try coding.body(of: $0, in: session) }
         let sync = syncPolicy.syncs(events)
         try await exclusive {
             if sync != syncingCommits {
@@ -147,32 +130,41 @@ public actor SQLiteSessionStore: SessionStore {
             // against the file (another writer may have appended), which names the reason.
             let trusted = knownEnds[session] != nil
             do {
-                try await insert(events, bodies: bodies, first: first, to: session)
+                try await insert(events, bodies: bodies, first: first, to: session, opening: opening)
             } catch where trusted {
                 knownEnds[session] = nil
-                try await insert(events, bodies: bodies, first: first, to: session)
+                try await insert(events, bodies: bodies, first: first, to: session, opening: opening)
             }
-            let last = events[events.count - 1]
-            if case .sessionEnded = last.event { knownEnds[session] = nil } else { knownEnds[session] = last.seq }
+            if BatchRules.endsSession(events) { knownEnds[session] = nil } else { knownEnds[session] = events[events.count - 1].seq }
         }
     }
 
-    /// Writes a batch: the events, then the history they project. One statement whose log
-    /// end is known runs alone (SQLite makes a single statement atomic): one trip to SQLite's
-    /// thread instead of four. Otherwise one IMMEDIATE transaction checks the log end first;
-    /// IMMEDIATE takes the write lock before that read, so another process cannot slip the
-    /// same seq in between the check and the insert.
-    private func insert(_ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID) async throws {
-        let statements = Self.insertions(of: events, bodies: bodies, in: session)
-            + events.flatMap { HistoryProjection.statements(for: $0, in: session) }
+    /// Writes a batch: the session's row if it opens the log, the events, then the history
+    /// they project. One statement whose log end is known runs alone (SQLite makes a single
+    /// statement atomic): one trip to SQLite's thread instead of four. Otherwise one IMMEDIATE
+    /// transaction checks the log end first; IMMEDIATE takes the write lock before that read,
+    /// so another process cannot slip the same seq in between the check and the insert.
+    private func insert(
+        _ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID, opening: SessionOpening?
+    ) async throws {
+        var statements = Self.insertions(of: events, bodies: bodies, in: session)
+            + events.flatMap { HistoryProjection.changes(for: $0).flatMap { SQLiteHistory.statements(for: $0, in: session) } }
+        if BatchRules.endsSession(events) {
+            // Nothing rebuilds an ended session.
+            statements.append(SQLStatement(sql: "DELETE FROM snapshots WHERE session_id = ?1", binds: [SQLiteData(session)]))
+        }
         do {
-            if let known = knownEnds[session], statements.count == 1 {
-                try Self.check(first: first.seq, after: known, in: session)
+            if opening == nil, let known = knownEnds[session], statements.count == 1 {
+                try BatchRules.check(first: first.seq, after: known, in: session)
                 _ = try await connection.query(statements[0].sql, statements[0].binds)
                 return
             }
             try await transaction(.immediate) {
-                try Self.check(first: first.seq, after: try await lastSeq(of: session), in: session)
+                if let opening {
+                    try await writeOpening(session, opening)
+                } else {
+                    try BatchRules.check(first: first.seq, after: try await lastSeq(of: session), in: session)
+                }
                 for statement in statements { _ = try await connection.query(statement.sql, statement.binds) }
             }
         } catch {
@@ -181,10 +173,39 @@ public actor SQLiteSessionStore: SessionStore {
         }
     }
 
-    private static func check(first: Int, after last: Int, in session: StoredSessionID) throws {
-        if first <= last { throw StoreError.duplicateSeq(first, in: session, last: last) }
-        if first != last + 1 { throw StoreError.gap(expected: last + 1, got: first, in: session) }
+    /// Writes the row of a session whose log begins now. Checked first to name the reason;
+    /// the unique index `live_session_names` is what holds against another writer.
+    private func writeOpening(_ session: StoredSessionID, _ opening: SessionOpening) async throws {
+        let existing = try await connection.query("SELECT 1 AS found FROM sessions WHERE id = ?1", [SQLiteData(session)])
+        if !existing.isEmpty { throw StoreError.duplicateSeq(1, in: session, last: try await lastSeq(of: session)) }
+        let taken = try await connection.query(
+            "SELECT 1 AS found FROM sessions WHERE app = ?1 AND name_key = ?2 AND ended_at IS NULL",
+            [.text(opening.app), .text(opening.nameKey)])
+        if !taken.isEmpty { throw StoreError.liveNameTaken(opening) }
+        _ = try await connection.query(
+            "INSERT INTO sessions (id, app, name, name_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            [SQLiteData(session), .text(opening.app), .text(opening.name), .text(opening.nameKey), SQLiteData(opening.createdAt)])
     }
+
+    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws {
+        let body = try coding.body(of: snapshot, in: session)
+        try await exclusive {
+            try await transaction(.immediate) {
+                let last = try await loggedEnd(of: session)
+                guard snapshot.seq <= last else {
+                    throw StoreError(.outOfOrder, "A snapshot of session \(session) at \(snapshot.seq) is ahead of its log, which ends at \(last).")
+                }
+                // The same seq twice is the same state: the first is kept.
+                _ = try await connection.query(
+                    "INSERT OR IGNORE INTO snapshots (session_id, seq, body) VALUES (?1, ?2, ?3)",
+                    [SQLiteData(session), SQLiteData(snapshot.seq), .text(body)])
+            }
+        }
+    }
+
+    /// Events per INSERT statement: one statement (one trip to SQLite's thread) per batch,
+    /// well under SQLite's limit on bound parameters.
+    private static let rowsPerInsert = 200
 
     /// The INSERT statements for a batch's events, `rowsPerInsert` rows each.
     private static func insertions(of events: [SequencedEvent], bodies: [String], in session: StoredSessionID) -> [SQLStatement] {
@@ -201,24 +222,6 @@ public actor SQLiteSessionStore: SessionStore {
         }
     }
 
-    /// Events per INSERT statement: one statement (one trip to SQLite's thread) per batch,
-    /// well under SQLite's limit on bound parameters.
-    private static let rowsPerInsert = 200
-
-    /// Refuses a batch that is not contiguous and increasing, or goes on after sessionEnded:
-    /// either would leave a log that no longer replays into the session that wrote it.
-    private static func checkShape(of events: [SequencedEvent], in session: StoredSessionID) throws {
-        for (previous, next) in zip(events, events.dropFirst()) where next.seq != previous.seq + 1 {
-            throw StoreError(
-                .outOfOrder, "Events for session \(session) must be numbered contiguously: \(previous.seq) then \(next.seq).")
-        }
-        for sequenced in events.dropLast() {
-            if case .sessionEnded = sequenced.event {
-                throw StoreError(.outOfOrder, "Event \(sequenced.seq) ends session \(session) but more events follow it.")
-            }
-        }
-    }
-
     /// The seq the session's log ends at (0 when empty), refusing unknown and ended sessions.
     private func lastSeq(of session: StoredSessionID) async throws -> Int {
         // This store is the file's only writer while open: the end of a log it wrote is known
@@ -231,6 +234,14 @@ public actor SQLiteSessionStore: SessionStore {
             """, [SQLiteData(session)])
         guard let row = rows.first else { throw StoreError.unknownSession(session) }
         if try row.optionalInt64("ended_at") != nil { throw StoreError.ended(session) }
+        return try row.optionalInt64("last").map(Int.init) ?? 0
+    }
+
+    /// The seq the session's log ends at, ended or not, read from the file.
+    private func loggedEnd(of session: StoredSessionID) async throws -> Int {
+        let rows = try await connection.query(
+            "SELECT (SELECT max(seq) FROM events WHERE session_id = ?1) AS last FROM sessions WHERE id = ?1", [SQLiteData(session)])
+        guard let row = rows.first else { throw StoreError.unknownSession(session) }
         return try row.optionalInt64("last").map(Int.init) ?? 0
     }
 }

@@ -1,0 +1,101 @@
+import CaucusStore
+import Logging
+import PostgresNIO
+
+/// The database layout, versioned in the `caucus_schema` table. Migrations are only ever
+/// appended: `migrations[i]` takes a database from version `i` to `i + 1`. Several nodes may
+/// start at once against one database: the migration runs under a transaction-scoped advisory
+/// lock, so exactly one of them creates the tables and the others find them made.
+enum PostgresSchema {
+    static let migrations: [[String]] = [
+        [
+            // Ids are reserved from it before a session's first append writes its row.
+            "CREATE SEQUENCE session_ids",
+            // `last_seq` is where the log ends: an append moves it with a compare-and-set
+            // (`WHERE last_seq = first - 1`), which also serializes appenders of one session.
+            """
+            CREATE TABLE sessions (
+                id BIGINT PRIMARY KEY,
+                app TEXT NOT NULL,
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                ended_at BIGINT,
+                end_reason TEXT,
+                last_seq BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX sessions_by_app ON sessions (app, created_at DESC, id DESC)",
+            // A restart reads only the live few among possibly many ended sessions.
+            "CREATE INDEX live_sessions ON sessions (id) WHERE ended_at IS NULL",
+            // One live session per app and name, whichever node writes it.
+            "CREATE UNIQUE INDEX live_session_names ON sessions (app, name_key) WHERE ended_at IS NULL",
+            // The key itself refuses a duplicate seq.
+            """
+            CREATE TABLE events (
+                session_id BIGINT NOT NULL REFERENCES sessions (id),
+                seq BIGINT NOT NULL CHECK (seq > 0),
+                at BIGINT NOT NULL,
+                body TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            )
+            """,
+            """
+            CREATE TABLE session_users (
+                session_id BIGINT NOT NULL REFERENCES sessions (id),
+                user_id BIGINT NOT NULL,
+                name TEXT NOT NULL,
+                joined_at BIGINT NOT NULL,
+                left_at BIGINT,
+                leave_reason TEXT,
+                PRIMARY KEY (session_id, user_id)
+            )
+            """,
+            // Snapshots of live sessions: a rebuild reads one and the events after it.
+            """
+            CREATE TABLE snapshots (
+                session_id BIGINT NOT NULL REFERENCES sessions (id),
+                seq BIGINT NOT NULL,
+                body TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            )
+            """,
+        ]
+    ]
+
+    static var version: Int { migrations.count }
+
+    /// A constant of our own for `pg_advisory_xact_lock` ("caucus" in ASCII).
+    static let migrationLock: Int64 = 0x63_61_75_63_75_73
+
+    /// Brings the database to `version`, refusing one written by a newer build.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS caucus_schema (version INTEGER NOT NULL)", logger: logger)
+            let found = try await currentVersion(connection, logger: logger)
+            guard found <= version else {
+                throw StoreError(.unsupportedSchema, "The database has schema version \(found); this build knows up to \(version).")
+            }
+            for step in found..<version {
+                for statement in migrations[step] { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                logger.info("Migrated session store schema", metadata: ["version": "\(step + 1)"])
+            }
+            if found < version {
+                try await connection.query("DELETE FROM caucus_schema", logger: logger)
+                try await connection.query("INSERT INTO caucus_schema (version) VALUES (\(version))", logger: logger)
+            }
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    static func currentVersion(_ connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let rows = try await connection.query("SELECT max(version) FROM caucus_schema", logger: logger)
+        for try await version in rows.decode(Int?.self) { return version ?? 0 }
+        return 0
+    }
+}

@@ -1,0 +1,233 @@
+import CaucusCore
+import CaucusStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The shared session store: a PostgreSQL database that several `caucus serve` nodes may
+/// use at once. Every call leases a connection from postgres-nio's pool, so calls run
+/// concurrently; what must not interleave is serialized by the database (the compare-and-set
+/// on `sessions.last_seq`, the unique keys), not by this process.
+///
+/// The pool is a `Service`: it works only while `run()` runs, which the server does in its
+/// `ServiceGroup` (first in the group, so it stops last, after every session's last write).
+public actor PostgresSessionStore: SessionStore, Service {
+    let client: PostgresClient
+    let location: PostgresStoreLocation
+    let syncPolicy: SyncPolicy
+    let logger: Logger
+    let coding = StoredCoding()
+    private var isMigrated = false
+    private var isClosed = false
+    /// `synchronous_commit` as the last append's transaction ran, as PostgreSQL reported it (tests).
+    private(set) var lastCommitSynchronous: String?
+
+    /// A store for the database at `location`. Nothing is connected until `run()` runs; call
+    /// `prepare()` then, before anything else.
+    public init(location: PostgresStoreLocation, syncPolicy: SyncPolicy = .messages, logger: Logger = Logger(label: "caucus.store")) {
+        self.location = location
+        self.syncPolicy = syncPolicy
+        self.logger = logger
+        self.client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool until graceful shutdown (or cancellation).
+    public nonisolated func run() async throws {
+        await client.run()
+    }
+
+    /// How long `prepare` waits for a first connection: the pool retries a server it cannot
+    /// reach, so without a bound a wrong URL would leave `caucus serve` waiting silently.
+    static let connectionDeadline = Duration.seconds(30)
+
+    /// Migrates the schema (once). Waits for `run()` to have started the pool.
+    public func prepare() async throws {
+        guard !isMigrated else { return }
+        let client = client
+        let logger = logger
+        let location = location
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in try await PostgresSchema.migrate(connection, logger: logger) }
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectionDeadline)
+                    return false
+                }
+                let migrated = try await group.next() ?? false
+                group.cancelAll()
+                if !migrated {
+                    throw StoreError(.cannotOpen, "No connection to PostgreSQL at \(location.description) within \(Self.connectionDeadline).")
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.cannotOpen, "Cannot prepare the PostgreSQL store at \(location.description): \(Self.describe(error))")
+        }
+        isMigrated = true
+    }
+
+    /// Refuses every later call. The pool itself stops with `run()`.
+    public func close() async throws {
+        isClosed = true
+    }
+
+    public func reserveSessionID() async throws -> StoredSessionID {
+        try await calling {
+            let rows = try await client.query("SELECT nextval('session_ids')", logger: logger)
+            for try await id in rows.decode(Int64.self) { return StoredSessionID(rawValue: id) }
+            throw StoreError(.database, "nextval gave no id.")
+        }
+    }
+
+    /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
+    /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws {
+        guard let first = events.first, let last = events.last else { return }
+        try BatchRules.checkShape(of: events, in: session)
+        try BatchRules.checkOpening(opening, first: first.seq, in: session)
+        let bodies = try events.map { try coding.body(of: $0, in: session) }
+        let history = PostgresHistory.queries(for: events.flatMap(HistoryProjection.changes(for:)), in: session)
+        let sync = syncPolicy.syncs(events)
+        try await calling {
+            try await transaction { connection in
+                // For this transaction only (`SET LOCAL`): an unsynced commit returns before the
+                // WAL reaches the disk. The database answers with the setting now in force.
+                let setting = try await connection.query(
+                    "SELECT set_config('synchronous_commit', \(sync ? "on" : "off"), true)", logger: logger)
+                for try await value in setting.decode(String.self) { lastCommitSynchronous = value }
+                if let opening {
+                    try await writeOpening(session, opening, through: last.seq, on: connection)
+                } else {
+                    try await advance(session, from: first.seq, to: last.seq, on: connection)
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO events (session_id, seq, at, body)
+                    SELECT \(session.rawValue), * FROM unnest(\(events.map { Int64($0.seq) })::bigint[], \(events.map { $0.at.milliseconds })::bigint[], \(bodies)::text[])
+                    """, logger: logger)
+                for query in history { try await connection.query(query, logger: logger) }
+                if BatchRules.endsSession(events) {
+                    // Nothing rebuilds an ended session.
+                    try await connection.query("DELETE FROM snapshots WHERE session_id = \(session.rawValue)", logger: logger)
+                }
+            }
+        }
+    }
+
+    /// Writes the row of a session whose log begins now. The unique index on live names is
+    /// what refuses a second live session of one name, whichever node writes it.
+    private func writeOpening(_ session: StoredSessionID, _ opening: SessionOpening, through last: Int, on connection: PostgresConnection) async throws {
+        do {
+            try await connection.query(
+                """
+                INSERT INTO sessions (id, app, name, name_key, created_at, last_seq)
+                VALUES (\(session.rawValue), \(opening.app), \(opening.name), \(opening.nameKey), \(opening.createdAt.milliseconds), \(Int64(last)))
+                """, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            if error.serverInfo?[.constraintName] == "live_session_names" { throw StoreError.liveNameTaken(opening) }
+            throw StoreError.duplicateSeq(1, in: session, last: last)
+        }
+    }
+
+    /// Moves the log's end from `first - 1` to `last` if it is there, else names the reason.
+    /// The row stays locked until the transaction ends: appenders of one session queue here.
+    private func advance(_ session: StoredSessionID, from first: Int, to last: Int, on connection: PostgresConnection) async throws {
+        let moved = try await connection.query(
+            """
+            UPDATE sessions SET last_seq = \(Int64(last))
+            WHERE id = \(session.rawValue) AND last_seq = \(Int64(first - 1)) AND ended_at IS NULL
+            RETURNING id
+            """, logger: logger)
+        for try await _ in moved { return }
+        let rows = try await connection.query(
+            "SELECT ended_at, last_seq FROM sessions WHERE id = \(session.rawValue)", logger: logger)
+        for try await (endedAt, end) in rows.decode((Int64?, Int64).self) {
+            if endedAt != nil { throw StoreError.ended(session) }
+            try BatchRules.check(first: first, after: Int(end), in: session)
+        }
+        throw StoreError.unknownSession(session)
+    }
+
+    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws {
+        let body = try coding.body(of: snapshot, in: session)
+        try await calling {
+            try await transaction { connection in
+                let rows = try await connection.query(
+                    "SELECT last_seq FROM sessions WHERE id = \(session.rawValue) FOR SHARE", logger: logger)
+                var end: Int64?
+                for try await last in rows.decode(Int64.self) { end = last }
+                guard let end else { throw StoreError.unknownSession(session) }
+                guard snapshot.seq <= end else {
+                    throw StoreError(.outOfOrder, "A snapshot of session \(session) at \(snapshot.seq) is ahead of its log, which ends at \(end).")
+                }
+                // The same seq twice is the same state: the first is kept.
+                try await connection.query(
+                    """
+                    INSERT INTO snapshots (session_id, seq, body) VALUES (\(session.rawValue), \(Int64(snapshot.seq)), \(body))
+                    ON CONFLICT (session_id, seq) DO NOTHING
+                    """, logger: logger)
+            }
+        }
+    }
+}
+
+// MARK: - Connections and errors
+
+extension PostgresSessionStore {
+    /// Runs `body` unless the store is closed; any error leaves as a `StoreError`.
+    func calling<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.database, Self.describe(error))
+        }
+    }
+
+    /// Runs `body` in one transaction on one leased connection, rolled back if it throws.
+    func transaction<T: Sendable>(
+        _ begin: PostgresQuery = "BEGIN", _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            try await connection.query(begin, logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                do {
+                    try await connection.query("ROLLBACK", logger: logger)
+                } catch let rollbackError {
+                    logger.warning("ROLLBACK failed", metadata: ["error": "\(rollbackError)", "cause": "\(error)"])
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The schema version the database is at (tests).
+    func schemaVersion() async throws -> Int {
+        try await calling { try await client.withConnection { try await PostgresSchema.currentVersion($0, logger: logger) } }
+    }
+
+    /// Runs raw SQL (tests that need a database in a state the API cannot produce).
+    func execute(_ sql: String) async throws {
+        try await calling { _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+    }
+
+    /// What went wrong, with the server's own message when there is one (PSQLError hides it
+    /// from `description` so that queries and values do not end up in logs by accident).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return "PostgreSQL: \(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+        }
+        return "PostgreSQL: \(error.code)\(error.underlying.map { ": \($0)" } ?? "")"
+    }
+}
