@@ -32,22 +32,34 @@ extension SQLiteSessionStore {
                     WHERE e.seq > coalesce(c.snapshot_seq, 0)
                     ORDER BY e.session_id, e.seq
                     """, [SQLiteData(max(0, replayDepth))])
-                var logs: [StoredSessionID: [SequencedEvent]] = [:]
-                for row in eventRows {
-                    let session = try row.sessionID("session_id")
-                    logs[session, default: []].append(try decodeEvent(row, of: session))
-                }
-                return try sessions.map { row in
-                    let id = try row.sessionID("id")
-                    let snapshot = try row.optionalInt64("snapshot_seq").map { seq in
-                        try coding.snapshot(seq: Int(seq), body: try row.text("snapshot"), in: id)
-                    }
-                    return StoredSession(
-                        id: id, app: try row.text("app"), name: try row.text("name"),
-                        createdAt: try row.instant("created_at"), snapshot: snapshot, events: logs[id] ?? [])
-                }
+                return try storedSessions(sessions, events: eventRows)
             }
         }
+    }
+
+    /// The sessions read by `liveSessions`, each with its snapshot and the events after it.
+    /// Synchronous, outside the query's closures and never inlined into them: Swift 6.3.1's
+    /// optimizer crashed (signal 11 splitting the async coroutine) on these typed-throws calls
+    /// inlined there, in release builds.
+    @inline(never)
+    private func storedSessions(_ sessions: [SQLiteRow], events eventRows: [SQLiteRow]) throws -> [StoredSession] {
+        var logs: [StoredSessionID: [SequencedEvent]] = [:]
+        for row in eventRows {
+            let session = try row.sessionID("session_id")
+            logs[session, default: []].append(try decodeEvent(row, of: session))
+        }
+        var stored: [StoredSession] = []
+        for row in sessions {
+            let id = try row.sessionID("id")
+            var snapshot: StoredSnapshot?
+            if let seq = try row.optionalInt64("snapshot_seq") {
+                snapshot = try coding.snapshot(seq: Int(seq), body: try row.text("snapshot"), in: id)
+            }
+            stored.append(StoredSession(
+                id: id, app: try row.text("app"), name: try row.text("name"),
+                createdAt: try row.instant("created_at"), snapshot: snapshot, events: logs[id] ?? []))
+        }
+        return stored
     }
 
     public func events(of session: StoredSessionID, after seq: Int) async throws -> [SequencedEvent] {
@@ -99,6 +111,8 @@ extension SQLiteSessionStore {
         }
     }
 
+    /// Never inlined into the async closures that read rows, for the same crash as above.
+    @inline(never)
     private func decodeEvent(_ row: SQLiteRow, of session: StoredSessionID) throws -> SequencedEvent {
         try coding.event(seq: try row.int("seq"), at: try row.instant("at"), body: try row.text("body"), in: session)
     }

@@ -12,7 +12,7 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public let mode: SessionMode
     public let settings: SessionSettings
     public let limits: SessionLimits
-    public let users: [UserView]
+    public private(set) var users: [UserView]
     public let breakout: BreakoutSnapshot
     /// The pre-list: the host's alone.
     public let preList: [PlannedRoom]?
@@ -39,6 +39,14 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         invitation = state.invitations[viewer]
         invitations = role.isManaging ? PendingInvitation.list(state.invitations) : nil
         helpRequests = role.isManaging ? state.helpRequests : nil
+    }
+
+    /// The same snapshot with another user list. The server encodes a big session's user list
+    /// once and extends it as users join, then splices it into each join reply.
+    public func replacingUsers(with users: [UserView]) -> SessionSnapshot {
+        var copy = self
+        copy.users = users
+        return copy
     }
 }
 

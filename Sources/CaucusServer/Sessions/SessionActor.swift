@@ -313,13 +313,6 @@ actor SessionActor {
     }
 }
 
-/// Frames as the server sends them: JSON text frames, framed once (see `ServerFrames`).
-struct WireFrames: SessionFrameEncoding {
-    let encoder = StreamingJSONEncoder.caucus
-
-    func frame(_ frame: ServerFrame) -> ByteBuffer { SessionActor.encode(frame, with: encoder) }
-}
-
 /// A connection as a key, by identity.
 struct ConnectionRef: Hashable, Sendable {
     let connection: ClientConnection

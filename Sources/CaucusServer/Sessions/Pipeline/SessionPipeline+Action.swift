@@ -40,4 +40,13 @@ extension SessionPipeline {
 protocol SessionFrameEncoding {
     associatedtype Frame
     func frame(_ frame: ServerFrame) -> Frame
+    /// A join reply: every one carries the whole user list, which an encoding may keep
+    /// encoded between replies (the server's does; see `EncodedUserList`).
+    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot) -> Frame
+}
+
+extension SessionFrameEncoding {
+    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot) -> Frame {
+        frame(.reply(re: requestID, result: .joined(user: user, secret: secret, snapshot: snapshot)))
+    }
 }

@@ -159,7 +159,7 @@ extension SessionPipeline {
         let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: last)
         replies[last, default: []].append(Reply(
             connection: connection, requestID: requestID,
-            frame: encoding.frame(.reply(re: requestID, result: .joined(user: user.id, secret: secret(user.id), snapshot: snapshot)))))
+            frame: encoding.joinedReply(re: requestID, user: user.id, secret: secret(user.id), snapshot: snapshot)))
         return (user.id, last, afterRecording())
     }
 
