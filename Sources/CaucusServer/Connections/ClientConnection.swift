@@ -38,39 +38,33 @@ public final class ClientConnection: Sendable {
     /// a move of 1,000 users is two hops on a 2-core server, not 1,000.
     /// Returns the number of frames sent.
     static func send(_ batches: [(connection: ClientConnection, frames: [ByteBuffer])]) -> Int {
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, batches: [(ClientConnection, [ByteBuffer])])] = [:]
-        var sent = 0
-        for (connection, frames) in batches where connection.admit(frames.count) {
-            let loop = connection.channel.eventLoop
-            byLoop[ObjectIdentifier(loop), default: (loop, [])].batches.append((connection, frames))
-            sent += frames.count
-        }
-        for (loop, batches) in byLoop.values {
-            loop.execute { for (connection, frames) in batches { connection.write(frames, counting: frames.count) } }
-        }
-        return sent
+        dispatch(batches.map { ($0.connection, $0.frames, $0.frames.count) })
     }
 
     /// Sends every connection the same frames, joined once into one buffer that all of them
     /// write (held roster news, which everyone present was owed alike), with one trip per
     /// event loop. Returns the number of frames sent.
     static func send(_ frames: [ByteBuffer], toEach connections: [ClientConnection]) -> Int {
-        guard let first = frames.first else { return 0 }
-        var joined = first
+        guard var joined = frames.first else { return 0 }
         if frames.count > 1 {
             joined = ByteBufferAllocator().buffer(capacity: frames.reduce(0) { $0 + $1.readableBytes })
             for frame in frames { joined.writeImmutableBuffer(frame) }
         }
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, connections: [ClientConnection])] = [:]
+        return dispatch(connections.map { ($0, [joined], frames.count) })
+    }
+
+    /// Admits each write (counting the frames its buffers hold), then hands the admitted ones
+    /// to their event loops, one trip per loop.
+    private static func dispatch(_ writes: [(connection: ClientConnection, buffers: [ByteBuffer], frames: Int)]) -> Int {
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [(ClientConnection, [ByteBuffer], Int)])] = [:]
         var sent = 0
-        for connection in connections where connection.admit(frames.count) {
-            let loop = connection.channel.eventLoop
-            byLoop[ObjectIdentifier(loop), default: (loop, [])].connections.append(connection)
-            sent += frames.count
+        for write in writes where write.connection.admit(write.frames) {
+            let loop = write.connection.channel.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].writes.append(write)
+            sent += write.frames
         }
-        let count = frames.count
-        for (loop, connections) in byLoop.values {
-            loop.execute { [joined] in for connection in connections { connection.write(CollectionOfOne(joined), counting: count) } }
+        for (loop, writes) in byLoop.values {
+            loop.execute { for (connection, buffers, frames) in writes { connection.write(buffers, counting: frames) } }
         }
         return sent
     }
