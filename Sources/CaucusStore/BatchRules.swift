@@ -30,6 +30,11 @@ public enum BatchRules {
         }
     }
 
+    /// Refuses an opening batch that claims a lease: a session has none before its row exists.
+    public static func checkOpening(_ opening: SessionOpening?, lease: LeaseEpoch?, in session: StoredSessionID) throws(StoreError) {
+        if opening != nil { try SessionLease.never.checkWrite(claimed: lease, to: session) }
+    }
+
     public static func endsSession(_ events: [SequencedEvent]) -> Bool {
         if case .sessionEnded? = events.last?.event { true } else { false }
     }

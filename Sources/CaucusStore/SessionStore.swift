@@ -26,13 +26,40 @@ public protocol SessionStore: Sendable {
     /// Updates history from the events in the same transaction (see `HistoryProjection`).
     /// Appending a seq that already exists for that session must throw (never silently
     /// duplicate or overwrite); so must a gap, or anything after sessionEnded.
-    func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws
+    ///
+    /// `lease` is the epoch the caller believes it holds (see `acquireLease`). It is checked in
+    /// the same transaction as the write, which is refused with `fenced` (nothing written)
+    /// unless it is the session's current epoch; nil is accepted only while no lease of the
+    /// session was ever taken (`SessionLease.checkWrite`). It is an optional parameter rather
+    /// than a separate fenced API because a lease is one more condition on the same write:
+    /// nil keeps the single-node behaviour of a store without leases, so the server (one node,
+    /// no leases yet) calls it as before, and a node that does lease passes its epoch on every
+    /// write. An opening batch (the row does not exist yet, so neither does a lease) takes nil;
+    /// the opener acquires the lease after it.
+    func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?, lease: LeaseEpoch?) async throws
 
     /// Keeps `snapshot` of a session. Refused (`outOfOrder`) if it includes an event the log
     /// does not hold yet: a snapshot never runs ahead of the log. A session's snapshots are
     /// kept while it is live (a rebuild may want an older one, see `liveSessions`) and dropped
     /// with the batch that ends it.
-    func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws
+    /// `lease` is fenced as for `append`, in the same transaction as the save.
+    func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws
+
+    /// Makes `node` the holder of a session's lease until `until`, returning the epoch its
+    /// writes carry. Succeeds when nobody holds it, or the holder's lease has expired at `now`
+    /// (taking the next epoch), or `node` holds it already (keeping the epoch, extending it);
+    /// refused with `leaseHeld` while another node's lease is live. Only a session whose log
+    /// has begun has a lease (`unknownSession` otherwise); an ended one refuses (`sessionEnded`).
+    /// `now` is the caller's clock: the store reads none.
+    func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant) async throws -> LeaseEpoch
+
+    /// Extends the lease `node` holds at `epoch` until `until`. Refused with `fenced` unless
+    /// `node` is the holder, `epoch` the current one and the lease not expired at `now`.
+    func renewLease(of session: StoredSessionID, for node: NodeID, epoch: LeaseEpoch, until: Instant, now: Instant) async throws
+
+    /// The session's lease as stored (`SessionLease.never` if never taken): for a node deciding
+    /// whether to take a session over, and for tests.
+    func lease(of session: StoredSessionID) async throws -> SessionLease
 
     /// Sessions whose log does not end with sessionEnded, each with a snapshot and the events
     /// after it: what a restart rebuilds. The snapshot is the latest that leaves at least
@@ -56,8 +83,18 @@ extension SessionStore {
         try await liveSessions(replayDepth: 0)
     }
 
-    /// Appends to a session whose log has begun.
+    /// Appends without a lease (one node).
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws {
+        try await append(events, to: session, opening: opening, lease: nil)
+    }
+
+    /// Appends to a session whose log has begun, without a lease (one node).
     public func append(_ events: [SequencedEvent], to session: StoredSessionID) async throws {
-        try await append(events, to: session, opening: nil)
+        try await append(events, to: session, opening: nil, lease: nil)
+    }
+
+    /// Saves a snapshot without a lease (one node).
+    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws {
+        try await saveSnapshot(snapshot, of: session, lease: nil)
     }
 }

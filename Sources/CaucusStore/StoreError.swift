@@ -20,6 +20,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// A session's first append named a session that is live already (same app, same name
         /// key): the database keeps one live session per name, whichever node asks.
         case liveNameTaken
+        /// A write, or a lease renewal, that carries a lease epoch that is not the session's
+        /// current one (or none once a lease exists): another node took the session over.
+        /// Nothing was written.
+        case fenced
+        /// Another node holds the session's lease and it has not expired.
+        case leaseHeld
         /// The database was written by a newer version of the store.
         case unsupportedSchema
         case closed
@@ -64,6 +70,18 @@ extension StoreError {
 
     public static func liveNameTaken(_ opening: SessionOpening) -> StoreError {
         StoreError(.liveNameTaken, "App \(opening.app) already has a live session named \(opening.name).")
+    }
+
+    public static func fenced(_ session: StoredSessionID, claimed: LeaseEpoch?, current: SessionLease) -> StoreError {
+        StoreError(
+            .fenced,
+            "Session \(session) is leased at \(current.epoch) (held by \(current.holder?.description ?? "nobody")), not \(claimed?.description ?? "unleased"): nothing was written.")
+    }
+
+    public static func leaseHeld(_ session: StoredSessionID, by lease: SessionLease) -> StoreError {
+        StoreError(
+            .leaseHeld,
+            "Session \(session) is leased by \(lease.holder?.description ?? "nobody") at \(lease.epoch) until \(lease.expiresAt?.description ?? "never").")
     }
 
     public static func database(_ error: any Error) -> StoreError {

@@ -60,7 +60,17 @@ enum PostgresSchema {
                 PRIMARY KEY (session_id, seq)
             )
             """,
-        ]
+        ],
+        [
+            // A session's lease (several nodes): the holder, the epoch its writes carry, and
+            // when it expires. On the session's own row, so that taking the lease and an
+            // append's compare-and-set on `last_seq` lock the same row: an append checks the
+            // epoch in its `UPDATE ... WHERE` and waits behind, then re-checks against, a
+            // takeover under way. Epoch 0: never leased.
+            "ALTER TABLE sessions ADD COLUMN lease_holder TEXT",
+            "ALTER TABLE sessions ADD COLUMN lease_epoch BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE sessions ADD COLUMN lease_expires_at BIGINT",
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -85,10 +85,11 @@ public actor PostgresSessionStore: SessionStore, Service {
 
     /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
     /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
-    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws {
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?, lease: LeaseEpoch?) async throws {
         guard let first = events.first, let last = events.last else { return }
         try BatchRules.checkShape(of: events, in: session)
         try BatchRules.checkOpening(opening, first: first.seq, in: session)
+        try BatchRules.checkOpening(opening, lease: lease, in: session)
         let bodies = try events.map { try coding.body(of: $0, in: session) }
         let history = PostgresHistory.queries(for: events.flatMap(HistoryProjection.changes(for:)), in: session)
         let sync = syncPolicy.syncs(events)
@@ -102,7 +103,7 @@ public actor PostgresSessionStore: SessionStore, Service {
                 if let opening {
                     try await writeOpening(session, opening, through: last.seq, on: connection)
                 } else {
-                    try await advance(session, from: first.seq, to: last.seq, on: connection)
+                    try await advance(session, from: first.seq, to: last.seq, lease: lease ?? .unleased, on: connection)
                 }
                 try await connection.query(
                     """
@@ -133,34 +134,37 @@ public actor PostgresSessionStore: SessionStore, Service {
         }
     }
 
-    /// Moves the log's end from `first - 1` to `last` if it is there, else names the reason.
-    /// The row stays locked until the transaction ends: appenders of one session queue here.
-    private func advance(_ session: StoredSessionID, from first: Int, to last: Int, on connection: PostgresConnection) async throws {
+    /// Moves the log's end from `first - 1` to `last` if it is there and `lease` is the
+    /// session's current epoch, else names the reason. The row stays locked until the
+    /// transaction ends: appenders of one session, and a node taking its lease, queue here; a
+    /// takeover that commits first makes this `WHERE` fail when PostgreSQL re-checks it.
+    private func advance(_ session: StoredSessionID, from first: Int, to last: Int, lease: LeaseEpoch, on connection: PostgresConnection) async throws {
         let moved = try await connection.query(
             """
             UPDATE sessions SET last_seq = \(Int64(last))
             WHERE id = \(session.rawValue) AND last_seq = \(Int64(first - 1)) AND ended_at IS NULL
+              AND lease_epoch = \(lease.rawValue)
             RETURNING id
             """, logger: logger)
         for try await _ in moved { return }
-        let rows = try await connection.query(
-            "SELECT ended_at, last_seq FROM sessions WHERE id = \(session.rawValue)", logger: logger)
-        for try await (endedAt, end) in rows.decode((Int64?, Int64).self) {
-            if endedAt != nil { throw StoreError.ended(session) }
-            try BatchRules.check(first: first, after: Int(end), in: session)
-        }
-        throw StoreError.unknownSession(session)
+        guard let row = try await sessionRow(session, lock: .none, on: connection) else { throw StoreError.unknownSession(session) }
+        if row.isEnded { throw StoreError.ended(session) }
+        try row.lease.checkWrite(claimed: lease == .unleased ? nil : lease, to: session)
+        try BatchRules.check(first: first, after: row.lastSeq, in: session)
+        throw StoreError(.database, "Session \(session)'s log end did not move, and nothing says why.")
     }
 
-    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws {
+    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws {
         let body = try coding.body(of: snapshot, in: session)
         try await calling {
             try await transaction { connection in
-                let rows = try await connection.query(
-                    "SELECT last_seq FROM sessions WHERE id = \(session.rawValue) FOR SHARE", logger: logger)
-                var end: Int64?
-                for try await last in rows.decode(Int64.self) { end = last }
-                guard let end else { throw StoreError.unknownSession(session) }
+                // FOR SHARE: a takeover (which updates the row) waits for this save, or this
+                // save reads the takeover's epoch and is fenced.
+                guard let row = try await sessionRow(session, lock: .share, on: connection) else {
+                    throw StoreError.unknownSession(session)
+                }
+                try row.lease.checkWrite(claimed: lease, to: session)
+                let end = row.lastSeq
                 guard snapshot.seq <= end else {
                     throw StoreError(.outOfOrder, "A snapshot of session \(session) at \(snapshot.seq) is ahead of its log, which ends at \(end).")
                 }

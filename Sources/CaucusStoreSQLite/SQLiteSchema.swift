@@ -97,6 +97,14 @@ enum SQLiteSchema {
             ) WITHOUT ROWID
             """,
         ],
+        [
+            // A session's lease (several nodes; one in practice on SQLite, same rules as
+            // PostgreSQL): the holder, the epoch its writes carry, when it expires. Epoch 0:
+            // never leased, which is what every session before this version is.
+            "ALTER TABLE sessions ADD COLUMN lease_holder TEXT",
+            "ALTER TABLE sessions ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE sessions ADD COLUMN lease_expires_at INTEGER",
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -114,10 +114,11 @@ public actor SQLiteSessionStore: SessionStore {
 
     /// Beyond the protocol's promise, also refuses (with nothing written) a gap after the log's
     /// end, and anything after sessionEnded: either would leave a log that cannot be replayed.
-    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?) async throws {
+    public func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?, lease: LeaseEpoch?) async throws {
         guard let first = events.first else { return }
         try BatchRules.checkShape(of: events, in: session)
         try BatchRules.checkOpening(opening, first: first.seq, in: session)
+        try BatchRules.checkOpening(opening, lease: lease, in: session)
         let bodies = try events.map { try coding.body(of: $0, in: session) }
         let sync = syncPolicy.syncs(events)
         try await exclusive {
@@ -130,10 +131,10 @@ public actor SQLiteSessionStore: SessionStore {
             // against the file (another writer may have appended), which names the reason.
             let trusted = knownEnds[session] != nil
             do {
-                try await insert(events, bodies: bodies, first: first, to: session, opening: opening)
+                try await insert(events, bodies: bodies, first: first, to: session, opening: opening, lease: lease)
             } catch where trusted {
                 knownEnds[session] = nil
-                try await insert(events, bodies: bodies, first: first, to: session, opening: opening)
+                try await insert(events, bodies: bodies, first: first, to: session, opening: opening, lease: lease)
             }
             if BatchRules.endsSession(events) { knownEnds[session] = nil } else { knownEnds[session] = events[events.count - 1].seq }
         }
@@ -144,10 +145,12 @@ public actor SQLiteSessionStore: SessionStore {
     /// statement atomic): one trip to SQLite's thread instead of four. Otherwise one IMMEDIATE
     /// transaction checks the log end first; IMMEDIATE takes the write lock before that read,
     /// so another process cannot slip the same seq in between the check and the insert.
+    /// Either way the lease epoch is checked by the write itself (see `insertions`).
     private func insert(
-        _ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID, opening: SessionOpening?
+        _ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID, opening: SessionOpening?,
+        lease: LeaseEpoch?
     ) async throws {
-        var statements = Self.insertions(of: events, bodies: bodies, in: session)
+        var statements = Self.insertions(of: events, bodies: bodies, in: session, fencedBy: lease ?? .unleased)
             + events.flatMap { HistoryProjection.changes(for: $0).flatMap { SQLiteHistory.statements(for: $0, in: session) } }
         if BatchRules.endsSession(events) {
             // Nothing rebuilds an ended session.
@@ -156,13 +159,17 @@ public actor SQLiteSessionStore: SessionStore {
         do {
             if opening == nil, let known = knownEnds[session], statements.count == 1 {
                 try BatchRules.check(first: first.seq, after: known, in: session)
-                _ = try await connection.query(statements[0].sql, statements[0].binds)
+                let inserted = try await connection.query(statements[0].sql, statements[0].binds)
+                // Nothing inserted: the epoch is not the session's (another store took the
+                // lease); the caller retries in a transaction, which names the reason.
+                if inserted.isEmpty { throw StoreError(.fenced, "Session \(session)'s lease is not \(lease ?? .unleased).") }
                 return
             }
             try await transaction(.immediate) {
                 if let opening {
                     try await writeOpening(session, opening)
                 } else {
+                    try await checkWrite(to: session, lease: lease)
                     try BatchRules.check(first: first.seq, after: try await lastSeq(of: session), in: session)
                 }
                 for statement in statements { _ = try await connection.query(statement.sql, statement.binds) }
@@ -187,10 +194,11 @@ public actor SQLiteSessionStore: SessionStore {
             [SQLiteData(session), .text(opening.app), .text(opening.name), .text(opening.nameKey), SQLiteData(opening.createdAt)])
     }
 
-    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID) async throws {
+    public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws {
         let body = try coding.body(of: snapshot, in: session)
         try await exclusive {
             try await transaction(.immediate) {
+                try await storedLease(of: session).checkWrite(claimed: lease, to: session)
                 let last = try await loggedEnd(of: session)
                 guard snapshot.seq <= last else {
                     throw StoreError(.outOfOrder, "A snapshot of session \(session) at \(snapshot.seq) is ahead of its log, which ends at \(last).")
@@ -207,18 +215,27 @@ public actor SQLiteSessionStore: SessionStore {
     /// well under SQLite's limit on bound parameters.
     private static let rowsPerInsert = 200
 
-    /// The INSERT statements for a batch's events, `rowsPerInsert` rows each.
-    private static func insertions(of events: [SequencedEvent], bodies: [String], in session: StoredSessionID) -> [SQLStatement] {
+    /// The INSERT statements for a batch's events, `rowsPerInsert` rows each. Each inserts only
+    /// while the session's lease epoch is `lease`, and returns the seqs it inserted: a write
+    /// outside a transaction (the one-statement path) is fenced by the statement itself.
+    private static func insertions(
+        of events: [SequencedEvent], bodies: [String], in session: StoredSessionID, fencedBy lease: LeaseEpoch
+    ) -> [SQLStatement] {
         stride(from: 0, to: events.count, by: rowsPerInsert).map { chunk in
             let rows = chunk..<min(chunk + rowsPerInsert, events.count)
             let values = rows.map { index in
                 let base = (index - chunk) * 4
                 return "(?\(base + 1), ?\(base + 2), ?\(base + 3), ?\(base + 4))"
             }
+            let fence = rows.count * 4
             let binds = rows.flatMap { index in
                 [SQLiteData(session), SQLiteData(events[index].seq), SQLiteData(events[index].at), .text(bodies[index])]
-            }
-            return SQLStatement(sql: "INSERT INTO events (session_id, seq, at, body) VALUES \(values.joined(separator: ", "))", binds: binds)
+            } + [SQLiteData(session), .integer(SQLiteInt64(lease.rawValue))]
+            return SQLStatement(
+                sql: """
+                    INSERT INTO events (session_id, seq, at, body) SELECT * FROM (VALUES \(values.joined(separator: ", ")))
+                    WHERE (SELECT lease_epoch FROM sessions WHERE id = ?\(fence + 1)) = ?\(fence + 2) RETURNING seq
+                    """, binds: binds)
         }
     }
 
