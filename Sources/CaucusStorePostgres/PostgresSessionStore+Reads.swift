@@ -4,7 +4,14 @@ import PostgresNIO
 
 extension PostgresSessionStore {
     public func liveSessions(replayDepth: Int) async throws -> [StoredSession] {
+        try await liveSessions(replayDepth: replayDepth, only: nil)
+    }
+
+    /// Every live session, or only `only` (a node taking one session over).
+    func liveSessions(replayDepth: Int, only: StoredSessionID?) async throws -> [StoredSession] {
         let depth = Int64(max(0, replayDepth))
+        let everyone = only == nil
+        let id = only?.rawValue ?? 0
         return try await calling {
             // One snapshot of the database for both reads: no session half-appended between them.
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
@@ -15,7 +22,7 @@ extension PostgresSessionStore {
                         SELECT seq, body FROM snapshots
                         WHERE session_id = s.id AND seq <= s.last_seq - \(depth) ORDER BY seq DESC LIMIT 1
                     ) n ON true
-                    WHERE s.ended_at IS NULL ORDER BY s.id
+                    WHERE s.ended_at IS NULL AND (\(everyone) OR s.id = \(id)) ORDER BY s.id
                     """, logger: logger)
                 var sessions: [(id: StoredSessionID, app: String, name: String, createdAt: Instant, snapshot: StoredSnapshot?)] = []
                 for try await (id, app, name, createdAt, seq, body) in sessionRows.decode((Int64, String, String, Int64, Int64?, String?).self) {
@@ -32,7 +39,7 @@ extension PostgresSessionStore {
                         SELECT max(seq) AS seq FROM snapshots WHERE session_id = s.id AND seq <= s.last_seq - \(depth)
                     ) n ON true
                     JOIN events e ON e.session_id = s.id AND e.seq > coalesce(n.seq, 0)
-                    WHERE s.ended_at IS NULL
+                    WHERE s.ended_at IS NULL AND (\(everyone) OR s.id = \(id))
                     ORDER BY e.session_id, e.seq
                     """, logger: logger)
                 var logs: [StoredSessionID: [SequencedEvent]] = [:]

@@ -122,11 +122,13 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// Writes the row of a session whose log begins now. The unique index on live names is
     /// what refuses a second live session of one name, whichever node writes it.
     private func writeOpening(_ session: StoredSessionID, _ opening: SessionOpening, through last: Int, on connection: PostgresConnection) async throws {
+        let lease = opening.initialLease
         do {
             try await connection.query(
                 """
-                INSERT INTO sessions (id, app, name, name_key, created_at, last_seq)
-                VALUES (\(session.rawValue), \(opening.app), \(opening.name), \(opening.nameKey), \(opening.createdAt.milliseconds), \(Int64(last)))
+                INSERT INTO sessions (id, app, name, name_key, created_at, last_seq, lease_holder, lease_epoch, lease_expires_at)
+                VALUES (\(session.rawValue), \(opening.app), \(opening.name), \(opening.nameKey), \(opening.createdAt.milliseconds), \(Int64(last)),
+                    \(lease.holder?.rawValue), \(lease.epoch.rawValue), \(lease.expiresAt?.milliseconds))
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             if error.serverInfo?[.constraintName] == "live_session_names" { throw StoreError.liveNameTaken(opening) }

@@ -150,7 +150,9 @@ public actor SQLiteSessionStore: SessionStore {
         _ events: [SequencedEvent], bodies: [String], first: SequencedEvent, to session: StoredSessionID, opening: SessionOpening?,
         lease: LeaseEpoch?
     ) async throws {
-        var statements = Self.insertions(of: events, bodies: bodies, in: session, fencedBy: lease ?? .unleased)
+        // An opening batch is fenced by the lease the row is written with (epoch 1 or none).
+        let fence = opening.map(\.initialLease.epoch) ?? lease ?? .unleased
+        var statements = Self.insertions(of: events, bodies: bodies, in: session, fencedBy: fence)
             + events.flatMap { HistoryProjection.changes(for: $0).flatMap { SQLiteHistory.statements(for: $0, in: session) } }
         if BatchRules.endsSession(events) {
             // Nothing rebuilds an ended session.
@@ -189,9 +191,17 @@ public actor SQLiteSessionStore: SessionStore {
             "SELECT 1 AS found FROM sessions WHERE app = ?1 AND name_key = ?2 AND ended_at IS NULL",
             [.text(opening.app), .text(opening.nameKey)])
         if !taken.isEmpty { throw StoreError.liveNameTaken(opening) }
+        let lease = opening.initialLease
         _ = try await connection.query(
-            "INSERT INTO sessions (id, app, name, name_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            [SQLiteData(session), .text(opening.app), .text(opening.name), .text(opening.nameKey), SQLiteData(opening.createdAt)])
+            """
+            INSERT INTO sessions (id, app, name, name_key, created_at, lease_holder, lease_epoch, lease_expires_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """,
+            [
+                SQLiteData(session), .text(opening.app), .text(opening.name), .text(opening.nameKey), SQLiteData(opening.createdAt),
+                lease.holder.map { .text($0.rawValue) } ?? .null, .integer(SQLiteInt64(lease.epoch.rawValue)),
+                lease.expiresAt.map(SQLiteData.init) ?? .null,
+            ])
     }
 
     public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws {

@@ -37,6 +37,10 @@ struct Serve: AsyncParsableCommand {
     var mediaAddress: String?
     @Option(help: "Local IP address the media socket binds when it differs from the announced one (behind NAT).")
     var mediaBindAddress: String?
+    @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
+    var nodeURL: String?
+    @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
+    var leaseSeconds: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -64,6 +68,17 @@ struct Serve: AsyncParsableCommand {
         configuration.mediaAddress = mediaAddress ?? environment["CAUCUS_MEDIA_ADDRESS"] ?? configuration.mediaAddress
         configuration.mediaBindAddress = mediaBindAddress ?? environment["CAUCUS_MEDIA_BIND_ADDRESS"] ?? configuration.mediaBindAddress
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
+        if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] {
+            guard configuration.storeURL != nil else { throw ValidationError("--node-url runs several nodes on one PostgreSQL store: give --store postgres://….") }
+            var cluster = ClusterConfiguration(nodeURL: try Self.nodeURL(url))
+            if let seconds = try leaseSeconds ?? environment["CAUCUS_LEASE_SECONDS"].map(Self.count) {
+                guard (1...3600).contains(seconds) else { throw ValidationError("The lease lasts 1 to 3600 seconds.") }
+                cluster.leaseDuration = .seconds(seconds)
+            }
+            configuration.cluster = cluster
+        } else if leaseSeconds != nil {
+            throw ValidationError("--lease-seconds is for several nodes: give --node-url too.")
+        }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "caucus")
         logger.logLevel = logLevel
@@ -88,8 +103,17 @@ struct Serve: AsyncParsableCommand {
         return text
     }
 
+    /// `http(s)://host:port`, with nothing after the port: the node's id and the base of the
+    /// URLs other nodes send clients to.
+    private static func nodeURL(_ text: String) throws -> String {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme), let host = url.host, !host.isEmpty, url.port != nil,
+            url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil
+        else { throw ValidationError("The node URL is http://host:port (or https), as clients reach this node, with no path.") }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
     private static func count(_ text: String) throws -> Int {
-        guard let value = Int(text) else { throw ValidationError("CAUCUS_SNAPSHOT_EVERY and CAUCUS_REPLAY_WINDOW must be numbers of events.") }
+        guard let value = Int(text) else { throw ValidationError("CAUCUS_SNAPSHOT_EVERY, CAUCUS_REPLAY_WINDOW and CAUCUS_LEASE_SECONDS must be whole numbers.") }
         return value
     }
 
@@ -115,6 +139,9 @@ struct Serve: AsyncParsableCommand {
                 "  then send {\"id\":1,\"op\":\"join\",\"session\":\"Demo\",\"userName\":\"Ada\",\"token\":\"<token>\"} to the WebSocket",
                 "  curl -u '\(app.key):<secret from the file>' \(base)/v1/sessions",
             ]
+        }
+        if let cluster = server.configuration.cluster {
+            lines.append("Node \(cluster.nodeURL) of several sharing one store (lease \(cluster.leaseDuration)).")
         }
         lines.append("Media (WebRTC, UDP): \(server.configuration.mediaAddress):\(server.mediaPort)")
         lines.append("Console: \(base)/ (in a browser)")

@@ -136,23 +136,8 @@ public actor TestPostgres {
 
     /// A TCP port free on 127.0.0.1 now.
     private static func freePort() throws -> Int {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw PostgresTestFailure("socket() failed") }
-        defer { close(socketFD) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) }
-        }
-        guard bound == 0 else { throw PostgresTestFailure("bind() failed") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
-        }
-        guard named == 0 else { throw PostgresTestFailure("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let port = try FreePorts.take(1).first else { throw PostgresTestFailure("no free port") }
+        return port
     }
 
     /// Runs a program to its end, failing with its output if it fails.

@@ -60,6 +60,8 @@ extension CaucusError.Code {
     public static let notFound = Self(1012, "notFound")
     public static let unsupportedProtocol = Self(1013, "unsupportedProtocol")
     public static let methodNotAllowed = Self(1014, "methodNotAllowed")
+    /// Several nodes: another node serves the session; the error names it (`url`).
+    public static let otherNode = Self(1015, "otherNode")
 
     public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
     public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
@@ -139,7 +141,7 @@ extension CaucusError.Code {
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
-        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .sessionNameEmpty,
+        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .otherNode, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,

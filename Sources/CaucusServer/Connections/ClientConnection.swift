@@ -116,4 +116,7 @@ public enum CloseCode: UInt16, Sendable {
     case left = 4005
     /// The session's store failed; reconnect and resume.
     case storeFailure = 4006
+    /// Several nodes: another node took the session over (this one lost its lease);
+    /// reconnect and resume, through any node.
+    case moved = 4007
 }

@@ -25,11 +25,7 @@ extension SessionServer {
         }
         let v1 = router.group("v1")
         v1.get("sessions") { request, _ in
-            try await self.control(request) { app in
-                var list: [SessionSummary] = []
-                for session in await self.registry.sessions(of: app.key) { list.append(await session.summary()) }
-                return Self.json(["sessions": list])
-            }
+            try await self.control(request) { app in Self.json(["sessions": try await self.liveSessions(of: app)]) }
         }
         v1.get("sessions/:id") { request, context in
             try await self.control(request) { app in Self.json(try await self.session(context, app).view()) }
@@ -87,11 +83,23 @@ extension SessionServer {
         return router
     }
 
-    private func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws(CaucusError) -> SessionActor {
-        guard let raw = context.parameters.get("id", as: Int64.self), let session = await registry.session(StoredSessionID(rawValue: raw)),
-            session.app == app.key
-        else { throw CaucusError(.notFound, "No live session with that id in this app.") }
-        return session
+    /// The live session the path names. On several nodes, one another node serves is
+    /// answered with a redirect there (`ServedElsewhere`, see `control`).
+    private func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> SessionActor {
+        let missing = CaucusError(.notFound, "No live session with that id in this app.")
+        guard let raw = context.parameters.get("id", as: Int64.self) else { throw missing }
+        let placement: SessionPlacement?
+        do {
+            placement = try await router.place(StoredSessionID(rawValue: raw), at: clock())
+        } catch {
+            logger.error("session \(raw) could not be found or taken over: \(error)")
+            throw CaucusError.serverFailure
+        }
+        switch placement {
+        case .here(let session) where session.app == app.key: return session
+        case .elsewhere(let node): throw ServedElsewhere(node: node)
+        case .here, nil: throw missing
+        }
     }
 
     /// Authenticates the app, refuses query parameters the route does not take (or takes once),
@@ -118,6 +126,11 @@ extension SessionServer {
             return Self.failure(failure.error, status: failure.status)
         } catch let error as CaucusError {
             return Self.failure(error, status: nil)
+        } catch let other as ServedElsewhere {
+            // 307: the client repeats the same method and body at the node serving the session.
+            var base = other.node.rawValue
+            while base.hasSuffix("/") { base.removeLast() }
+            return Response(status: .temporaryRedirect, headers: [.location: base + request.uri.description])
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
@@ -214,9 +227,12 @@ struct SessionSummary: Codable, Sendable {
     let id: StoredSessionID
     let name: String
     let createdAt: Instant
-    let users: Int
-    let status: SubsessionStatus
+    /// Nil for a session another node serves (ask that node: `node`).
+    let users: Int?
+    let status: SubsessionStatus?
     let seq: Int
+    /// Several nodes: the node serving the session (nil on one node).
+    var node: String? = nil
 }
 
 /// One session as the control API shows it: everything, with no viewer's restrictions.

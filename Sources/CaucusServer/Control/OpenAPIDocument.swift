@@ -46,10 +46,12 @@ enum OpenAPIDocument {
       "Seq": {"type": "object", "properties": {"seq": {"type": ["integer", "null"], "description": "The sequence number of the last event the operation caused."}}},
       "SessionSummary": {
         "type": "object",
-        "required": ["id", "name", "createdAt", "users", "status", "seq"],
+        "required": ["id", "name", "createdAt", "seq"],
         "properties": {
           "id": {"type": "integer"}, "name": {"type": "string"}, "createdAt": {"type": "integer", "description": "Unix milliseconds"},
-          "users": {"type": "integer"}, "status": {"type": "string"}, "seq": {"type": "integer"}
+          "users": {"type": "integer", "description": "Absent for a session another node serves"},
+          "status": {"type": "string", "description": "Absent for a session another node serves"}, "seq": {"type": "integer"},
+          "node": {"type": "string", "description": "Several nodes: the URL of the node serving the session"}
         }
       },
       "Session": {
@@ -91,7 +93,8 @@ enum OpenAPIDocument {
       }
     },
     "responses": {
-      "Error": {"description": "Refused; nothing changed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+      "Error": {"description": "Refused; nothing changed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+      "OtherNode": {"description": "Several nodes: another node serves the session. Repeat the same request (method, credentials, body) at the Location header's URL.", "headers": {"Location": {"schema": {"type": "string"}}}}
     },
     "parameters": {
       "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}, "description": "The session's id, from GET /v1/sessions."}
@@ -123,14 +126,14 @@ enum OpenAPIDocument {
         "summary": "One session's users, rooms and status",
         "responses": {
           "200": {"description": "The session", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Session"}}}},
-          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "401": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}
         }
       },
       "delete": {
         "summary": "End the session for everyone",
         "responses": {
           "200": {"description": "Ended", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
-          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
+          "401": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -140,7 +143,7 @@ enum OpenAPIDocument {
         "summary": "Remove a user",
         "responses": {
           "200": {"description": "Removed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -152,7 +155,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "Done", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
-          "403": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
+          "403": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
         }
       }
     },

@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var mediaConsentTimeout: Duration
     /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).
     public var mediaTickInterval: Duration
+    /// Several nodes on one PostgreSQL store (`storeURL`): this node's address and the lease
+    /// duration. Nil: one node, which serves every session of its store.
+    public var cluster: ClusterConfiguration?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],
@@ -49,8 +52,9 @@ public struct ServerConfiguration: Sendable {
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
         mediaBindAddress: String? = nil, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
-        storeURL: String? = nil, snapshotInterval: Int = 1_000
+        storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil
     ) {
+        self.cluster = cluster
         self.storeURL = storeURL
         self.snapshotInterval = snapshotInterval
         self.host = host

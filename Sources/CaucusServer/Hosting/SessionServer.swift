@@ -20,6 +20,10 @@ public final class SessionServer: Sendable {
     let apps: [String: AppCredentials]
     let verifier: TokenVerifier
     let registry: SessionRegistry
+    /// Where a session is served: here, or (several nodes) on the node holding its lease.
+    let router: any SessionRouter
+    /// Several nodes: renews this node's leases and takes over expired ones.
+    let leaseKeeper: LeaseKeeper?
     let store: any SessionStore
     /// The PostgreSQL store's connection pool, which runs as a service of `run`'s group.
     let storeService: PostgresSessionStore?
@@ -46,6 +50,9 @@ public final class SessionServer: Sendable {
         }
         let store: any SessionStore
         var postgres: PostgresSessionStore?
+        if configuration.cluster != nil && configuration.storeURL == nil {
+            throw ServerConfigurationError("Several nodes share one PostgreSQL store: --node-url needs --store postgres://…")
+        }
         if let url = configuration.storeURL {
             let shared = PostgresSessionStore(location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy, logger: logger)
             store = shared
@@ -68,9 +75,12 @@ public final class SessionServer: Sendable {
         return server
     }
 
-    /// Readies the store and rebuilds the sessions that were live.
+    /// Readies the store and rebuilds the sessions that were live. On several nodes none is
+    /// rebuilt here at start: each is taken over when its lease expires (or at once if it was
+    /// this node's), by the first request for it or by the lease keeper's sweep.
     func restoreSessions() async throws {
         if let storeService { try await storeService.prepare() }
+        guard leaseKeeper == nil else { return }
         // Old enough snapshots that a restored session replays as much as a running one keeps.
         await registry.restore(from: try await store.liveSessions(replayDepth: configuration.replayWindow), apps: apps)
     }
@@ -96,10 +106,19 @@ public final class SessionServer: Sendable {
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
         let snapshotInterval = configuration.snapshotInterval
-        self.registry = SessionRegistry { registry in
+        let registry = SessionRegistry { registry in
             SessionEnvironment(
                 store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow,
                 snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, sessionClosed: { id in await registry.closed(id) })
+        }
+        self.registry = registry
+        if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
+            let router = LeasedSessionRouter(registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow)
+            self.router = router
+            self.leaseKeeper = LeaseKeeper(router: router, registry: registry, store: shared, cluster: cluster, clock: clock, logger: logger)
+        } else {
+            self.router = LocalSessionRouter(registry: registry)
+            self.leaseKeeper = nil
         }
     }
 
@@ -140,6 +159,7 @@ public final class SessionServer: Sendable {
             .init(service: RestoringApplication(server: self, application: application(onRunning: onRunning))),
             .init(service: ShutdownNotice(server: self)), .init(service: MediaService(transport: media)),
         ]
+        if let leaseKeeper { services.append(.init(service: leaseKeeper)) }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try await store.close()
@@ -156,8 +176,21 @@ public final class SessionServer: Sendable {
     /// waits for each session's store write under way, then for the requests still being
     /// handled: once it returns, no task of the server is left running.
     func closeAllConnections() async {
-        for session in await registry.all() { await session.closeForRestart() }
+        let sessions = await registry.all()
+        for session in sessions { await session.closeForRestart() }
         await requests.drained()
+        if let cluster = configuration.cluster { await giveUpLeases(of: sessions, cluster) }
+    }
+
+    /// Several nodes: once a stopping node's sessions are saved, their leases end now rather
+    /// than when they would have expired, so that the clients told to reconnect find another
+    /// node able to take them over at once.
+    private func giveUpLeases(of sessions: [SessionActor], _ cluster: ClusterConfiguration) async {
+        for session in sessions {
+            guard let epoch = session.leaseEpoch else { continue }
+            let now = clock()
+            try? await store.renewLease(of: session.id, for: cluster.node, epoch: epoch, until: now, now: now)
+        }
     }
 }
 

@@ -35,11 +35,18 @@ actor SessionActor {
 
     /// What the store records of the session with its first batch (nil for a restored one).
     private let opening: SessionOpening?
+    /// Several nodes: the lease epoch every write of this node carries (from the opening, or
+    /// from taking the session over); nil on one node. A new holder means a new actor.
+    let leaseEpoch: LeaseEpoch?
 
-    init(id: StoredSessionID, app: String, limits: SessionLimits, opening: SessionOpening?, environment: SessionEnvironment) {
+    init(
+        id: StoredSessionID, app: String, limits: SessionLimits, opening: SessionOpening?, leaseEpoch: LeaseEpoch? = nil,
+        environment: SessionEnvironment
+    ) {
         self.id = id
         self.app = app
         self.opening = opening
+        self.leaseEpoch = leaseEpoch ?? (opening?.lease == nil ? nil : opening?.initialLease.epoch)
         self.environment = environment
         let secrets = environment.secrets
         self.pipeline = Pipeline(
@@ -117,6 +124,18 @@ actor SessionActor {
             if storeTask == task { storeTask = nil }
         }
         if let snapshot = pipeline.snapshotAtShutdown() { await save(snapshot) }
+    }
+
+    /// Several nodes: this node no longer holds the session's lease (another took it, or it
+    /// could not renew it in time). Nothing more is written here: every client is told to
+    /// reconnect and resumes on the node that has it now; the session leaves this node.
+    func leaseLost() async {
+        let actions = pipeline.leaseLost()
+        guard !actions.isEmpty else { return }
+        environment.media.dropSession(id)
+        rosterTask?.cancel()
+        perform(actions)
+        await environment.sessionClosed(id)
     }
 
     /// A snapshot sent only once every event it includes has been delivered, so that the
@@ -238,8 +257,15 @@ actor SessionActor {
         let actions: [Pipeline.Action]
         var failure: (any Error)?
         do {
-            try await environment.store.append(events, to: id, opening: events.first?.seq == 1 ? opening : nil)
+            // The opening batch claims no lease: it writes the row, and the opener's lease with it.
+            let opens = events.first?.seq == 1
+            try await environment.store.append(events, to: id, opening: opens ? opening : nil, lease: opens ? nil : leaseEpoch)
             actions = pipeline.batchStored()
+        } catch let error as StoreError where error.code == .fenced {
+            environment.logger.warning("session \(id) was taken over by another node: \(error)")
+            failure = error
+            environment.media.dropSession(id)
+            actions = pipeline.leaseLost()
         } catch {
             environment.logger.error("session \(id) could not be saved: \(error)")
             failure = error
@@ -261,7 +287,7 @@ actor SessionActor {
     /// everything, and the next rebuild replays a little more of it.
     private func save(_ snapshot: StoredSnapshot) async {
         do {
-            try await environment.store.saveSnapshot(snapshot, of: id)
+            try await environment.store.saveSnapshot(snapshot, of: id, lease: leaseEpoch)
         } catch {
             environment.logger.warning("session \(id) could not save its snapshot at \(snapshot.seq): \(error)")
         }

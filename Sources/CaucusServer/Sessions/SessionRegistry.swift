@@ -30,8 +30,9 @@ actor SessionRegistry {
 
     func all() -> [SessionActor] { Array(sessions.values) }
 
-    /// The live session a join of `name` goes to, created if there is none.
-    func sessionForJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionActor {
+    /// The live session a join of `name` goes to, created if there is none (on several
+    /// nodes, leased to this one from its first write: `lease`).
+    func sessionForJoin(app: AppCredentials, name: String, at now: Instant, lease: OpeningLease? = nil) async throws -> SessionActor {
         if let existing = session(app: app.key, named: name) { return existing }
         let key = app.key + "\u{0}" + SessionName.key(name)
         if let pending = creating[key] { return try await pending.value }
@@ -39,7 +40,7 @@ actor SessionRegistry {
         let task = Task { () throws -> SessionActor in
             // Only an id: the row is written with the first join's events (none if refused).
             let id = try await environment.store.reserveSessionID()
-            let opening = SessionOpening(app: app.key, name: name, createdAt: now)
+            let opening = SessionOpening(app: app.key, name: name, createdAt: now, lease: lease)
             return SessionActor(id: id, app: app.key, limits: app.limits, opening: opening, environment: environment)
         }
         creating[key] = task
@@ -67,6 +68,19 @@ actor SessionRegistry {
     func discardIfUnstarted(_ actor: SessionActor) async {
         guard await actor.state.lifecycle == .awaitingFirstJoin else { return }
         closed(actor.id)
+    }
+
+    /// Several nodes: rebuilds a session this node has just taken the lease of (at `epoch`)
+    /// from its snapshot and log. Its users lost their connections with the old node: their
+    /// seats are held for the grace from now, for them to resume here.
+    func takeOver(_ stored: StoredSession, epoch: LeaseEpoch, limits: SessionLimits) async -> SessionActor {
+        if let existing = sessions[stored.id] { return existing }
+        let actor = SessionActor(
+            id: stored.id, app: stored.app, limits: limits, opening: nil, leaseEpoch: epoch, environment: environment(self))
+        await actor.restore(stored)
+        register(actor, app: stored.app, name: stored.name)
+        await actor.holdSeatsAfterRestart()
+        return actor
     }
 
     /// Rebuilds every live session from the store after a restart.

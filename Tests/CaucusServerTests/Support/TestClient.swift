@@ -146,11 +146,22 @@ actor TestClient {
     func join(session: String, userName: String, token: String, password: String? = nil) async throws {
         var arguments: JSON = ["session": session, "userName": userName, "token": token]
         if let password { arguments["password"] = password }
-        let result = try await request("join", arguments)
+        joined(with: try await request("join", arguments))
+    }
+
+    /// Keeps what a join's result gives: the user, its resume secret and the snapshot.
+    func joined(with result: JSON) {
         user = result["user"] as? Int
         secret = result["secret"] as? String
         joinSnapshot = result["snapshot"] as? JSON ?? [:]
         lastSeq = joinSnapshot["seq"] as? Int ?? 0
+    }
+
+    /// Keeps what a resume's result gives, for a client that resumed a seat another had.
+    func resumed(with result: JSON, secret: String, lastSeq: Int) {
+        user = result["user"] as? Int
+        self.secret = secret
+        self.lastSeq = max(self.lastSeq, lastSeq)
     }
 
     /// The first event of `type` (kept or still to come), removing it from the kept ones.

@@ -136,4 +136,25 @@ struct LeaseConformanceTests {
             #expect(refused14?.code == .sessionEnded)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func anOpeningThatCarriesALeaseWritesTheRowLeasedAtTheFirstEpoch(kind: StoreKind) async throws {
+        try await kind.freshDatabase().with { store in
+            let id = try await store.reserveSessionID()
+            var script = SessionScript()
+            let (host, join) = try script.join("Ada", claim: .host)
+            let opening = SessionOpening(app: "demo", name: script.name, createdAt: join[0].at, lease: OpeningLease(holder: nodeA, until: at(10)))
+            try await store.append(join, to: id, opening: opening)
+            #expect(try await store.lease(of: id) == SessionLease(holder: nodeA, epoch: LeaseEpoch(rawValue: 1), expiresAt: at(10)))
+            // No moment without a lease: another node cannot take the session while it is live.
+            let held = await #expect(throws: StoreError.self) { _ = try await store.acquireLease(of: id, for: nodeB, until: at(20), now: at(5)) }
+            #expect(held?.code == .leaseHeld)
+            // Its writes carry epoch 1; one without a lease is fenced.
+            let chat = try script.run(.chat("hi", to: .room), by: host)
+            let unleased = await #expect(throws: StoreError.self) { try await store.append(chat, to: id, opening: nil, lease: nil) }
+            #expect(unleased?.code == .fenced)
+            try await store.append(chat, to: id, opening: nil, lease: LeaseEpoch(rawValue: 1))
+            #expect(try await store.events(of: id, after: 0).count == join.count + chat.count)
+        }
+    }
 }

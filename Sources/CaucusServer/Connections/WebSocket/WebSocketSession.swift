@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusProtocol
+import CaucusStore
 import Foundation
 import Logging
 import NIOCore
@@ -96,6 +97,9 @@ struct WebSocketSession: Sendable {
             }
         } catch let error as CaucusError {
             send(.error(re: frame.id, ErrorBody(error)), on: connection)
+        } catch let other as ServedElsewhere {
+            let error = CaucusError(.otherNode, "Another node serves this session: send the same request to \(other.node.webSocketURL).")
+            send(.error(re: frame.id, ErrorBody(error, url: other.node.webSocketURL)), on: connection)
         } catch {
             logger.error("request \(frame.id) failed: \(error)")
             send(.error(re: frame.id, ErrorBody(.serverFailure)), on: connection)
@@ -103,7 +107,7 @@ struct WebSocketSession: Sendable {
         return phase
     }
 
-    private func join(_ arguments: JoinArguments, id: Int, connection: ClientConnection) async throws(CaucusError) -> Phase {
+    private func join(_ arguments: JoinArguments, id: Int, connection: ClientConnection) async throws -> Phase {
         let now = server.clock()
         let token = try server.verifier.verify(arguments.token, sessionName: arguments.session, now: now)
         guard let app = server.apps[token.appKey] else { throw CaucusError(.unknownApp, "Unknown app.") }
@@ -113,11 +117,16 @@ struct WebSocketSession: Sendable {
         // A session may end between finding it and joining it; then the name is free for a new one.
         for attempt in 1...2 {
             let session: SessionActor
+            let placement: SessionPlacement
             do {
-                session = try await server.registry.sessionForJoin(app: app, name: arguments.session, at: now)
+                placement = try await server.router.placeJoin(app: app, name: arguments.session, at: now)
             } catch {
                 logger.error("session \"\(arguments.session)\" could not be created: \(error)")
-                throw .serverFailure
+                throw CaucusError.serverFailure
+            }
+            switch placement {
+            case .here(let local): session = local
+            case .elsewhere(let node): throw ServedElsewhere(node: node)
             }
             do {
                 let user = try await session.join(request, requestID: id, connection: connection)
@@ -132,15 +141,33 @@ struct WebSocketSession: Sendable {
         throw CaucusError(.sessionEnded, "The session ended while joining; join again.")
     }
 
-    private func resume(_ arguments: ResumeArguments, id: Int, connection: ClientConnection) async throws(CaucusError) -> Phase {
-        guard let seat = server.secrets.seat(of: arguments.secret), let session = await server.registry.session(seat.session) else {
-            throw CaucusError(.resumeRefused, "This resume secret names no live seat; join again.")
+    private func resume(_ arguments: ResumeArguments, id: Int, connection: ClientConnection) async throws -> Phase {
+        let refused = CaucusError(.resumeRefused, "This resume secret names no live seat; join again.")
+        guard let seat = server.secrets.seat(of: arguments.secret) else { throw refused }
+        let placement: SessionPlacement?
+        do {
+            placement = try await server.router.place(seat.session, at: server.clock())
+        } catch {
+            logger.error("session \(seat.session) could not be found or taken over: \(error)")
+            throw CaucusError.serverFailure
         }
-        try await session.resume(seat.user, after: arguments.lastSeq, requestID: id, connection: connection)
-        return .joined(session, seat.user)
+        switch placement {
+        case nil: throw refused
+        case .elsewhere(let node): throw ServedElsewhere(node: node)
+        case .here(let session):
+            try await session.resume(seat.user, after: arguments.lastSeq, requestID: id, connection: connection)
+            return .joined(session, seat.user)
+        }
     }
 
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
         connection.send(SessionActor.encode(frame, with: .caucus))
     }
+}
+
+/// Several nodes: the session a join or resume named is served by `node`; the client is sent
+/// there (`otherNode`, with the node's URL) rather than relayed, so that its socket, its
+/// replies and its media all go to the node that has the session.
+struct ServedElsewhere: Error {
+    let node: NodeID
 }

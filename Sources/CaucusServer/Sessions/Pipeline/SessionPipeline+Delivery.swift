@@ -22,6 +22,17 @@ extension SessionPipeline {
     /// The store refused the batch: nothing decided since the last durable event happened for
     /// anyone. Every waiting caller fails, every client is told to reconnect, the name is freed.
     mutating func storeFailed() -> [Action] {
+        broken(closing: .storeFailure, reason: "The session could not be saved.")
+    }
+
+    /// Several nodes: another node took the session over (this one's lease was fenced or ran
+    /// out). Nothing more is written here; every client is told to reconnect, and resumes
+    /// through any node on the one that has the session now.
+    mutating func leaseLost() -> [Action] {
+        broken(closing: .moved, reason: "The session moved to another node; reconnect and resume.")
+    }
+
+    private mutating func broken(closing code: CloseCode, reason: String) -> [Action] {
         guard lifecycle != .broken else { return [] }
         lifecycle = .broken
         storing = nil
@@ -32,7 +43,7 @@ extension SessionPipeline {
         if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
         waiters.removeAll()
         for connection in connections.values {
-            actions.append(.close(connection, .storeFailure, reason: "The session could not be saved."))
+            actions.append(.close(connection, code, reason: reason))
         }
         connections.removeAll()
         actions.append(.scheduleTick(at: nil))

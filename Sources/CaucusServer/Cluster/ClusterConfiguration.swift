@@ -1,0 +1,37 @@
+import CaucusStore
+
+/// How a node runs beside others on one PostgreSQL store (`caucus serve --node-url`).
+public struct ClusterConfiguration: Sendable {
+    /// This node's address as clients and the other nodes reach it (`http://host:port`, no
+    /// path). It is the node's id in the store's leases, so a node that is told another holds
+    /// a session knows where to send its clients (`ws://host:port/ws`).
+    public var nodeURL: String
+    /// How long a lease lasts without renewal: a dead node's sessions move this long after it
+    /// stopped renewing. The holder renews every third of it.
+    public var leaseDuration: Duration
+
+    public init(nodeURL: String, leaseDuration: Duration = .seconds(10)) {
+        self.nodeURL = nodeURL
+        self.leaseDuration = leaseDuration
+    }
+
+    public var node: NodeID { NodeID(nodeURL) }
+}
+
+extension NodeID {
+    /// The WebSocket endpoint of the node this id names (its `nodeURL`).
+    var webSocketURL: String {
+        var base = rawValue
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasPrefix("https://") { return "wss://" + base.dropFirst("https://".count) + "/ws" }
+        if base.hasPrefix("http://") { return "ws://" + base.dropFirst("http://".count) + "/ws" }
+        return base + "/ws"
+    }
+}
+
+/// A configuration a node cannot run with; `caucus serve` prints it and exits.
+struct ServerConfigurationError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,78 @@
+import CaucusCore
+import CaucusStore
+import CaucusStorePostgres
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Fencing with real processes: a node stopped (SIGSTOP) long enough for its lease to expire
+/// loses the session to another node, and when it wakes (SIGCONT) it cannot append anything,
+/// even what a client sent it while it slept.
+@Suite(.serialized) struct ClusterFencingTests {
+    @Test func aStoppedOwnerWokenAfterATakeoverWritesNothingAndSendsItsClientsToTheNewOwner() async throws {
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 2)
+        let (owner, other) = (cluster.urls[0], cluster.urls[1])
+        let host = try await TestClient.connect(url: owner)
+        try await host.join(session: "Class", userName: "Teacher", token: try cluster.token(session: "Class", role: .host))
+        let ann = try await TestClient.connect(url: owner)
+        try await ann.join(session: "Class", userName: "Ann", token: try cluster.token(session: "Class"))
+        try await ann.request("chat", ["text": "before the stop"])
+        let secret = try #require(await ann.secret)
+        let session = StoredSessionID(rawValue: try #require(Int64(secret.split(separator: ".")[0])))
+
+        kill(cluster.nodes[0].process.processIdentifier, SIGSTOP)
+        // Ben joins through the other node: sent to the owner while its lease is live (which
+        // does not answer), taken over by the other node once it expired.
+        let ben = try await ClusterClient.send(
+            "join", ["session": "Class", "userName": "Ben", "token": try cluster.token(session: "Class")], entries: [other], first: 0,
+            patience: 40)
+        #expect(ben.url == other)
+        let taken = try await StoreReader.lease(of: session, in: cluster.database)
+        #expect(taken.holder == NodeID("http://127.0.0.1:\(cluster.nodes[1].port)"))
+        #expect(taken.epoch == LeaseEpoch(rawValue: 2), "the opener held epoch 1; the takeover took the next")
+
+        // Ann's socket to the sleeping node is still open: what she sends waits in its buffer.
+        let request = try await ann.send("chat", ["text": "sent to the sleeping node"])
+        kill(cluster.nodes[0].process.processIdentifier, SIGCONT)
+        let reply = try? await within("the woken node's answer") { try await ann.reply(to: request) }
+        #expect(reply?["error"] != nil || reply == nil, "never acknowledged: \(String(describing: reply))")
+        #expect(try await within("the woken node closing") { try await ann.closed() } == 4007, "moved: reconnect and resume")
+        #expect(cluster.nodes[0].process.isRunning, "the woken node lost a session, not its life")
+
+        let log = try await StoreReader.events(of: session, in: cluster.database)
+        let texts = log.compactMap { event -> String? in
+            if case .chatMessage(let message) = event.event { return message.text }
+            return nil
+        }
+        #expect(texts == ["before the stop"], "nothing of the fenced node after the takeover: \(texts)")
+        #expect(Array(log.map(\.seq)) == Array(1...log.count), "one unbroken log")
+
+        // Ann resumes on the new owner, through either node.
+        let back = try await ClusterClient.send("resume", ["secret": secret, "lastSeq": await ann.lastSeq], entries: [owner], first: 0)
+        #expect(back.url == other)
+        #expect(back.result["user"] as? Int == (await ann.user))
+        for node in cluster.nodes { node.kill(SIGKILL) }
+    }
+}
+
+/// Reads what the nodes left in the shared database.
+enum StoreReader {
+    static func lease(of session: StoredSessionID, in database: String) async throws -> SessionLease {
+        try await withStore(database) { try await $0.lease(of: session) }
+    }
+
+    static func events(of session: StoredSessionID, in database: String) async throws -> [SequencedEvent] {
+        try await withStore(database) { try await $0.events(of: session, after: 0) }
+    }
+
+    private static func withStore<T: Sendable>(_ database: String, _ body: (PostgresSessionStore) async throws -> T) async throws -> T {
+        let store = PostgresSessionStore(location: try PostgresStoreLocation(url: database))
+        let pool = Task { try await store.run() }
+        defer { pool.cancel() }
+        try await store.prepare()
+        return try await body(store)
+    }
+}
