@@ -21,6 +21,8 @@ actor SessionActor {
     private var storeTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var rosterTask: Task<Void, Never>?
+    /// Several nodes: its opening was refused because another node opened the same name first.
+    private(set) var lostNameRace = false
     /// Whether the last routing handed the media loop any publication to forward.
     private var routedPublications = false
 
@@ -261,6 +263,11 @@ actor SessionActor {
             let opens = events.first?.seq == 1
             try await environment.store.append(events, to: id, opening: opens ? opening : nil, lease: opens ? nil : leaseEpoch)
             actions = pipeline.batchStored()
+        } catch let error as StoreError where error.code == .liveNameTaken {
+            // Another node opened a live session of this name first: the joins go there.
+            failure = error
+            lostNameRace = true
+            actions = pipeline.openingRefused()
         } catch let error as StoreError where error.code == .fenced {
             environment.logger.warning("session \(id) was taken over by another node: \(error)")
             failure = error

@@ -45,6 +45,30 @@ import Testing
     }
 }
 
+/// Two first joins of one name reaching two nodes at once make one session: the database
+/// refuses the second opening, and that join is sent to the node that won.
+@Suite(.serialized) struct ClusterNameRaceTests {
+    @Test func twoFirstJoinsOfOneNameOnTwoNodesMakeOneSessionAndNeitherFails() async throws {
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 10)
+        for round in 0..<20 {
+            let name = "Race \(round)"
+            let token = try cluster.token(session: name, role: .host)
+            let clients = [try await TestClient.connect(url: cluster.urls[0]), try await TestClient.connect(url: cluster.urls[1])]
+            let replies = try await withThrowingTaskGroup(of: JSON.self) { group in
+                for client in clients {
+                    group.addTask { try await client.reply(to: try await client.send("join", ["session": name, "userName": "Ada", "token": token])) }
+                }
+                return try await group.reduce(into: [JSON]()) { $0.append($1) }
+            }
+            let refusals = replies.compactMap { $0["error"] as? JSON }
+            #expect(refusals.count < 2, "one of them joined: \(replies)")
+            for refusal in refusals { #expect(refusal["code"] as? Int == 1015, "only ever sent to the other node: \(refusal)") }
+            for client in clients { await client.close() }
+        }
+        for node in cluster.nodes { node.kill(SIGKILL) }
+    }
+}
+
 /// `curl`, as an operator calls the control API.
 enum Curl {
     struct Result {

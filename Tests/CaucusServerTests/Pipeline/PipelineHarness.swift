@@ -117,6 +117,19 @@ struct PipelineHarness {
         run(pipeline.storeFailed())
     }
 
+    /// The store refuses the opening batch: another node opened the name first.
+    mutating func openingRefused() {
+        guard storeCall != nil else { return }
+        storeCall = nil
+        run(pipeline.openingRefused())
+    }
+
+    /// Several nodes: the session's lease went to another node.
+    mutating func leaseLost() {
+        storeCall = nil
+        run(pipeline.leaseLost())
+    }
+
     /// Completes every store write, one after another, until none is left.
     mutating func settle() {
         while storeCall != nil { storeSucceeds() }

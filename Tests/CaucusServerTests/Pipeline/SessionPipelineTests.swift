@@ -69,6 +69,36 @@ import Testing
         #expect(h.pipeline.awaitDurable(3) == .failed(SessionPipeline<Int, ValueFrames>.storeFailure))
     }
 
+    @Test func anOpeningRefusedForItsNameFailsTheJoinersWithoutClosingThem() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        let ben = try h.join("Ben")
+        guard case .wait(let annTicket) = h.pipeline.awaitDurable(1), case .wait(let benTicket) = h.pipeline.awaitDurable(h.pipeline.seq) else {
+            Issue.record("both joins should wait")
+            return
+        }
+        h.openingRefused()
+        #expect(h.completed[annTicket] != nil && h.completed[benTicket] != nil, "every joiner hears its join failed")
+        #expect(h.closed.isEmpty, "no socket closed: each join is placed again, on the node that won the name")
+        #expect(h.inbox[ann.connection, default: []].isEmpty && h.inbox[ben.connection, default: []].isEmpty)
+        #expect(h.sessionClosed)
+        #expect(h.storeCall == nil)
+    }
+
+    @Test func aLostLeaseClosesEveryClientWithMovedAndWritesNothingMore() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        h.storeSucceeds()
+        try h.perform(.chat("in flight", to: .room), by: ann.user, from: ann.connection)
+        guard case .wait(let ticket) = h.pipeline.awaitDurable(h.pipeline.seq) else { Issue.record("should wait"); return }
+        h.leaseLost()
+        #expect(h.completed[ticket]??.code == .internalError, "never acknowledged")
+        #expect(h.closed[ann.connection] == .moved)
+        #expect(h.sessionClosed)
+        #expect(throws: CaucusError.self) { try h.perform(.chat("after", to: .room), by: ann.user) }
+        #expect(h.storeCall == nil, "nothing more is written")
+    }
+
     @Test func aResumeReplaysWhatTheUserMissedAndMaySeeThenItsReturn() throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)

@@ -135,6 +135,11 @@ struct WebSocketSession: Sendable {
             } catch {
                 await server.registry.discardIfUnstarted(session)
                 if error.code == .sessionEnded && attempt == 1 { continue }
+                if await session.lostNameRace && attempt == 1 {
+                    // Several nodes: another node opened this name first; place the join again.
+                    await server.registry.closed(session.id)
+                    continue
+                }
                 throw error
             }
         }

@@ -32,7 +32,19 @@ extension SessionPipeline {
         broken(closing: .moved, reason: "The session moved to another node; reconnect and resume.")
     }
 
+    /// Several nodes: the batch that would open the session was refused because another node
+    /// opened a live session of the same name first. Nobody's join was durable, so no client
+    /// is closed: each joiner's waiter fails, and its join is placed again (and sent to the
+    /// node that won).
+    mutating func openingRefused() -> [Action] {
+        broken(closing: nil)
+    }
+
     private mutating func broken(closing code: CloseCode, reason: String) -> [Action] {
+        broken(closing: (code, reason))
+    }
+
+    private mutating func broken(closing close: (code: CloseCode, reason: String)?) -> [Action] {
         guard lifecycle != .broken else { return [] }
         lifecycle = .broken
         storing = nil
@@ -42,8 +54,8 @@ extension SessionPipeline {
         var actions: [Action] = []
         if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
         waiters.removeAll()
-        for connection in connections.values {
-            actions.append(.close(connection, code, reason: reason))
+        if let close {
+            for connection in connections.values { actions.append(.close(connection, close.code, reason: close.reason)) }
         }
         connections.removeAll()
         actions.append(.scheduleTick(at: nil))
