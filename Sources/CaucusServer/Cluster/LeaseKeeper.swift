@@ -16,6 +16,7 @@ struct LeaseKeeper: Service {
     let store: any ClusterStore
     let cluster: ClusterConfiguration
     let clock: @Sendable () -> Instant
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
@@ -46,13 +47,17 @@ struct LeaseKeeper: Service {
                 // Not opened yet: its first write takes the lease.
                 continue
             } catch let error as StoreError where error.code == .fenced || error.code == .sessionEnded {
-                if error.code == .fenced { logger.warning("session \(session.id) is no longer leased to this node: \(error)") }
+                if error.code == .fenced {
+                    logger.warning("session \(session.id) is no longer leased to this node: \(error)")
+                    metrics.leasesLost.increment()
+                }
                 await session.leaseLost()
             } catch {
                 // Unanswered: the lease stands until it expires, and then it may be another's.
                 let expiry = previous[session.id] ?? now
                 if clock() >= expiry {
                     logger.error("session \(session.id) leaves this node: its lease expired unrenewed (\(error))")
+                    metrics.leasesLost.increment()
                     await session.leaseLost()
                 } else {
                     held[session.id] = expiry

@@ -15,10 +15,15 @@ actor LeasedSessionRouter: SessionRouter {
     let apps: [String: AppCredentials]
     /// Events a rebuilt session keeps to replay to resuming clients (`replayWindow`).
     let replayDepth: Int
+    let metrics: ServerMetrics
     /// Takeovers under way, so that many resumes arriving at once rebuild a session once.
     private var takingOver: [StoredSessionID: Task<SessionPlacement?, any Error>] = [:]
 
-    init(registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int) {
+    init(
+        registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int,
+        metrics: ServerMetrics
+    ) {
+        self.metrics = metrics
         self.registry = registry
         self.store = store
         self.cluster = cluster
@@ -39,7 +44,20 @@ actor LeasedSessionRouter: SessionRouter {
 
     func place(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
         if let local = await registry.session(id) { return .here(local) }
+        // No suspension from here until the task is recorded: requests for one session arriving
+        // together share one lookup, and at most one takeover.
         if let pending = takingOver[id] { return try await pending.value }
+        let task = Task { try await self.locate(id, at: now) }
+        takingOver[id] = task
+        defer { takingOver[id] = nil }
+        return try await task.value
+    }
+
+    /// Where a session not in this node's registry is: at the live holder of its lease, or
+    /// here once taken over.
+    private func locate(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+        // Taken over by a lookup that finished while this one was being started.
+        if let local = await registry.session(id) { return .here(local) }
         let lease: SessionLease
         do {
             lease = try await store.lease(of: id)
@@ -47,16 +65,14 @@ actor LeasedSessionRouter: SessionRouter {
             return nil
         }
         if lease.isLive(at: now), let holder = lease.holder, holder != cluster.node { return .elsewhere(holder) }
-        let task = Task { try await self.takeOver(id, at: now) }
-        takingOver[id] = task
-        defer { takingOver[id] = nil }
-        return try await task.value
+        return try await takeOver(id, at: now)
     }
 
     /// Takes the lease of a session whose holder let it expire (or is this node, restarted),
     /// then rebuilds it here. The lease comes first: from then on the old holder can write
     /// nothing, so the log read next is the whole of it.
     private func takeOver(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+        let started = ContinuousClock.now
         let epoch: LeaseEpoch
         do {
             epoch = try await store.acquireLease(of: id, for: cluster.node, until: now.adding(cluster.leaseDuration), now: now)
@@ -73,7 +89,10 @@ actor LeasedSessionRouter: SessionRouter {
         }
         guard let stored = try await store.liveSession(id, replayDepth: replayDepth) else { return nil }
         let limits = apps[stored.app]?.limits ?? .standard
-        return .here(await registry.takeOver(stored, epoch: epoch, limits: limits))
+        let session = await registry.takeOver(stored, epoch: epoch, limits: limits)
+        metrics.takeovers.increment()
+        metrics.takeoverDuration.recordInterval(ContinuousClock.now - started)
+        return .here(session)
     }
 }
 

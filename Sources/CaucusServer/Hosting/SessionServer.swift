@@ -113,9 +113,11 @@ public final class SessionServer: Sendable {
         }
         self.registry = registry
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
-            let router = LeasedSessionRouter(registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow)
+            let router = LeasedSessionRouter(
+                registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, metrics: metrics)
             self.router = router
-            self.leaseKeeper = LeaseKeeper(router: router, registry: registry, store: shared, cluster: cluster, clock: clock, logger: logger)
+            self.leaseKeeper = LeaseKeeper(
+                router: router, registry: registry, store: shared, cluster: cluster, clock: clock, metrics: metrics, logger: logger)
         } else {
             self.router = LocalSessionRouter(registry: registry)
             self.leaseKeeper = nil

@@ -20,6 +20,11 @@ struct ServerMetrics: Sendable {
     let users: CoreMetrics.Gauge
     let requestLatency: CoreMetrics.Timer
     let fanOut: CoreMetrics.Timer
+    /// Several nodes: sessions this node took over from another, and how long each took (the
+    /// lease, reading the snapshot and the log, rebuilding), and sessions it lost.
+    let takeovers: CoreMetrics.Counter
+    let takeoverDuration: CoreMetrics.Timer
+    let leasesLost: CoreMetrics.Counter
 
     init() {
         _ = Self.registry
@@ -31,6 +36,9 @@ struct ServerMetrics: Sendable {
         users = CoreMetrics.Gauge(label: "caucus_users")
         requestLatency = CoreMetrics.Timer(label: "caucus_request_duration_seconds", preferredDisplayUnit: .seconds)
         fanOut = CoreMetrics.Timer(label: "caucus_fanout_duration_seconds", preferredDisplayUnit: .seconds)
+        takeovers = CoreMetrics.Counter(label: "caucus_takeovers_total")
+        takeoverDuration = CoreMetrics.Timer(label: "caucus_takeover_duration_seconds", preferredDisplayUnit: .seconds)
+        leasesLost = CoreMetrics.Counter(label: "caucus_leases_lost_total")
     }
 
     func prometheusText() -> String { Self.registry.emitToString() }

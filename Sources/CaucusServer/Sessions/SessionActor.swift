@@ -270,6 +270,7 @@ actor SessionActor {
             actions = pipeline.openingRefused()
         } catch let error as StoreError where error.code == .fenced {
             environment.logger.warning("session \(id) was taken over by another node: \(error)")
+            environment.metrics.leasesLost.increment()
             failure = error
             environment.media.dropSession(id)
             actions = pipeline.leaseLost()

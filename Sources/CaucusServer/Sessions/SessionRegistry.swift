@@ -78,6 +78,9 @@ actor SessionRegistry {
         let actor = SessionActor(
             id: stored.id, app: stored.app, limits: limits, opening: nil, leaseEpoch: epoch, environment: environment(self))
         await actor.restore(stored)
+        // Another rebuild may have finished while this one restored: one actor per session
+        // (this one has written nothing, and goes).
+        if let existing = sessions[stored.id] { return existing }
         register(actor, app: stored.app, name: stored.name)
         await actor.holdSeatsAfterRestart()
         return actor

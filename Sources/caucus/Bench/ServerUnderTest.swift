@@ -18,23 +18,37 @@ final class ServerUnderTest: Sendable {
         key: "bench", secret: "bench-secret-0123456789abcdef",
         limits: SessionLimits(maxUsersPerSession: 20_000, maxRoomCapacity: 10_000))
 
-    init(url: String?, app: AppCredentials?) throws {
+    private init(host: String, port: Int, app: AppCredentials, process: Process?) {
+        (self.host, self.port, self.app, self.process) = (host, port, app, process)
+    }
+
+    convenience init(url: String?, app: AppCredentials?) throws {
         if let url {
             guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
                 throw BenchError("--url must look like ws://127.0.0.1:8080")
             }
             guard let app else { throw BenchError("--url needs --app-key and --app-secret") }
-            (self.host, self.port, self.app, self.process) = (host, port, app, nil)
+            self.init(host: host, port: port, app: app, process: nil)
             return
         }
+        try self.init(folder: Self.freshFolder(), arguments: [])
+    }
+
+    /// A fresh data folder holding the bench app's configuration.
+    static func freshFolder() throws -> String {
         let folder = NSTemporaryDirectory() + "caucus-bench-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let config = folder + "/apps.json"
         struct AppsList: Encodable { let apps: [AppCredentials] }
-        _ = FileManager.default.createFile(atPath: config, contents: try JSONEncoder().encode(AppsList(apps: [Self.benchApp])))
+        _ = FileManager.default.createFile(atPath: folder + "/apps.json", contents: try JSONEncoder().encode(AppsList(apps: [Self.benchApp])))
+        return folder
+    }
+
+    /// `caucus serve` on `folder` (from `freshFolder`), with `arguments` after the usual ones
+    /// (a later `--port` wins).
+    convenience init(folder: String, arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["serve", "--port", "0", "--data", folder, "--config", config, "--log-level", "error"]
+        process.arguments = ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -49,7 +63,7 @@ final class ServerUnderTest: Sendable {
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")
         else { throw BenchError("no port in: \(text)") }
-        (self.host, self.port, self.app, self.process) = ("127.0.0.1", port, Self.benchApp, process)
+        self.init(host: "127.0.0.1", port: port, app: Self.benchApp, process: process)
     }
 
     func token(session: String, role: RoleClaim) throws -> String {
@@ -74,6 +88,13 @@ final class ServerUnderTest: Sendable {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Kills the server process at once (SIGKILL), as a machine dying would.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     func stop() {

@@ -63,18 +63,34 @@ import Glibc
         cluster.nodes[0].kill(SIGKILL)
         for user in users { _ = try await user.client.closed() }
 
-        // Every user resumes through the two other nodes, alternately.
-        var resumed: [ClusterClient.Connected] = []
-        for (index, secret) in secrets.enumerated() {
-            let back = try await ClusterClient.send(
-                "resume", ["secret": secret, "lastSeq": lastSeqs[index]], entries: Array(entries.dropFirst()), first: index, patience: 40)
-            #expect(back.result["user"] as? Int == ids[index])
-            await back.client.resumed(with: back.result, secret: secret, lastSeq: lastSeqs[index])
-            resumed.append(back)
+        // Every user resumes at once, through the two other nodes alternately: the first to
+        // arrive after the lease expired (or the survivors' sweep) makes one of them take over.
+        let survivors = Array(entries.dropFirst())
+        let resumed = try await withThrowingTaskGroup(of: (Int, ClusterClient.Connected).self) { group in
+            for (index, secret) in secrets.enumerated() {
+                let seen = lastSeqs[index]
+                group.addTask {
+                    let back = try await ClusterClient.send("resume", ["secret": secret, "lastSeq": seen], entries: survivors, first: index, patience: 40)
+                    await back.client.resumed(with: back.result, secret: secret, lastSeq: seen)
+                    return (index, back)
+                }
+            }
+            var byIndex: [Int: ClusterClient.Connected] = [:]
+            for try await (index, back) in group { byIndex[index] = back }
+            return (0..<secrets.count).compactMap { byIndex[$0] }
         }
-        // One node took the session over; everyone is on it.
+        #expect(resumed.count == Self.users)
+        for (index, back) in resumed.enumerated() { #expect(back.result["user"] as? Int == ids[index]) }
+        // One node took the session over, once; everyone is on it.
         let owners = Set(resumed.map(\.url))
         #expect(owners.count == 1 && !owners.contains(entries[0]), "one surviving node serves the session: \(owners)")
+        var takeovers = 0
+        for node in cluster.nodes.dropFirst() {
+            let metrics = try Curl.run(["http://127.0.0.1:\(node.port)/metrics"]).body
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("caucus_takeovers_total ") }
+            takeovers += line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        }
+        #expect(takeovers == 1, "the session was rebuilt once, not once per resume arriving together")
         for (index, back) in resumed.enumerated() {
             // The missed events come right after the resume reply; a ping is answered after them.
             try await back.client.request("ping")
