@@ -204,7 +204,11 @@ let package = Package(
             // Real offers from other WebRTC stacks, read through #filePath.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
+        .testTarget(
+            name: "CaucusTests",
+            // PostgreSQL for the SDK against several nodes.
+            dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport", "CaucusPostgresTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

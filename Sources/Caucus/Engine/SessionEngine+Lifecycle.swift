@@ -13,17 +13,26 @@ extension SessionEngine {
         guard phase == .idle || phase == .closed else { throw .alreadyJoined }
         phase = .joining
         self.url = url
+        setEntries(url)
         model = nil
         secret = nil
         endReason = nil
         setConnection(.connecting)
         do throws(SessionError) {
-            let socket = try await Socket.connect(to: url, configuration: configuration)
+            var socket = try await connectToAnEntry()
             attach(socket)
             var password = password
+            var redirects = 0
             while true {
                 let request = WireRequest.join(session: sessionName, userName: userName, token: token, password: password)
-                switch await exchange(request, on: socket) {
+                let result = await exchange(request, on: socket)
+                if let next = Self.redirect(result), redirects < Self.redirectLimit {
+                    // Several nodes: another node serves the session; join there.
+                    redirects += 1
+                    socket = try await move(from: socket, to: next)
+                    continue
+                }
+                switch result {
                 case .success(.joined(_, let secret, let snapshot)):
                     return joined(secret: secret, snapshot: snapshot)
                 case .success(let other):

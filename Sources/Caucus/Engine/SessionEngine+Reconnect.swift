@@ -38,10 +38,12 @@ extension SessionEngine {
             finish(.connectionLost)
             return true
         }
-        let socket: Socket
+        var socket: Socket
         do throws(SessionError) {
             socket = try await Socket.connect(to: url, configuration: configuration)
         } catch {
+            // Several nodes: the serving node may be gone; the next attempt asks another.
+            url = nextEntryURL()
             return false
         }
         guard phase == .reconnecting else {
@@ -49,7 +51,22 @@ extension SessionEngine {
             return true
         }
         attach(socket)
-        switch await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket) {
+        var result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket)
+        var redirects = 0
+        while let next = Self.redirect(result), redirects < Self.redirectLimit, phase == .reconnecting {
+            // Several nodes: another node serves the session (or took it over); resume there.
+            redirects += 1
+            do throws(SessionError) {
+                socket = try await move(from: socket, to: next)
+            } catch {
+                // Sent to a node that is gone (its lease has not expired yet): ask an entry
+                // node again on the next attempt.
+                url = nextEntryURL()
+                return false
+            }
+            result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket)
+        }
+        switch result {
         case .success(.resumed(_, _, let fresh)):
             if let fresh, var current = model {
                 // Too long away to replay: a fresh snapshot instead of the missed events.

@@ -22,7 +22,11 @@ actor SessionEngine {
     nonisolated let published = PublishedState()
 
     var phase = Phase.idle
+    /// The node serving the session (the one the join reached, or was sent to).
     var url = ""
+    /// Several nodes: where to try next when `url` cannot be reached (see `SessionEngine+Nodes`).
+    var entryURLs: [String] = []
+    var nextEntry = 0
     var socket: Socket?
     var secret: String?
     var model: LocalModel? {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 extension CaucusSession {
@@ -26,6 +27,12 @@ extension CaucusSession {
         /// (a `ping` with `after`; on a miss it takes a fresh snapshot and reports
         /// `resynchronized`).
         public var missedEventCheckInterval: Duration = .seconds(20)
+        /// Several nodes sharing one store: the other nodes' URLs (`ws://host:port/ws`), tried
+        /// in turn after the one given to `join` when the node serving the session cannot be
+        /// reached, so that the seat outlives that node. Empty for one server, or when one
+        /// address (a load balancer) stands in front of every node. A join or resume sent to a
+        /// node that does not serve the session is redirected on its own either way.
+        public var nodeURLs: [URL] = []
 
         public init(
             maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),

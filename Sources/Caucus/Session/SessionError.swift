@@ -1,3 +1,4 @@
+import Foundation
 import CaucusCore
 import CaucusProtocol
 
@@ -56,16 +57,20 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`commitFailed`, `withdrawFailed`, `startFailed`, `stopFailed`). The session's own
     /// status is unchanged.
     public let failureStatus: SubsessionStatus?
+    /// For `otherNode` (several nodes): the node serving the session. The SDK follows it on
+    /// its own; an app does not see this refusal.
+    public let nodeURL: URL?
 
-    public init(code: Int, name: String, message: String, failureStatus: SubsessionStatus? = nil) {
+    public init(code: Int, name: String, message: String, failureStatus: SubsessionStatus? = nil, nodeURL: URL? = nil) {
         self.code = code
         self.name = name
         self.message = message
         self.failureStatus = failureStatus
+        self.nodeURL = nodeURL
     }
 
     init(_ body: ErrorBody) {
-        self.init(code: body.code, name: body.name, message: body.message, failureStatus: body.status)
+        self.init(code: body.code, name: body.name, message: body.message, failureStatus: body.status, nodeURL: body.url.flatMap(URL.init(string:)))
     }
 
     /// The code as a constant to compare with `CaucusError.Code.needPassword` and the like.
