@@ -72,9 +72,7 @@ struct LeaseKeeper: Service {
         do {
             for id in try await store.sessionsWithExpiredLeases(at: clock()) {
                 guard await registry.session(id) == nil else { continue }
-                if case .here = try await router.place(id, at: clock()) {
-                    logger.notice("took over session \(id)")
-                }
+                _ = try await router.place(id)
             }
         } catch {
             logger.warning("could not look for sessions to take over: \(error)")

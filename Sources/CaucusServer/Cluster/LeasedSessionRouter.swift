@@ -1,6 +1,7 @@
 import CaucusAuth
 import CaucusCore
 import CaucusStore
+import Logging
 
 /// Several nodes on one PostgreSQL store: each live session is served by the node holding its
 /// lease. A session is leased to the node that opens it from its first write; a request for a
@@ -16,14 +17,20 @@ actor LeasedSessionRouter: SessionRouter {
     /// Events a rebuilt session keeps to replay to resuming clients (`replayWindow`).
     let replayDepth: Int
     let metrics: ServerMetrics
+    /// Read at each lease decision, never earlier: a request may have waited (for a takeover
+    /// under way, under load) long enough that the time it arrived is no longer "now".
+    let clock: @Sendable () -> Instant
+    let logger: Logger
     /// Takeovers under way, so that many resumes arriving at once rebuild a session once.
     private var takingOver: [StoredSessionID: Task<SessionPlacement?, any Error>] = [:]
 
     init(
         registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int,
-        metrics: ServerMetrics
+        metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
     ) {
+        self.logger = logger
         self.metrics = metrics
+        self.clock = clock
         self.registry = registry
         self.store = store
         self.cluster = cluster
@@ -34,20 +41,20 @@ actor LeasedSessionRouter: SessionRouter {
     func placeJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionPlacement {
         if let local = await registry.session(app: app.key, named: name) { return .here(local) }
         if let id = try await store.liveSessionID(app: app.key, nameKey: SessionName.key(name)),
-            let placement = try await place(id, at: now)
+            let placement = try await place(id)
         {
             return placement
         }
-        let lease = OpeningLease(holder: cluster.node, until: now.adding(cluster.leaseDuration))
+        let lease = OpeningLease(holder: cluster.node, until: clock().adding(cluster.leaseDuration))
         return .here(try await registry.sessionForJoin(app: app, name: name, at: now, lease: lease))
     }
 
-    func place(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+    func place(_ id: StoredSessionID) async throws -> SessionPlacement? {
         if let local = await registry.session(id) { return .here(local) }
         // No suspension from here until the task is recorded: requests for one session arriving
         // together share one lookup, and at most one takeover.
         if let pending = takingOver[id] { return try await pending.value }
-        let task = Task { try await self.locate(id, at: now) }
+        let task = Task { try await self.locate(id) }
         takingOver[id] = task
         defer { takingOver[id] = nil }
         return try await task.value
@@ -55,7 +62,7 @@ actor LeasedSessionRouter: SessionRouter {
 
     /// Where a session not in this node's registry is: at the live holder of its lease, or
     /// here once taken over.
-    private func locate(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+    private func locate(_ id: StoredSessionID) async throws -> SessionPlacement? {
         // Taken over by a lookup that finished while this one was being started.
         if let local = await registry.session(id) { return .here(local) }
         let lease: SessionLease
@@ -64,17 +71,18 @@ actor LeasedSessionRouter: SessionRouter {
         } catch let error as StoreError where error.code == .unknownSession {
             return nil
         }
-        if lease.isLive(at: now), let holder = lease.holder, holder != cluster.node { return .elsewhere(holder) }
-        return try await takeOver(id, at: now)
+        if lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node { return .elsewhere(holder) }
+        return try await takeOver(id)
     }
 
     /// Takes the lease of a session whose holder let it expire (or is this node, restarted),
     /// then rebuilds it here. The lease comes first: from then on the old holder can write
     /// nothing, so the log read next is the whole of it.
-    private func takeOver(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+    private func takeOver(_ id: StoredSessionID) async throws -> SessionPlacement? {
         let started = ContinuousClock.now
         let epoch: LeaseEpoch
         do {
+            let now = clock()
             epoch = try await store.acquireLease(of: id, for: cluster.node, until: now.adding(cluster.leaseDuration), now: now)
         } catch let error as StoreError {
             switch error.code {
@@ -90,7 +98,20 @@ actor LeasedSessionRouter: SessionRouter {
         guard let stored = try await store.liveSession(id, replayDepth: replayDepth) else { return nil }
         let limits = apps[stored.app]?.limits ?? .standard
         let session = await registry.takeOver(stored, epoch: epoch, limits: limits)
+        // Renewed at once: a rebuild as long as the lease would otherwise hand over a session
+        // whose lease has already run out (and another node may then take it).
+        do {
+            let now = clock()
+            try await store.renewLease(of: id, for: cluster.node, epoch: epoch, until: now.adding(cluster.leaseDuration), now: now)
+        } catch let error as StoreError where error.code == .fenced {
+            await session.leaseLost()
+            let lease = try await store.lease(of: id)
+            guard lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node else { throw error }
+            return .elsewhere(holder)
+        }
         metrics.takeovers.increment()
+        logger.notice(
+            "took over session \(id) at \(epoch): \(stored.events.count) events after the snapshot at \(stored.snapshot?.seq ?? 0), in \(ContinuousClock.now - started)")
         metrics.takeoverDuration.recordInterval(ContinuousClock.now - started)
         return .here(session)
     }

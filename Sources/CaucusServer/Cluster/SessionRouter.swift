@@ -18,8 +18,9 @@ protocol SessionRouter: Sendable {
     /// The session a join of `name` goes to, made here if no live one has that name.
     func placeJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionPlacement
 
-    /// A live session by id; nil if it ended or never was.
-    func place(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement?
+    /// A live session by id (on several nodes, taken over if its lease expired); nil if it
+    /// ended or never was.
+    func place(_ id: StoredSessionID) async throws -> SessionPlacement?
 }
 
 /// One node: every live session is in this process's registry.
@@ -30,7 +31,7 @@ struct LocalSessionRouter: SessionRouter {
         .here(try await registry.sessionForJoin(app: app, name: name, at: now))
     }
 
-    func place(_ id: StoredSessionID, at now: Instant) async throws -> SessionPlacement? {
+    func place(_ id: StoredSessionID) async throws -> SessionPlacement? {
         await registry.session(id).map(SessionPlacement.here)
     }
 }

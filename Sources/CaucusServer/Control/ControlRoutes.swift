@@ -90,7 +90,7 @@ extension SessionServer {
         guard let raw = context.parameters.get("id", as: Int64.self) else { throw missing }
         let placement: SessionPlacement?
         do {
-            placement = try await router.place(StoredSessionID(rawValue: raw), at: clock())
+            placement = try await router.place(StoredSessionID(rawValue: raw))
         } catch {
             logger.error("session \(raw) could not be found or taken over: \(error)")
             throw CaucusError.serverFailure

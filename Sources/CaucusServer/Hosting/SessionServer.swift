@@ -114,7 +114,7 @@ public final class SessionServer: Sendable {
         self.registry = registry
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
             let router = LeasedSessionRouter(
-                registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, metrics: metrics)
+                registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, metrics: metrics, clock: clock, logger: logger)
             self.router = router
             self.leaseKeeper = LeaseKeeper(
                 router: router, registry: registry, store: shared, cluster: cluster, clock: clock, metrics: metrics, logger: logger)

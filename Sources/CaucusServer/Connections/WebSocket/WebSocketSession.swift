@@ -151,7 +151,7 @@ struct WebSocketSession: Sendable {
         guard let seat = server.secrets.seat(of: arguments.secret) else { throw refused }
         let placement: SessionPlacement?
         do {
-            placement = try await server.router.place(seat.session, at: server.clock())
+            placement = try await server.router.place(seat.session)
         } catch {
             logger.error("session \(seat.session) could not be found or taken over: \(error)")
             throw CaucusError.serverFailure
