@@ -3,7 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "Caucus",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // What a video SDK's customers run. Every dependency allows these (swift-websocket and
+    // swift-prometheus need the most: macOS 13, iOS 16); `Synchronization` (macOS 15, iOS 18)
+    // is not used, locks come from NIOConcurrencyHelpers and counters from swift-atomics.
+    // SDKMinimumsTests keeps the SDK's sources within these.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Caucus", targets: ["Caucus"]),
         .library(name: "CaucusCore", targets: ["CaucusCore"]),
@@ -27,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // The atomics NIO itself uses, for counters on hot paths.
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // Exact: CaucusMedia imports CNIOBoringSSL, which is not this package's public API
         // (see docs/media.md); any update must pass the DTLS contract tests first.
@@ -76,6 +82,8 @@ let package = Package(
                 "CaucusStorePostgres", "CaucusMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
                 // The media port's datagram channel (DatagramBootstrap, recvmmsg).
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -110,6 +118,7 @@ let package = Package(
                 // before the upgrade can be torn down with its channel (see Socket.swift).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // WSClient takes a Logger; apps may pass their own.
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -125,6 +134,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         .target(
@@ -141,6 +152,7 @@ let package = Package(
             dependencies: [
                 "CaucusCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -189,6 +201,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // The aiortc peer the media signalling tests start as a process.
             exclude: ["Scripts"]
@@ -204,7 +217,16 @@ let package = Package(
             // Real offers from other WebRTC stacks, read through #filePath.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CaucusTests", dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport"]),
+        .testTarget(
+            name: "CaucusTests",
+            dependencies: [
+                "Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport",
+                // The TCP proxy the bad-network tests put between the SDK and the server.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

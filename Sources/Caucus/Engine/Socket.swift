@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
+import NIOConcurrencyHelpers
 import NIOPosix
-import Synchronization
 import WSClient
 
 /// One WebSocket connection to the server, on WSClient (SwiftNIO): the same code on Linux and
@@ -23,17 +23,20 @@ final class Socket: Sendable {
         case closed(code: UInt16?, reason: String?)
     }
 
-    private static let counter = Atomic<Int>(0)
+    private static let counter = NIOLockedValueBox(0)
 
     let id: Int
     let inbound: AsyncStream<Inbound>
     private let outgoing: AsyncStream<String>.Continuation
     /// Why opening failed, if it did.
-    private let failure = Mutex<String?>(nil)
+    private let failure = NIOLockedValueBox<String?>(nil)
     private let loop: OwnedEventLoop
 
     private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation, loop: OwnedEventLoop) {
-        id = Self.counter.add(1, ordering: .relaxed).newValue
+        id = Self.counter.withLockedValue { count in
+            count += 1
+            return count
+        }
         self.inbound = inbound
         self.outgoing = outgoing
         self.loop = loop
@@ -78,7 +81,7 @@ final class Socket: Sendable {
                     reason = close.reason
                 }
             } catch {
-                socket.failure.withLock { $0 = $0 ?? "\(error)" }
+                socket.failure.withLockedValue { $0 = $0 ?? "\(error)" }
                 reason = "\(error)"
             }
             opening.finish()
@@ -92,7 +95,7 @@ final class Socket: Sendable {
         let limit = configuration.connectTimeout
         let watchdog = Task {
             try await Task.sleep(for: limit)
-            socket.failure.withLock { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
+            socket.failure.withLockedValue { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
             opening.finish()
         }
         defer { watchdog.cancel() }
@@ -100,7 +103,7 @@ final class Socket: Sendable {
         var iterator = opened.makeAsyncIterator()
         guard await iterator.next() != nil, !Task.isCancelled else {
             socket.abandon()
-            throw .connectionFailed(socket.failure.withLock { $0 } ?? "the connection closed while opening")
+            throw .connectionFailed(socket.failure.withLockedValue { $0 } ?? "the connection closed while opening")
         }
         return socket
     }
@@ -142,11 +145,11 @@ private final class OwnedEventLoop: Sendable {
     private enum State { case idle, running, shut }
 
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let state = Mutex(State.idle)
+    private let state = NIOLockedValueBox(State.idle)
 
     /// Whether the connection may start: false once the loop is shut.
     func begin() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state == .idle else { return false }
             state = .running
             return true
@@ -155,7 +158,7 @@ private final class OwnedEventLoop: Sendable {
 
     /// Never called on the loop itself (NIO forbids it): callers are Swift tasks.
     func shutDown() {
-        let first = state.withLock { state in
+        let first = state.withLockedValue { state in
             defer { state = .shut }
             return state != .shut
         }

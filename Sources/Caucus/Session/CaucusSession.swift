@@ -1,6 +1,6 @@
 import CaucusCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A Caucus session, as one user takes part in it.
 ///
@@ -21,7 +21,7 @@ public final class CaucusSession: Sendable {
     public let configuration: Configuration
     let engine: SessionEngine
     private let hub: EventHub
-    private let delegateBox = Mutex(WeakDelegate())
+    private let delegateBox = NIOLockedValueBox(WeakDelegate())
 
     private struct WeakDelegate {
         weak var value: (any CaucusSessionDelegate)?
@@ -53,9 +53,9 @@ public final class CaucusSession: Sendable {
 
     /// Receives the events as callbacks on the main actor. Held weakly.
     public var delegate: (any CaucusSessionDelegate)? {
-        get { delegateBox.withLock { $0.value } }
+        get { delegateBox.withLockedValue { $0.value } }
         set {
-            delegateBox.withLock { $0.value = newValue }
+            delegateBox.withLockedValue { $0.value = newValue }
             hub.setDelegateAttached(newValue != nil)
         }
     }

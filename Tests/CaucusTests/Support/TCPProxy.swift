@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -49,47 +49,47 @@ final class TCPProxy: Sendable {
             var swallowed: [ObjectIdentifier: any Channel] = [:]
         }
 
-        private let state: Mutex<State>
+        private let state: NIOLockedValueBox<State>
 
-        init(target: Int) { state = Mutex(State(target: target)) }
+        init(target: Int) { state = NIOLockedValueBox(State(target: target)) }
 
         var target: Int {
-            get { state.withLock { $0.target } }
-            set { state.withLock { $0.target = newValue } }
+            get { state.withLockedValue { $0.target } }
+            set { state.withLockedValue { $0.target = newValue } }
         }
 
-        var mode: Mode { state.withLock { $0.mode } }
+        var mode: Mode { state.withLockedValue { $0.mode } }
 
-        func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
+        func set(_ mode: Mode) { state.withLockedValue { $0.mode = mode } }
 
-        func noteUnreachableServer() { state.withLock { $0.turnedAway += 1 } }
+        func noteUnreachableServer() { state.withLockedValue { $0.turnedAway += 1 } }
 
         /// The mode a new connection meets, counted if it is turned away.
         func admit() -> Mode {
-            state.withLock { state in
+            state.withLockedValue { state in
                 if state.mode != .forward { state.turnedAway += 1 }
                 return state.mode
             }
         }
 
-        var turnedAway: Int { state.withLock { $0.turnedAway } }
+        var turnedAway: Int { state.withLockedValue { $0.turnedAway } }
 
         func track(client: any Channel, server: any Channel) {
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.open += [client, server]
                 state.clientSides.append(client)
             }
         }
 
-        var clientSides: [any Channel] { state.withLock { $0.clientSides } }
+        var clientSides: [any Channel] { state.withLockedValue { $0.clientSides } }
 
-        func swallow(_ channel: any Channel) { state.withLock { $0.swallowed[ObjectIdentifier(channel)] = channel } }
-        func release(_ channel: any Channel) { state.withLock { _ = $0.swallowed.removeValue(forKey: ObjectIdentifier(channel)) } }
-        var swallowedOpen: Int { state.withLock { $0.swallowed.count } }
+        func swallow(_ channel: any Channel) { state.withLockedValue { $0.swallowed[ObjectIdentifier(channel)] = channel } }
+        func release(_ channel: any Channel) { state.withLockedValue { _ = $0.swallowed.removeValue(forKey: ObjectIdentifier(channel)) } }
+        var swallowedOpen: Int { state.withLockedValue { $0.swallowed.count } }
 
         /// Closes every relayed connection, with an RST if `reset`.
         func closeAll(reset: Bool) {
-            let open = state.withLock { state in
+            let open = state.withLockedValue { state in
                 defer { state.open.removeAll() }
                 return state.open
             }
@@ -99,7 +99,7 @@ final class TCPProxy: Sendable {
         }
 
         func closeSwallowed() {
-            for channel in state.withLock({ Array($0.swallowed.values) }) { channel.close(promise: nil) }
+            for channel in state.withLockedValue({ Array($0.swallowed.values) }) { channel.close(promise: nil) }
         }
     }
 
