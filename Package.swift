@@ -1,6 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Where Network.framework exists: the SDK's sockets and TLS go through it there (Socket.swift).
+let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst, .tvOS, .watchOS, .visionOS]
+
 let package = Package(
     name: "Caucus",
     // What a video SDK's customers run. Every dependency allows these (swift-websocket and
@@ -31,7 +34,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        // The atomics NIO itself uses, for counters on hot paths.
+        // Network.framework under NIO, for the SDK on Apple platforms (already in the graph:
+        // WSClient uses it there), and the atomics NIO itself uses (for hot-path counters).
+        .package(url: "https://github.com/apple/swift-nio-transport-services.git", from: "1.28.0"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // Exact: CaucusMedia imports CNIOBoringSSL, which is not this package's public API
@@ -118,6 +123,10 @@ let package = Package(
                 // before the upgrade can be torn down with its channel (see Socket.swift).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // On Apple platforms the socket and TLS are Network.framework's (see Socket.swift).
+                .product(
+                    name: "NIOTransportServices", package: "swift-nio-transport-services",
+                    condition: .when(platforms: applePlatforms)),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // WSClient takes a Logger; apps may pass their own.
                 .product(name: "Logging", package: "swift-log"),

@@ -1,12 +1,20 @@
 import Logging
-import NIOCore
 import NIOConcurrencyHelpers
-import NIOPosix
+import NIOCore
 import WSClient
+
+#if canImport(Network)
+import Network
+import NIOTransportServices
+#else
+import NIOPosix
+#endif
 
 /// One WebSocket connection to the server, on WSClient (SwiftNIO): the same code on Linux and
 /// Apple platforms. Frames to send go through `send`; what arrives comes out of `inbound`,
-/// ending with `.closed`.
+/// ending with `.closed`. On Apple platforms the socket and TLS are Network.framework's
+/// (NIO Transport Services), which follows the device's interfaces and proxies and is what
+/// Apple recommends on iOS; elsewhere they are POSIX sockets and BoringSSL.
 ///
 /// Each socket runs on an event loop of its own, shut down when the socket ends. That is what
 /// lets an attempt be abandoned: WSClient (1.6.2) opens its channel with remote half-closure
@@ -62,8 +70,7 @@ final class Socket: Sendable {
             do {
                 // Given up before it began: the loop is already shut, nothing may run on it.
                 guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
-                let close = try await WebSocketClient.connect(url: url, configuration: client, eventLoopGroup: loop.group, logger: logger) {
-                    inbound, writer, _ in
+                let close = try await open(url, client, on: loop.group, logger: logger) { inbound, writer, _ in
                     opening.yield()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -108,17 +115,41 @@ final class Socket: Sendable {
         return socket
     }
 
+    #if canImport(Network)
+    /// Network.framework: WSClient takes a Network.framework bootstrap for a
+    /// `NIOTSEventLoopGroup`, and for `wss` its TLS; default options are the system's trust
+    /// and the URL's host as the server name.
+    private static func open(
+        _ url: String, _ configuration: WebSocketClientConfiguration, on group: NIOTSEventLoopGroup, logger: Logger,
+        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+    ) async throws -> WebSocketCloseFrame? {
+        try await WebSocketClient.connect(
+            url: url, configuration: configuration, transportServicesTLSOptions: .options(NWProtocolTLS.Options()),
+            eventLoopGroup: group, logger: logger, handler: handler)
+    }
+    #else
+    /// POSIX sockets; for `wss`, BoringSSL with the system's trust roots.
+    private static func open(
+        _ url: String, _ configuration: WebSocketClientConfiguration, on group: MultiThreadedEventLoopGroup, logger: Logger,
+        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+    ) async throws -> WebSocketCloseFrame? {
+        try await WebSocketClient.connect(
+            url: url, configuration: configuration, eventLoopGroup: group, logger: logger, handler: handler)
+    }
+    #endif
+
     func send(_ text: String) { outgoing.yield(text) }
 
     /// Closes the connection from this side: a normal close once what is queued is sent.
     func close() { outgoing.finish() }
 
-    /// Gives the connection up, upgraded or not: its channel is closed with its loop. Not at
+    /// Gives the connection up, upgraded or not, without a closing handshake (on a dead path
+    /// it would wait for an answer that cannot come): its channel is closed with its loop. Not at
     /// once: work already started off the loop (NIO resolves the host on a dispatch queue,
     /// then hands the result to the loop) must still find it open, or NIO reports (in strict
     /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
     /// address; a name resolver slower than that remains a (reported, harmless) race.
-    private func abandon() {
+    func abandon() {
         outgoing.finish()
         Task { [loop] in
             try? await Task.sleep(for: .seconds(1))
@@ -137,14 +168,19 @@ final class Socket: Sendable {
     }
 }
 
-/// A one-thread event loop that belongs to one socket, shut down once (closing whatever
-/// channel is still on it) by whichever comes first: the socket's end or its abandonment.
-/// A connection must not start on a loop already shut (NIO refuses work there, and will
-/// crash on it in strict mode), hence `begin`.
+/// A one-loop group that belongs to one socket, shut down once (closing whatever channel is
+/// still on it) by whichever comes first: the socket's end or its abandonment. A connection
+/// must not start on a loop already shut (NIO refuses work there, and will crash on it in
+/// strict mode), hence `begin`. On Apple platforms it is a Network.framework loop (a dispatch
+/// queue), whose shutdown closes its channels just as a POSIX loop's does.
 private final class OwnedEventLoop: Sendable {
     private enum State { case idle, running, shut }
 
+    #if canImport(Network)
+    let group = NIOTSEventLoopGroup(loopCount: 1)
+    #else
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    #endif
     private let state = NIOLockedValueBox(State.idle)
 
     /// Whether the connection may start: false once the loop is shut.
