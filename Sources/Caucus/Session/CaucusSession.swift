@@ -106,6 +106,26 @@ public final class CaucusSession: Sendable {
         try await engine.leave(endSession: endSession)
     }
 
+    // MARK: - Network changes
+
+    /// Tells the session the device's network changed (the path came back, or moved to
+    /// another interface) or the app returned to the foreground: its connection may have died
+    /// without a word, and the next ping that would notice is up to `pingInterval` away.
+    ///
+    /// Connected, the session pings the server at once (bounded by `connectTimeout`); if no
+    /// answer comes, it drops the connection and resumes its seat on a new one, as after any
+    /// drop: same user, same room, every missed event. Reconnecting, it makes its next attempt
+    /// now instead of after the backoff. Otherwise it does nothing. Returns once the check is
+    /// done (at once if one is already under way). A connection that answers is kept, so
+    /// calling it when nothing happened costs a ping.
+    ///
+    /// On Apple platforms the SDK calls this itself, from Network.framework's path monitor and
+    /// UIKit's foreground notification, while the session is joined. Elsewhere, or if the app
+    /// learns of a change the monitor does not report (a VPN coming up), the app may call it.
+    public func networkDidChange() async {
+        await engine.networkChanged()
+    }
+
     // MARK: - Helpers
 
     /// Roles and users (host): managers, host hand-over, renaming, removing.
