@@ -8,7 +8,9 @@ import Testing
 /// server, with Ann behind a TCP proxy the test controls.
 ///
 /// Ann's pings and missed-event checks are an hour apart, so neither can be what notices a
-/// dead connection here: only the network change can.
+/// dead connection here: only the network change can. Every client's `requestTimeout` is long
+/// (as in BadNetworkTests): on a loaded machine a call may be slow, and no call here is meant
+/// to time out.
 @Suite struct NetworkChangeTests {
     static var configuration: CaucusSession.Configuration {
         var configuration = CaucusSession.Configuration(
@@ -34,9 +36,9 @@ import Testing
     static func classInRed(_ server: TestServer, ann proxy: TCPProxy, annConfiguration: CaucusSession.Configuration)
         async throws -> (host: Client, ann: Client, ben: Client, red: SubsessionKit)
     {
-        let host = try await server.client("Teacher", session: "Moving", role: .host)
+        let host = try await server.client("Teacher", session: "Moving", role: .host, configuration: configuration)
         let ann = try await server.client("Ann", session: "Moving", url: proxy.url, configuration: annConfiguration)
-        let ben = try await server.client("Ben", session: "Moving")
+        let ben = try await server.client("Ben", session: "Moving", configuration: configuration)
         try await #require(host.session.subsessionHelper).addToPreList("Red")
         try await #require(host.session.subsessionHelper).commit()
         try await #require(host.session.subsessionManager).start()

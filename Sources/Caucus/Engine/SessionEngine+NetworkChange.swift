@@ -35,7 +35,7 @@ extension SessionEngine {
         configuration.logger.info("no answer on the connection after a network change; reconnecting")
         self.socket = nil
         failPending(on: socket.id)
-        // Not a closing handshake: on a dead path it would wait for an answer that cannot come.
+        // Not `close()`, whose closing handshake would wait for an answer a dead path never brings.
         socket.abandon()
         beginReconnect()
     }

@@ -143,9 +143,8 @@ final class Socket: Sendable {
     /// Closes the connection from this side: a normal close once what is queued is sent.
     func close() { outgoing.finish() }
 
-    /// Gives the connection up, upgraded or not, without a closing handshake (on a dead path
-    /// it would wait for an answer that cannot come): its channel is closed with its loop. Not at
-    /// once: work already started off the loop (NIO resolves the host on a dispatch queue,
+    /// Gives the connection up, upgraded or not, without waiting out a closing handshake (on a
+    /// dead path its answer never comes): its channel is closed with its loop. Not at once: work already started off the loop (NIO resolves the host on a dispatch queue,
     /// then hands the result to the loop) must still find it open, or NIO reports (in strict
     /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
     /// address; a name resolver slower than that remains a (reported, harmless) race.
