@@ -234,7 +234,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            // Stand-ins for Apple's Network and UIKit, which AppleOnlyCodeTests compiles itself.
+            exclude: ["AppleStandIns"]
         ),
     ],
     swiftLanguageModes: [.v6]

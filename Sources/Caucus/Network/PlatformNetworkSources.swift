@@ -11,8 +11,10 @@ import UIKit
 /// reported to a `NetworkWatcher`.
 ///
 /// This file is compiled on Apple platforms only, and the machine the SDK is built and tested
-/// on has no Apple SDK: it has never been compiled. It is kept to the API calls; what the
-/// reports mean is decided in NetworkWatcher and NetworkPathChanges, which are tested.
+/// on has no Apple SDK: it has never been built for one. AppleOnlyCodeTests typechecks it
+/// against stand-ins for Network and UIKit (the API shapes it relies on), which is all that can
+/// be checked here. It is kept to the API calls; what the reports mean is decided in
+/// NetworkWatcher and NetworkPathChanges, which are tested.
 ///
 /// `@unchecked Sendable`: `monitor` and `foreground` are set in `init` and never replaced;
 /// `NWPathMonitor.cancel()` may be called from any thread, and `ForegroundObserver` guards its

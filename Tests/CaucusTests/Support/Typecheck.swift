@@ -16,9 +16,14 @@ enum Typecheck {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-typecheck-\(UUID().uuidString).swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
+        return try swiftc(["-typecheck"] + buildModules() + [file.path])
+    }
+
+    /// The arguments that find the modules as this build made them, and the C modules' maps
+    /// and headers they need.
+    static func buildModules() throws -> [String] {
         let build = root.appendingPathComponent(".build/debug").resolvingSymlinksInPath()
-        // The modules as this build made them, and the C modules' maps and headers they need.
-        var arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
+        var arguments = ["-I", build.appendingPathComponent("Modules").path]
         for entry in try FileManager.default.contentsOfDirectory(atPath: build.path) where entry.hasSuffix(".build") {
             let map = build.appendingPathComponent(entry).appendingPathComponent("module.modulemap")
             if FileManager.default.fileExists(atPath: map.path) { arguments += ["-Xcc", "-fmodule-map-file=" + map.path] }
@@ -29,10 +34,14 @@ enum Typecheck {
                 arguments += ["-Xcc", "-I" + url.path]
             }
         }
-        arguments.append(file.path)
+        return arguments
+    }
+
+    /// Runs `swiftc` with `arguments`.
+    static func swiftc(_ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
+        process.arguments = ["swiftc"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
