@@ -8,13 +8,13 @@ import Testing
 /// finds its names and meets strict concurrency. It is not an Apple build: the stand-ins are
 /// this package's reading of Apple's interfaces, and only a real build can show a misreading.
 @Suite struct AppleOnlyCodeTests {
-    @Test func theNetworkChangeSourcesTypecheckAgainstStandInsForNetworkAndUIKit() throws {
+    @Test func theNetworkChangeSourcesTypecheckAgainstStandInsForNetworkAndUIKit() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-apple-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let standIns = Typecheck.root.appendingPathComponent("Tests/CaucusTests/AppleStandIns")
         for module in ["Network", "UIKit"] {
-            let built = try Typecheck.swiftc([
+            let built = try await Typecheck.swiftc([
                 "-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", module,
                 "-emit-module-path", folder.appendingPathComponent("\(module).swiftmodule").path,
                 standIns.appendingPathComponent("\(module).swift").path,
@@ -31,7 +31,7 @@ import Testing
         let sources = ["NetworkWatcher.swift", "NetworkPathChanges.swift", "PlatformNetworkSources.swift"].map {
             Typecheck.root.appendingPathComponent("Sources/Caucus/Network/\($0)").path
         }
-        let checked = try Typecheck.swiftc(
+        let checked = try await Typecheck.swiftc(
             ["-typecheck", "-swift-version", "6", "-module-name", "CaucusAppleCheck", "-I", folder.path]
                 + Typecheck.buildModules() + sources + [probe.path])
         #expect(checked.succeeded, "\(checked.output)")
