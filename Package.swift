@@ -1,9 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Where Network.framework exists: the SDK's sockets and TLS go through it there (Socket.swift).
+let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst, .tvOS, .watchOS, .visionOS]
+
 let package = Package(
     name: "Caucus",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // What a video SDK's customers run. Every dependency allows these (swift-websocket and
+    // swift-prometheus need the most: macOS 13, iOS 16); `Synchronization` (macOS 15, iOS 18)
+    // is not used, locks come from NIOConcurrencyHelpers and counters from swift-atomics.
+    // SDKMinimumsTests keeps the SDK's sources within these.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Caucus", targets: ["Caucus"]),
         .library(name: "CaucusCore", targets: ["CaucusCore"]),
@@ -27,6 +34,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Network.framework under NIO, for the SDK on Apple platforms (already in the graph:
+        // WSClient uses it there), and the atomics NIO itself uses (for hot-path counters).
+        .package(url: "https://github.com/apple/swift-nio-transport-services.git", from: "1.28.0"),
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // Exact: CaucusMedia imports CNIOBoringSSL, which is not this package's public API
         // (see docs/media.md); any update must pass the DTLS contract tests first.
@@ -76,6 +87,8 @@ let package = Package(
                 "CaucusStorePostgres", "CaucusMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
                 // The media port's datagram channel (DatagramBootstrap, recvmmsg).
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -110,6 +123,11 @@ let package = Package(
                 // before the upgrade can be torn down with its channel (see Socket.swift).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // On Apple platforms the socket and TLS are Network.framework's (see Socket.swift).
+                .product(
+                    name: "NIOTransportServices", package: "swift-nio-transport-services",
+                    condition: .when(platforms: applePlatforms)),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // WSClient takes a Logger; apps may pass their own.
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -125,6 +143,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         .target(
@@ -141,6 +161,7 @@ let package = Package(
             dependencies: [
                 "CaucusCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -189,6 +210,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // The aiortc peer the media signalling tests start as a process.
             exclude: ["Scripts"]
@@ -206,8 +228,17 @@ let package = Package(
         ),
         .testTarget(
             name: "CaucusTests",
-            // PostgreSQL for the SDK against several nodes.
-            dependencies: ["Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport", "CaucusPostgresTestSupport"]
+            dependencies: [
+                "Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport",
+                // PostgreSQL for the SDK against several nodes.
+                "CaucusPostgresTestSupport",
+                // The TCP proxy the bad-network tests put between the SDK and the server.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            // Stand-ins for Apple's Network and UIKit, which AppleOnlyCodeTests compiles itself.
+            exclude: ["AppleStandIns"]
         ),
     ],
     swiftLanguageModes: [.v6]

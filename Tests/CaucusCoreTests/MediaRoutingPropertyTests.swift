@@ -1,6 +1,6 @@
 import CaucusCore
 import PropertyBased
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Who receives what, over random sessions: the random walk of `SessionProperties`, with media
@@ -11,7 +11,7 @@ import Testing
 @Suite struct MediaRoutingProperties {
     @Test(.shrinking(false))
     func everySubscriberReceivesExactlyItsLocationsAllowedPublications() async {
-        let total = Mutex(Coverage())
+        let total = NIOLockedValueBox(Coverage())
         await propertyCheck(count: 20, input: SessionProperties.steps) { steps in
             var walk = SessionProperties.Walk()
             var coverage = Coverage()
@@ -29,10 +29,10 @@ import Testing
                     return
                 }
             }
-            total.withLock { $0.add(coverage) }
+            total.withLockedValue { $0.add(coverage) }
         }
         // Walks that never meet a rule prove nothing of it.
-        let coverage = total.withLock { $0 }
+        let coverage = total.withLockedValue { $0 }
         #expect(coverage.received > 0, "nothing was ever forwarded")
         #expect(coverage.inRooms > 0, "nothing was ever forwarded in a room")
         #expect(coverage.withheldByRoom > 0, "no room ever forbade a kind someone published")

@@ -1,7 +1,7 @@
 import Caucus
 import CaucusCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// A private session: need-password and password-wrong reach the join's hook (or the
@@ -10,12 +10,12 @@ import Testing
     @Test func theHookIsAskedUntilThePasswordIsRightOnTheSameConnection() async throws {
         let server = try await TestServer.start()
         let host = try await server.client("Teacher", session: "Private", role: .host, password: "sesame")
-        let prompts = Mutex<[PasswordPrompt]>([])
+        let prompts = NIOLockedValueBox<[PasswordPrompt]>([])
         let ann = try await server.client("Ann", session: "Private") { prompt in
-            prompts.withLock { $0.append(prompt) }
+            prompts.withLockedValue { $0.append(prompt) }
             return prompt == .needed ? "wrong" : "sesame"
         }
-        #expect(prompts.withLock { $0 } == [.needed, .wrong])
+        #expect(prompts.withLockedValue { $0 } == [.needed, .wrong])
         #expect(try ann.snapshot.users.map(\.name) == ["Teacher", "Ann"])
         let order = ann.log.all.compactMap { event -> String? in
             switch event {

@@ -12,14 +12,14 @@ import Testing
     ]
 
     @Test(arguments: engine)
-    func anEngineNameIsNotReachable(_ name: String) throws {
-        let result = try Typecheck.run("import Caucus\n\nlet type: Any.Type = \(name).self\n")
+    func anEngineNameIsNotReachable(_ name: String) async throws {
+        let result = try await Typecheck.run("import Caucus\n\nlet type: Any.Type = \(name).self\n")
         #expect(!result.succeeded, "an app can name \(name)")
         #expect(result.output.contains("cannot find '\(name)' in scope"), "\(result.output)")
     }
 
-    @Test func theValuesAnAppMeetsAreReachableByName() throws {
-        let result = try Typecheck.run("""
+    @Test func theValuesAnAppMeetsAreReachableByName() async throws {
+        let result = try await Typecheck.run("""
             import Caucus
 
             let types: [Any.Type] = [
@@ -36,8 +36,8 @@ import Testing
     }
 
     /// What an app displays is a `Date` or a `Duration`, and events compare with `==`.
-    @Test func timesAreDatesAndDurationsAndEventsAreEquatable() throws {
-        let result = try Typecheck.run("""
+    @Test func timesAreDatesAndDurationsAndEventsAreEquatable() async throws {
+        let result = try await Typecheck.run("""
             import Caucus
             import Foundation
 

@@ -15,8 +15,8 @@ import Testing
         return block.components(separatedBy: "\n")
     }
 
-    @Test func theSnippetTypechecksWithOnlyItsOwnImports() throws {
-        let result = try Typecheck.run(Self.readmeSnippet().joined(separator: "\n") + "\n")
+    @Test func theSnippetTypechecksWithOnlyItsOwnImports() async throws {
+        let result = try await Typecheck.run(Self.readmeSnippet().joined(separator: "\n") + "\n")
         #expect(result.succeeded, "the README's snippet does not typecheck on its own:\n\(result.output)")
     }
 

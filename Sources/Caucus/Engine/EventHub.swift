@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Hands events to every `AsyncStream` subscriber and to the delegate's queue, in order.
 final class EventHub: Sendable {
@@ -7,12 +7,12 @@ final class EventHub: Sendable {
         var streams: [Int: AsyncStream<SessionEvent>.Continuation] = [:]
     }
 
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = NIOLockedValueBox(Subscribers())
     /// The delegate's queue, drained by one task (see `CaucusSession`).
     let delegateQueue: AsyncStream<SessionEvent>
     private let delegateInput: AsyncStream<SessionEvent>.Continuation
     /// Whether anyone reads the delegate's queue; without a delegate nothing is queued.
-    private let delegateAttached = Atomic<Bool>(false)
+    private let delegateAttached = NIOLockedValueBox(false)
 
     init() {
         (delegateQueue, delegateInput) = AsyncStream.makeStream(of: SessionEvent.self)
@@ -21,23 +21,23 @@ final class EventHub: Sendable {
     /// A new stream of every event from now on.
     func subscribe() -> AsyncStream<SessionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self)
-        let id = subscribers.withLock { subscribers in
+        let id = subscribers.withLockedValue { subscribers in
             defer { subscribers.next += 1 }
             subscribers.streams[subscribers.next] = continuation
             return subscribers.next
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.streams.removeValue(forKey: id) }
+            _ = self?.subscribers.withLockedValue { $0.streams.removeValue(forKey: id) }
         }
         return stream
     }
 
-    func setDelegateAttached(_ attached: Bool) { delegateAttached.store(attached, ordering: .releasing) }
+    func setDelegateAttached(_ attached: Bool) { delegateAttached.withLockedValue { $0 = attached } }
 
     func emit(_ events: [SessionEvent]) {
         guard !events.isEmpty else { return }
-        let streams = subscribers.withLock { Array($0.streams.values) }
-        let toDelegate = delegateAttached.load(ordering: .acquiring)
+        let streams = subscribers.withLockedValue { Array($0.streams.values) }
+        let toDelegate = delegateAttached.withLockedValue { $0 }
         for event in events {
             for stream in streams { stream.yield(event) }
             if toDelegate { delegateInput.yield(event) }
@@ -48,7 +48,7 @@ final class EventHub: Sendable {
 
     /// Ends every stream (the session object is gone).
     func finish() {
-        let streams = subscribers.withLock { subscribers in
+        let streams = subscribers.withLockedValue { subscribers in
             defer { subscribers.streams.removeAll() }
             return Array(subscribers.streams.values)
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the app reads synchronously (`session.snapshot`, `session.connectionState`): the
 /// engine writes it before it delivers the event that changed it.
@@ -8,17 +8,17 @@ final class PublishedState: Sendable {
         var connection = ConnectionState.disconnected
     }
 
-    private let values = Mutex(Values())
+    private let values = NIOLockedValueBox(Values())
 
-    var model: LocalModel? { values.withLock { $0.model } }
+    var model: LocalModel? { values.withLockedValue { $0.model } }
 
-    var connection: ConnectionState { values.withLock { $0.connection } }
+    var connection: ConnectionState { values.withLockedValue { $0.connection } }
 
-    func publish(_ model: LocalModel?) { values.withLock { $0.model = model } }
+    func publish(_ model: LocalModel?) { values.withLockedValue { $0.model = model } }
 
     /// Sets the connection state; false if it already was that.
     func publish(_ connection: ConnectionState) -> Bool {
-        values.withLock { values in
+        values.withLockedValue { values in
             guard values.connection != connection else { return false }
             values.connection = connection
             return true

@@ -67,6 +67,9 @@ extension SessionEngine {
         setConnection(.connected)
         releaseWaiters(.success(()))
         startCheckingForMissedEvents()
+        networkWatcher.start { [weak self] in
+            Task { await self?.networkChanged() }
+        }
         let view = CaucusSession.Snapshot(model: model, engine: self)
         var events: [SessionEvent] = [.sessionJoined(view)]
         if view.myRole.isManaging { events.append(.managerHandle(SubsessionManager(engine: self))) }
@@ -113,6 +116,7 @@ extension SessionEngine {
         reconnectTask?.cancel()
         reconnectTask = nil
         stopCheckingForMissedEvents()
+        networkWatcher.stop()
         socket?.close()
         socket = nil
         failPending()
@@ -137,6 +141,7 @@ extension SessionEngine {
             releaseWaiters(.failure(.notJoined))
         }
         stopCheckingForMissedEvents()
+        networkWatcher.stop()
         hub.finish()
     }
 }

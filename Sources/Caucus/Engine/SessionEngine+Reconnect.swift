@@ -4,9 +4,24 @@ import CaucusProtocol
 /// Reconnecting: a dropped connection comes back on a new socket, resumes the same seat with
 /// the secret from the join and the last event seen, and gets every missed event in order.
 extension SessionEngine {
+    /// When the connection dropped, and what the reconnect loop is doing.
+    struct ReconnectProgress {
+        enum Stage { case waiting, opening, resuming }
+
+        var dropped = ContinuousClock.now
+        var stage = Stage.waiting
+    }
+
     func beginReconnect() {
         phase = .reconnecting
         setConnection(.reconnecting)
+        reconnectProgress = ReconnectProgress()
+        startReconnecting()
+    }
+
+    /// Starts the reconnect loop on a fresh schedule: an attempt at once, then the backoff,
+    /// until the deadline counted from the drop.
+    func startReconnecting() {
         // The server holds the seat for its grace (the limits it sent); past it, a resume can
         // only be refused. Attempts stop a margin later, for the time the server took to notice.
         let grace = model?.state.limits.reconnectGraceSeconds ?? 30
@@ -15,16 +30,25 @@ extension SessionEngine {
         reconnectTask = Task { await self.reconnect(following: schedule) }
     }
 
+    /// Cuts the wait short after a network change: an attempt waiting out its backoff, or
+    /// opening on what may have been the old path, is given up and a new one made at once. An
+    /// attempt already resuming on an open socket is left to finish.
+    func reconnectNow() {
+        guard phase == .reconnecting, reconnectProgress.stage != .resuming else { return }
+        reconnectTask?.cancel()
+        startReconnecting()
+    }
+
     private func reconnect(following plan: ReconnectSchedule) async {
         var schedule = plan
-        let dropped = ContinuousClock.now
         while phase == .reconnecting && !Task.isCancelled {
-            switch schedule.next(elapsed: .now - dropped, random: .random(in: 0..<1)) {
+            switch schedule.next(elapsed: .now - reconnectProgress.dropped, random: .random(in: 0..<1)) {
             case .giveUp:
                 hub.emit(.error(.connectionFailed("The server stayed unreachable past the reconnect grace.")))
                 finish(.connectionLost)
                 return
             case .attempt(let delay):
+                reconnectProgress.stage = .waiting
                 if delay > .zero { try? await Task.sleep(for: delay) }
                 guard phase == .reconnecting && !Task.isCancelled else { return }
                 if await resumeOnce() { return }
@@ -39,6 +63,7 @@ extension SessionEngine {
             return true
         }
         var socket: Socket
+        reconnectProgress.stage = .opening
         do throws(SessionError) {
             socket = try await Socket.connect(to: url, configuration: configuration)
         } catch {
@@ -46,10 +71,12 @@ extension SessionEngine {
             url = nextEntryURL()
             return false
         }
-        guard phase == .reconnecting else {
+        // Cancelled: a network change started another attempt (`reconnectNow`).
+        guard phase == .reconnecting, !Task.isCancelled else {
             socket.close()
             return true
         }
+        reconnectProgress.stage = .resuming
         attach(socket)
         var result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket)
         var redirects = 0

@@ -35,6 +35,12 @@ actor SessionEngine {
     /// Why the session is over, when an event said so before the socket closed.
     var endReason: SessionLeftReason?
     var reconnectTask: Task<Void, Never>?
+    /// When the connection dropped, and what the reconnect loop is doing (SessionEngine+Reconnect).
+    var reconnectProgress = ReconnectProgress()
+    /// The socket a network change is checking with a ping (SessionEngine+NetworkChange).
+    var probedSocket: Int?
+    /// Tells the engine when the device's network changes (Apple platforms only).
+    nonisolated let networkWatcher = NetworkWatcher()
     var missedEventCheckTask: Task<Void, Never>?
     /// `getSnapshot` requests whose reply replaces the model (an event went missing).
     var resynchronizingRequests: Set<Int> = []
@@ -62,8 +68,11 @@ actor SessionEngine {
         return try await exchange(request, on: socket).get()
     }
 
-    /// Sends a request on `socket` and waits for its reply (or the socket's end, or the timeout).
-    func exchange(_ request: WireRequest, on socket: Socket, resynchronizing: Bool = false) async -> Result<ReplyResult, SessionError> {
+    /// Sends a request on `socket` and waits for its reply (or the socket's end, or the timeout:
+    /// `limit`, else `requestTimeout`).
+    func exchange(
+        _ request: WireRequest, on socket: Socket, resynchronizing: Bool = false, within limit: Duration? = nil
+    ) async -> Result<ReplyResult, SessionError> {
         let id = nextRequestID
         nextRequestID += 1
         if resynchronizing { resynchronizingRequests.insert(id) }
@@ -73,7 +82,7 @@ actor SessionEngine {
         } catch {
             return .failure(error)
         }
-        let limit = configuration.requestTimeout
+        let limit = limit ?? configuration.requestTimeout
         return await withCheckedContinuation { continuation in
             let timeout = Task { [weak self] in
                 try? await Task.sleep(for: limit)

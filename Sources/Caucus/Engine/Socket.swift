@@ -1,12 +1,20 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
-import Synchronization
 import WSClient
+
+#if canImport(Network)
+import Network
+import NIOTransportServices
+#else
+import NIOPosix
+#endif
 
 /// One WebSocket connection to the server, on WSClient (SwiftNIO): the same code on Linux and
 /// Apple platforms. Frames to send go through `send`; what arrives comes out of `inbound`,
-/// ending with `.closed`.
+/// ending with `.closed`. On Apple platforms the socket and TLS are Network.framework's
+/// (NIO Transport Services), which follows the device's interfaces and proxies and is what
+/// Apple recommends on iOS; elsewhere they are POSIX sockets and BoringSSL.
 ///
 /// Each socket runs on an event loop of its own, shut down when the socket ends. That is what
 /// lets an attempt be abandoned: WSClient (1.6.2) opens its channel with remote half-closure
@@ -23,17 +31,20 @@ final class Socket: Sendable {
         case closed(code: UInt16?, reason: String?)
     }
 
-    private static let counter = Atomic<Int>(0)
+    private static let counter = NIOLockedValueBox(0)
 
     let id: Int
     let inbound: AsyncStream<Inbound>
     private let outgoing: AsyncStream<String>.Continuation
     /// Why opening failed, if it did.
-    private let failure = Mutex<String?>(nil)
+    private let failure = NIOLockedValueBox<String?>(nil)
     private let loop: OwnedEventLoop
 
     private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation, loop: OwnedEventLoop) {
-        id = Self.counter.add(1, ordering: .relaxed).newValue
+        id = Self.counter.withLockedValue { count in
+            count += 1
+            return count
+        }
         self.inbound = inbound
         self.outgoing = outgoing
         self.loop = loop
@@ -59,8 +70,7 @@ final class Socket: Sendable {
             do {
                 // Given up before it began: the loop is already shut, nothing may run on it.
                 guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
-                let close = try await WebSocketClient.connect(url: url, configuration: client, eventLoopGroup: loop.group, logger: logger) {
-                    inbound, writer, _ in
+                let close = try await open(url, client, on: loop.group, logger: logger) { inbound, writer, _ in
                     opening.yield()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -78,7 +88,7 @@ final class Socket: Sendable {
                     reason = close.reason
                 }
             } catch {
-                socket.failure.withLock { $0 = $0 ?? "\(error)" }
+                socket.failure.withLockedValue { $0 = $0 ?? "\(error)" }
                 reason = "\(error)"
             }
             opening.finish()
@@ -92,7 +102,7 @@ final class Socket: Sendable {
         let limit = configuration.connectTimeout
         let watchdog = Task {
             try await Task.sleep(for: limit)
-            socket.failure.withLock { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
+            socket.failure.withLockedValue { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
             opening.finish()
         }
         defer { watchdog.cancel() }
@@ -100,22 +110,45 @@ final class Socket: Sendable {
         var iterator = opened.makeAsyncIterator()
         guard await iterator.next() != nil, !Task.isCancelled else {
             socket.abandon()
-            throw .connectionFailed(socket.failure.withLock { $0 } ?? "the connection closed while opening")
+            throw .connectionFailed(socket.failure.withLockedValue { $0 } ?? "the connection closed while opening")
         }
         return socket
     }
+
+    #if canImport(Network)
+    /// Network.framework: WSClient takes a Network.framework bootstrap for a
+    /// `NIOTSEventLoopGroup`, and for `wss` its TLS; default options are the system's trust
+    /// and the URL's host as the server name.
+    private static func open(
+        _ url: String, _ configuration: WebSocketClientConfiguration, on group: NIOTSEventLoopGroup, logger: Logger,
+        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+    ) async throws -> WebSocketCloseFrame? {
+        try await WebSocketClient.connect(
+            url: url, configuration: configuration, transportServicesTLSOptions: .options(NWProtocolTLS.Options()),
+            eventLoopGroup: group, logger: logger, handler: handler)
+    }
+    #else
+    /// POSIX sockets; for `wss`, BoringSSL with the system's trust roots.
+    private static func open(
+        _ url: String, _ configuration: WebSocketClientConfiguration, on group: MultiThreadedEventLoopGroup, logger: Logger,
+        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+    ) async throws -> WebSocketCloseFrame? {
+        try await WebSocketClient.connect(
+            url: url, configuration: configuration, eventLoopGroup: group, logger: logger, handler: handler)
+    }
+    #endif
 
     func send(_ text: String) { outgoing.yield(text) }
 
     /// Closes the connection from this side: a normal close once what is queued is sent.
     func close() { outgoing.finish() }
 
-    /// Gives the connection up, upgraded or not: its channel is closed with its loop. Not at
-    /// once: work already started off the loop (NIO resolves the host on a dispatch queue,
+    /// Gives the connection up, upgraded or not, without waiting out a closing handshake (on a
+    /// dead path its answer never comes): its channel is closed with its loop. Not at once: work already started off the loop (NIO resolves the host on a dispatch queue,
     /// then hands the result to the loop) must still find it open, or NIO reports (in strict
     /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
     /// address; a name resolver slower than that remains a (reported, harmless) race.
-    private func abandon() {
+    func abandon() {
         outgoing.finish()
         Task { [loop] in
             try? await Task.sleep(for: .seconds(1))
@@ -134,19 +167,24 @@ final class Socket: Sendable {
     }
 }
 
-/// A one-thread event loop that belongs to one socket, shut down once (closing whatever
-/// channel is still on it) by whichever comes first: the socket's end or its abandonment.
-/// A connection must not start on a loop already shut (NIO refuses work there, and will
-/// crash on it in strict mode), hence `begin`.
+/// A one-loop group that belongs to one socket, shut down once (closing whatever channel is
+/// still on it) by whichever comes first: the socket's end or its abandonment. A connection
+/// must not start on a loop already shut (NIO refuses work there, and will crash on it in
+/// strict mode), hence `begin`. On Apple platforms it is a Network.framework loop (a dispatch
+/// queue), whose shutdown closes its channels just as a POSIX loop's does.
 private final class OwnedEventLoop: Sendable {
     private enum State { case idle, running, shut }
 
+    #if canImport(Network)
+    let group = NIOTSEventLoopGroup(loopCount: 1)
+    #else
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let state = Mutex(State.idle)
+    #endif
+    private let state = NIOLockedValueBox(State.idle)
 
     /// Whether the connection may start: false once the loop is shut.
     func begin() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state == .idle else { return false }
             state = .running
             return true
@@ -155,7 +193,7 @@ private final class OwnedEventLoop: Sendable {
 
     /// Never called on the loop itself (NIO forbids it): callers are Swift tasks.
     func shutDown() {
-        let first = state.withLock { state in
+        let first = state.withLockedValue { state in
             defer { state = .shut }
             return state != .shut
         }

@@ -14,7 +14,8 @@ extension CaucusSession {
         /// must cost one short attempt, not the server's whole reconnect grace.
         public var connectTimeout: Duration
         /// How often the SDK pings the server; a connection that stops answering is treated
-        /// as dropped and reconnected.
+        /// as dropped and reconnected. A network change (`CaucusSession.networkDidChange()`,
+        /// called by the SDK itself on Apple platforms) checks at once instead.
         public var pingInterval: Duration
         /// Delays between reconnect attempts: the first attempt comes at once, the second
         /// after `lowerBound`, then doubling, at most `upperBound` (each ±25 % jitter).

@@ -1,6 +1,6 @@
 import CaucusCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A Caucus session, as one user takes part in it.
 ///
@@ -21,7 +21,7 @@ public final class CaucusSession: Sendable {
     public let configuration: Configuration
     let engine: SessionEngine
     private let hub: EventHub
-    private let delegateBox = Mutex(WeakDelegate())
+    private let delegateBox = NIOLockedValueBox(WeakDelegate())
 
     private struct WeakDelegate {
         weak var value: (any CaucusSessionDelegate)?
@@ -53,9 +53,9 @@ public final class CaucusSession: Sendable {
 
     /// Receives the events as callbacks on the main actor. Held weakly.
     public var delegate: (any CaucusSessionDelegate)? {
-        get { delegateBox.withLock { $0.value } }
+        get { delegateBox.withLockedValue { $0.value } }
         set {
-            delegateBox.withLock { $0.value = newValue }
+            delegateBox.withLockedValue { $0.value = newValue }
             hub.setDelegateAttached(newValue != nil)
         }
     }
@@ -104,6 +104,26 @@ public final class CaucusSession: Sendable {
     /// Leaves the session. The host may end it for everyone with `endSession`.
     public func leave(endSession: Bool = false) async throws(SessionError) {
         try await engine.leave(endSession: endSession)
+    }
+
+    // MARK: - Network changes
+
+    /// Tells the session the device's network changed (the path came back, or moved to
+    /// another interface) or the app returned to the foreground: its connection may have died
+    /// without a word, and the next ping that would notice is up to `pingInterval` away.
+    ///
+    /// Connected, the session pings the server at once (bounded by `connectTimeout`); if no
+    /// answer comes, it drops the connection and resumes its seat on a new one, as after any
+    /// drop: same user, same room, every missed event. Reconnecting, it makes its next attempt
+    /// now instead of after the backoff. Otherwise it does nothing. Returns once the check is
+    /// done (at once if one is already under way). A connection that answers is kept, so
+    /// calling it when nothing happened costs a ping.
+    ///
+    /// On Apple platforms the SDK calls this itself, from Network.framework's path monitor and
+    /// UIKit's foreground notification, while the session is joined. Elsewhere, or if the app
+    /// learns of a change the monitor does not report (a VPN coming up), the app may call it.
+    public func networkDidChange() async {
+        await engine.networkChanged()
     }
 
     // MARK: - Helpers

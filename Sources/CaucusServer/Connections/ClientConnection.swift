@@ -1,6 +1,6 @@
 import NIOCore
 import CoreMetrics
-import Synchronization
+import Atomics
 
 /// One client's way out. Frames, already framed (`ServerFrames`), go straight to the socket's
 /// channel (no task per client on the way), and the number not yet taken by the socket is
@@ -10,8 +10,8 @@ public final class ClientConnection: Sendable {
     private let channel: any Channel
     private let queueLimit: Int
     /// Frames written but not yet handed to the kernel.
-    private let inFlight = Atomic<Int>(0)
-    private let closed = Atomic<Bool>(false)
+    private let inFlight = ManagedAtomic<Int>(0)
+    private let closed = ManagedAtomic<Bool>(false)
     private let slowClientsDropped: CoreMetrics.Counter?
 
     init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
@@ -73,7 +73,7 @@ public final class ClientConnection: Sendable {
     /// bound (the client is then cut off).
     private func admit(_ count: Int) -> Bool {
         guard !isClosed, count > 0 else { return false }
-        guard inFlight.add(count, ordering: .relaxed).newValue <= queueLimit else {
+        guard inFlight.wrappingIncrementThenLoad(by: count, ordering: .relaxed) <= queueLimit else {
             // The socket has not taken the last `queueLimit` frames: this client is too slow.
             slowClientsDropped?.increment()
             close(.tooSlow, reason: "Outbound queue full: the client is not reading fast enough.")
@@ -92,7 +92,7 @@ public final class ClientConnection: Sendable {
             channel.write(frame, promise: remaining == 0 ? promise : nil)
         }
         channel.flush()
-        promise.futureResult.whenComplete { _ in self.inFlight.subtract(count, ordering: .relaxed) }
+        promise.futureResult.whenComplete { _ in self.inFlight.wrappingDecrement(by: count, ordering: .relaxed) }
     }
 
     /// Closes the connection after what is already queued, with a close frame (a slow client

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The requests being handled right now, each in a task of its own (an idle socket holds no
 /// task, see `WebSocketConnectionHandler`). A stopping server waits until they are done, so
@@ -9,17 +9,17 @@ final class InFlightRequests: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
-    var count: Int { state.withLock { $0.running } }
+    var count: Int { state.withLockedValue { $0.running } }
 
     /// A request starts; call `end()` when it is done.
     func begin() {
-        state.withLock { $0.running += 1 }
+        state.withLockedValue { $0.running += 1 }
     }
 
     func end() {
-        let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let done = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.running -= 1
             guard state.running == 0 else { return [] }
             defer { state.waiting.removeAll() }
@@ -31,7 +31,7 @@ final class InFlightRequests: Sendable {
     /// Returns once no request is being handled.
     func drained() async {
         await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
+            let now = state.withLockedValue { state -> Bool in
                 guard state.running > 0 else { return true }
                 state.waiting.append(continuation)
                 return false

@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One simulated user: a lean connection that matches replies to requests and hands every
 /// event frame to the scenario.
@@ -15,19 +15,19 @@ final class BenchUser: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
-    private let client: Mutex<LeanClient?> = Mutex(nil)
+    private let state = NIOLockedValueBox(State())
+    private let client: NIOLockedValueBox<LeanClient?> = NIOLockedValueBox(nil)
 
-    var userID: Int { state.withLock { $0.user } }
-    var secret: String { state.withLock { $0.secret } }
-    var lastSeq: Int { state.withLock { $0.lastSeq } }
+    var userID: Int { state.withLockedValue { $0.user } }
+    var secret: String { state.withLockedValue { $0.secret } }
+    var lastSeq: Int { state.withLockedValue { $0.lastSeq } }
 
     func onEvent(_ handler: @escaping @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void) {
-        state.withLock { $0.onEvent = handler }
+        state.withLockedValue { $0.onEvent = handler }
     }
 
     func connect(to server: ServerUnderTest, group: any EventLoopGroup) async throws {
-        state.withLock { $0.closed = false }
+        state.withLockedValue { $0.closed = false }
         let lean = try await LeanClient.connect(
             host: server.host, port: server.port, group: group,
             // Held strongly: a scenario may use its users for the last time before it waits for
@@ -36,16 +36,16 @@ final class BenchUser: Sendable {
             // storms). The cycle ends when the connection closes.
             onText: { frame, time in self.received(frame, at: time) },
             onClose: { self.closed() })
-        client.withLock { $0 = lean }
+        client.withLockedValue { $0 = lean }
     }
 
     private func received(_ frame: ByteBuffer, at time: ContinuousClock.Instant) {
         if let re = frame.leadingInteger("re") {
-            let waiter = state.withLock { $0.waiting.removeValue(forKey: re) }
+            let waiter = state.withLockedValue { $0.waiting.removeValue(forKey: re) }
             waiter?.resume(returning: frame)
             return
         }
-        let handler = state.withLock { state in
+        let handler = state.withLockedValue { state in
             if let seq = frame.leadingInteger("seq") { state.lastSeq = max(state.lastSeq, seq) }
             return state.onEvent
         }
@@ -53,7 +53,7 @@ final class BenchUser: Sendable {
     }
 
     private func closed() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.closed = true
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
@@ -65,7 +65,7 @@ final class BenchUser: Sendable {
     @discardableResult
     func request(_ op: String, _ arguments: String = "") async throws -> ByteBuffer {
         let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer, any Error>) in
-            let id: Int? = state.withLock { state in
+            let id: Int? = state.withLockedValue { state in
                 guard !state.closed else { return nil }
                 let id = state.nextID
                 state.nextID += 1
@@ -74,7 +74,7 @@ final class BenchUser: Sendable {
             }
             guard let id else { return continuation.resume(throwing: BenchError("connection closed")) }
             let text = #"{"id":\#(id),"op":"\#(op)""# + (arguments.isEmpty ? "" : "," + arguments) + "}"
-            client.withLock { $0?.send(text) }
+            client.withLockedValue { $0?.send(text) }
         }
         if reply.isErrorReply { throw BenchError("\(op) refused: \(String(buffer: reply))") }
         return reply
@@ -82,11 +82,11 @@ final class BenchUser: Sendable {
 
     /// Sends without waiting for the reply.
     func fire(_ op: String, _ arguments: String) {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
-        client.withLock { $0?.send(#"{"id":\#(id),"op":"\#(op)","# + arguments + "}") }
+        client.withLockedValue { $0?.send(#"{"id":\#(id),"op":"\#(op)","# + arguments + "}") }
     }
 
     func join(server: ServerUnderTest, session: String, name: String, host: Bool = false) async throws {
@@ -95,7 +95,7 @@ final class BenchUser: Sendable {
         let object = try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any]
         let result = object?["result"] as? [String: Any]
         let snapshot = result?["snapshot"] as? [String: Any]
-        state.withLock { state in
+        state.withLockedValue { state in
             state.user = result?["user"] as? Int ?? 0
             state.secret = result?["secret"] as? String ?? ""
             state.lastSeq = snapshot?["seq"] as? Int ?? 0
@@ -103,9 +103,9 @@ final class BenchUser: Sendable {
     }
 
     func resume() async throws -> ByteBuffer {
-        let (secret, seq) = state.withLock { ($0.secret, $0.lastSeq) }
+        let (secret, seq) = state.withLockedValue { ($0.secret, $0.lastSeq) }
         return try await request("resume", #""secret":"\#(secret)","lastSeq":\#(seq)"#)
     }
 
-    func drop() { client.withLock { $0?.drop() } }
+    func drop() { client.withLockedValue { $0?.drop() } }
 }

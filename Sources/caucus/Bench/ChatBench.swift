@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Rooms of users chatting at a fixed rate: deliveries per second and delivery latency
 /// (sender's send → each recipient's receipt). DESIGN §5: chat p99 ≤ 10 ms at 200,000
@@ -24,9 +24,9 @@ struct ChatBench: AsyncParsableCommand {
         let host = try await joinHost("chat", server: target, group: group)
         let users = try await joinUsers(rooms * usersPerRoom, server: target, group: group, session: { _ in "chat" }) { user, _ in
             user.onEvent { frame, time in
-                guard measuring.withLock({ $0 }), let sent = frame.integer(following: #""text":"t"#) else { return }
+                guard measuring.withLockedValue({ $0 }), let sent = frame.integer(following: #""text":"t"#) else { return }
                 deliveries.add()
-                latencies.withLock { $0.record(time - (epoch + .nanoseconds(sent))) }
+                latencies.withLockedValue { $0.record(time - (epoch + .nanoseconds(sent))) }
             }
         }
         let names = (1...rooms).map { "\"Room \($0)\"" }.joined(separator: ",")
@@ -34,7 +34,7 @@ struct ChatBench: AsyncParsableCommand {
         try await host.request("commit")
         try await host.request("start", #""autoAssign":true"#)
         try await Task.sleep(for: .seconds(1))
-        measuring.withLock { $0 = true }
+        measuring.withLockedValue { $0 = true }
         let clock = ContinuousClock()
         let start = clock.now
         let interval = Duration.seconds(1.0 / rate)
@@ -52,9 +52,9 @@ struct ChatBench: AsyncParsableCommand {
             }
         }
         try await Task.sleep(for: .seconds(1))
-        measuring.withLock { $0 = false }
+        measuring.withLockedValue { $0 = false }
         let elapsed = (clock.now - start).milliseconds / 1000
-        let measured = latencies.withLock { $0 }
+        let measured = latencies.withLockedValue { $0 }
         var report = Report(scenario: "chat")
         report.add("load", "\(rooms) rooms × \(usersPerRoom) users × \(rate) msg/s for \(seconds) s")
         report.add("deliveries/s", "\(Int(Double(deliveries.count) / elapsed))")

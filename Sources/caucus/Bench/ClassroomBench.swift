@@ -55,9 +55,9 @@ struct ClassroomBench: AsyncParsableCommand {
 
 /// The arrivals of the current run, swapped between runs.
 final class ArrivalsBox: Sendable {
-    private let box = Mutex(Arrivals(expecting: 0))
-    var current: Arrivals { box.withLock { $0 } }
-    func reset(expecting count: Int) { box.withLock { $0 = Arrivals(expecting: count) } }
+    private let box = NIOLockedValueBox(Arrivals(expecting: 0))
+    var current: Arrivals { box.withLockedValue { $0 } }
+    func reset(expecting count: Int) { box.withLockedValue { $0 = Arrivals(expecting: count) } }
 }
 
-import Synchronization
+import NIOConcurrencyHelpers

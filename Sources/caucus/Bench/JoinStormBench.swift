@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Joins at a fixed rate into sessions of a fixed size: the rate sustained, the join latency
 /// (join frame sent → reply) percentiles, and how long after the last join every user has
@@ -51,7 +51,7 @@ struct JoinStormBench: AsyncParsableCommand {
                     do {
                         try await user.request("join", #""session":"\#(session)","userName":"User \#(index)","token":"\#(token)""#)
                         let done = clock.now
-                        latencies.withLock { $0.record(done - sent) }
+                        latencies.withLockedValue { $0.record(done - sent) }
                         return done
                     } catch {
                         failures.add()
@@ -63,7 +63,7 @@ struct JoinStormBench: AsyncParsableCommand {
             for try await done in tasks { last = max(last, done) }
             return last
         }
-        let measured = latencies.withLock { $0 }
+        let measured = latencies.withLockedValue { $0 }
         let patience = clock.now + .seconds(10)
         while rosterNews.count < rosterNews.expected, clock.now < patience { try await Task.sleep(for: .milliseconds(10)) }
         let everyoneKnown = rosterNews.count >= rosterNews.expected ? rosterNews.last : nil

@@ -2,7 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A bare WebSocket client for load generation: no task per user, no JSON decoding of
 /// events, just frames handed to a callback on the event loop. It keeps the generator from

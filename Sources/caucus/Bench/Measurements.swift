@@ -1,5 +1,6 @@
 import Histogram
-import Synchronization
+import Atomics
+import NIOConcurrencyHelpers
 
 /// Latencies in microseconds, kept in an HdrHistogram.
 struct Latencies: Sendable {
@@ -27,12 +28,12 @@ final class Arrivals: Sendable {
         var waiter: CheckedContinuation<ContinuousClock.Instant, Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
-    init(expecting expected: Int) { state = Mutex(State(expected: expected)) }
+    init(expecting expected: Int) { state = NIOLockedValueBox(State(expected: expected)) }
 
     func arrived(at time: ContinuousClock.Instant) {
-        let done: (CheckedContinuation<ContinuousClock.Instant, Never>, ContinuousClock.Instant)? = state.withLock { state in
+        let done: (CheckedContinuation<ContinuousClock.Instant, Never>, ContinuousClock.Instant)? = state.withLockedValue { state in
             state.count += 1
             state.last = Swift.max(state.last ?? time, time)
             state.first = Swift.min(state.first ?? time, time)
@@ -43,15 +44,15 @@ final class Arrivals: Sendable {
         if let (waiter, last) = done { waiter.resume(returning: last) }
     }
 
-    var count: Int { state.withLock { $0.count } }
-    var expected: Int { state.withLock { $0.expected } }
-    var first: ContinuousClock.Instant? { state.withLock { $0.first } }
-    var last: ContinuousClock.Instant? { state.withLock { $0.last } }
+    var count: Int { state.withLockedValue { $0.count } }
+    var expected: Int { state.withLockedValue { $0.expected } }
+    var first: ContinuousClock.Instant? { state.withLockedValue { $0.first } }
+    var last: ContinuousClock.Instant? { state.withLockedValue { $0.last } }
 
     /// The time of the last expected arrival.
     func all() async -> ContinuousClock.Instant {
         await withCheckedContinuation { continuation in
-            let ready: ContinuousClock.Instant? = state.withLock { state in
+            let ready: ContinuousClock.Instant? = state.withLockedValue { state in
                 if state.count >= state.expected { return state.last }
                 state.waiter = continuation
                 return nil
@@ -109,14 +110,14 @@ extension Duration {
 
 /// A value several tasks update, behind a lock, shareable by reference.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+    private let mutex: NIOLockedValueBox<Value>
+    init(_ value: Value) { mutex = NIOLockedValueBox(value) }
+    func withLockedValue<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLockedValue { body(&$0) } }
 }
 
 /// A counter several tasks bump, shareable by reference.
 final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-    func add(_ amount: Int = 1) { value.add(amount, ordering: .relaxed) }
+    private let value = ManagedAtomic<Int>(0)
+    func add(_ amount: Int = 1) { value.wrappingIncrement(by: amount, ordering: .relaxed) }
     var count: Int { value.load(ordering: .relaxed) }
 }

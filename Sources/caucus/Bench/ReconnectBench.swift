@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Drops many users at once mid-breakout while the host keeps broadcasting, then brings them
 /// all back with resume: time until all are back, and broadcasts lost (must be 0).
@@ -18,7 +18,7 @@ struct ReconnectBench: AsyncParsableCommand {
         let received = Locked([Int](repeating: 0, count: users))
         let participants = try await joinUsers(users, server: target, group: group, session: { _ in "reconnect" }) { user, index in
             user.onEvent { frame, _ in
-                if frame.contains(#""type":"broadcast""#) { received.withLock { $0[index] += 1 } }
+                if frame.contains(#""type":"broadcast""#) { received.withLockedValue { $0[index] += 1 } }
             }
         }
         try await host.request("addToPreList", #""names":["A","B","C","D","E"]"#)
@@ -42,13 +42,13 @@ struct ReconnectBench: AsyncParsableCommand {
         }
         // Replayed events follow each resume reply; wait (up to 10 s) until every one arrived.
         var waited = 0
-        while received.withLock({ $0.reduce(0, +) }) < users * missed && waited < 500 {
+        while received.withLockedValue({ $0.reduce(0, +) }) < users * missed && waited < 500 {
             try await Task.sleep(for: .milliseconds(20))
             waited += 1
         }
         let back = (clock.now - start).milliseconds
-        let got = received.withLock { $0.reduce(0, +) }
-        let short = received.withLock { counts in counts.enumerated().filter { $0.element < missed } }
+        let got = received.withLockedValue { $0.reduce(0, +) }
+        let short = received.withLockedValue { counts in counts.enumerated().filter { $0.element < missed } }
         for (index, count) in short.prefix(5) {
             FileHandle.standardError.write(Data("reconnect: user \(index) (id \(participants[index].userID)) got \(count) of \(missed)\n".utf8))
         }

@@ -54,7 +54,7 @@ struct TakeoverBench: AsyncParsableCommand {
                         do {
                             try await user.connect(to: survivor, group: group)
                             _ = try await user.resume()
-                            backAt.withLock { $0.append(clock.now) }
+                            backAt.withLockedValue { $0.append(clock.now) }
                             return
                         } catch {
                             user.drop()
@@ -66,7 +66,7 @@ struct TakeoverBench: AsyncParsableCommand {
             }
             try await tasks.waitForAll()
         }
-        let times = backAt.withLock { $0 }.sorted()
+        let times = backAt.withLockedValue { $0 }.sorted()
         let takeover = try await Self.takeoverSeconds(port: survivor.port)
         // Ended, so that it is not left live in the database for the next run's nodes.
         try await host.request("leave", #""endSession":true"#)
@@ -91,13 +91,13 @@ struct TakeoverBench: AsyncParsableCommand {
                 tasks.addTask {
                     for message in 0..<perUser {
                         let reply = try await user.request("chat", #""text":"message \#(message)","to":\#(to)"#)
-                        if let seq = reply.integer(after: "seq") { reached.withLock { $0 = max($0, seq) } }
+                        if let seq = reply.integer(after: "seq") { reached.withLockedValue { $0 = max($0, seq) } }
                     }
                 }
             }
             try await tasks.waitForAll()
         }
-        return reached.withLock { $0 }
+        return reached.withLockedValue { $0 }
     }
 
     /// The survivor's own measure of its takeover: `caucus_takeover_duration_seconds`.

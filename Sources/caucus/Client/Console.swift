@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The client's terminal: lines out, written whole and at once (standard output is often a
 /// pipe, where buffered output would arrive late), and lines in, read on a thread of their own
@@ -12,7 +12,7 @@ final class Console: Sendable {
         case sessionOver
     }
 
-    private let lock = Mutex(())
+    private let lock = NIOLock()
     let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
 
@@ -26,7 +26,7 @@ final class Console: Sendable {
     func print(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         let data = Data((lines.joined(separator: "\n") + "\n").utf8)
-        lock.withLock { _ in FileHandle.standardOutput.write(data) }
+        lock.withLock { FileHandle.standardOutput.write(data) }
     }
 
     /// Starts reading standard input, a line at a time, until it ends.

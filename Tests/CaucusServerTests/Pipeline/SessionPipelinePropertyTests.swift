@@ -1,7 +1,7 @@
 import CaucusCore
 import CaucusProtocol
 import PropertyBased
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import CaucusServer
@@ -15,7 +15,7 @@ import Testing
     typealias Step = (kind: Int, who: Int, a: Int)
 
     static let steps = zip(Gen.int(in: 0...99), Gen.int(in: 0...7), Gen.int(in: 0...99)).array(of: 300)
-    static let pingsCounted = Mutex(0)
+    static let pingsCounted = NIOLockedValueBox(0)
 
     @Test(.shrinking(false))
     func everyConnectionSeesItsEventsInOrderWithNoGapAndNothingBeforeItIsDurable() async {
@@ -25,11 +25,11 @@ import Testing
             walk.finish()
             #expect(walk.harness.violations.isEmpty, "\(walk.harness.violations.prefix(5))")
             #expect(walk.problems.isEmpty, "\(walk.problems.prefix(5))")
-            Self.pingsCounted.withLock { $0 += walk.pingsCounted }
+            Self.pingsCounted.withLockedValue { $0 += walk.pingsCounted }
             #expect(walk.delivered > 0 || walk.broken || walk.ended, "a walk that delivers nothing proves nothing: \(walk.connections.count) connections, \(walk.harness.stored.count) stored, \(walk.harness.pipeline.seq) decided, storing \(walk.harness.storeCall?.count ?? -1)")
         }
         // The walks must have checked counts, not only pings the window could not answer.
-        #expect(Self.pingsCounted.withLock { $0 } > 40)
+        #expect(Self.pingsCounted.withLockedValue { $0 } > 40)
     }
 }
 

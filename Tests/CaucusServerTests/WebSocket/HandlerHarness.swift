@@ -2,7 +2,7 @@
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One `WebSocketConnectionHandler` in a NIO testing channel, behind the server's frame
 /// decoder, fed raw client bytes: the handler as the server runs it, with no socket, and time
@@ -98,7 +98,7 @@ final class RecordingConversation: WebSocketConversation {
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func handle(_ inbound: WebSocketSession.Inbound, phase: WebSocketSession.Phase) async -> WebSocketSession.Phase {
         let text: String
@@ -108,7 +108,7 @@ final class RecordingConversation: WebSocketConversation {
         case .closed: text = "<closed>"
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            let resumed: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
                 state.received.append(text)
                 if state.held { state.waiting.append(continuation) } else { continuation.resume() }
                 let ready = state.watchers.filter { $0.count <= state.received.count }
@@ -120,12 +120,12 @@ final class RecordingConversation: WebSocketConversation {
         return phase
     }
 
-    var received: [String] { state.withLock { $0.received } }
+    var received: [String] { state.withLockedValue { $0.received } }
 
-    func hold() { state.withLock { $0.held = true } }
+    func hold() { state.withLockedValue { $0.held = true } }
 
     func release() {
-        let waiting = state.withLock { state in
+        let waiting = state.withLockedValue { state in
             state.held = false
             defer { state.waiting = [] }
             return state.waiting
@@ -136,7 +136,7 @@ final class RecordingConversation: WebSocketConversation {
     /// Returns once `count` messages have been handed over.
     func waitForMessages(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
+            let ready = state.withLockedValue { state in
                 if state.received.count >= count { return true }
                 state.watchers.append((count, continuation))
                 return false
@@ -149,12 +149,12 @@ final class RecordingConversation: WebSocketConversation {
 /// Counts the reads that reach the socket: the handler holds them back while its queue is full.
 final class ReadCounter: ChannelOutboundHandler, Sendable {
     typealias OutboundIn = ByteBuffer
-    private let count = Atomic(0)
+    private let count = NIOLockedValueBox(0)
 
-    var reads: Int { count.load(ordering: .relaxed) }
+    var reads: Int { count.withLockedValue { $0 } }
 
     func read(context: ChannelHandlerContext) {
-        count.wrappingAdd(1, ordering: .relaxed)
+        count.withLockedValue { $0 += 1 }
         context.read()
     }
 }

@@ -1,12 +1,12 @@
 import Caucus
 import CaucusCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Every event one session delivered, in order. Tests take the events they expect, in turn;
 /// each wait is bounded.
 final class EventLog: Sendable {
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     private struct State {
         var events: [SessionEvent] = []
@@ -15,11 +15,11 @@ final class EventLog: Sendable {
 
     init(_ stream: AsyncStream<SessionEvent>) {
         Task { [weak self] in
-            for await event in stream { self?.state.withLock { $0.events.append(event) } }
+            for await event in stream { self?.state.withLockedValue { $0.events.append(event) } }
         }
     }
 
-    var all: [SessionEvent] { state.withLock { $0.events } }
+    var all: [SessionEvent] { state.withLockedValue { $0.events } }
 
     /// The first event not taken yet for which `match` gives a value; waits for it if needed.
     @discardableResult
@@ -28,7 +28,7 @@ final class EventLog: Sendable {
     ) async throws -> T {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while true {
-            let found: T? = state.withLock { state in
+            let found: T? = state.withLockedValue { state in
                 for index in state.events.indices where !state.taken.contains(index) {
                     if let value = match(state.events[index]) {
                         state.taken.insert(index)

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Drops one of the server's WebSocket frames on its way to the client: the next text frame
 /// whose payload contains a marker, as a network path (or a server bug) that loses an event
@@ -11,13 +11,13 @@ final class ServerFrameFilter: ChannelInboundHandler {
 
     /// The marker of the next frame to drop, shared by every connection through the proxy.
     final class Marker: Sendable {
-        private let marker = Mutex<[UInt8]?>(nil)
+        private let marker = NIOLockedValueBox<[UInt8]?>(nil)
 
-        func set(_ text: String) { marker.withLock { $0 = Array(text.utf8) } }
+        func set(_ text: String) { marker.withLockedValue { $0 = Array(text.utf8) } }
 
         /// Whether `payload` is the frame to drop; the marker is then used up.
         func takes(_ payload: ByteBufferView) -> Bool {
-            marker.withLock { marker in
+            marker.withLockedValue { marker in
                 guard let wanted = marker, payload.firstRange(of: wanted) != nil else { return false }
                 marker = nil
                 return true

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -47,49 +47,52 @@ final class TCPProxy: Sendable {
             var turnedAway = 0
             /// Blackholed connections the client has not closed yet.
             var swallowed: [ObjectIdentifier: any Channel] = [:]
+            /// Relayed connections (both sides) that went silently dead: open, relaying nothing.
+            /// Held, so that no new channel can take an identifier of theirs.
+            var stalled: [ObjectIdentifier: any Channel] = [:]
         }
 
-        private let state: Mutex<State>
+        private let state: NIOLockedValueBox<State>
 
-        init(target: Int) { state = Mutex(State(target: target)) }
+        init(target: Int) { state = NIOLockedValueBox(State(target: target)) }
 
         var target: Int {
-            get { state.withLock { $0.target } }
-            set { state.withLock { $0.target = newValue } }
+            get { state.withLockedValue { $0.target } }
+            set { state.withLockedValue { $0.target = newValue } }
         }
 
-        var mode: Mode { state.withLock { $0.mode } }
+        var mode: Mode { state.withLockedValue { $0.mode } }
 
-        func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
+        func set(_ mode: Mode) { state.withLockedValue { $0.mode = mode } }
 
-        func noteUnreachableServer() { state.withLock { $0.turnedAway += 1 } }
+        func noteUnreachableServer() { state.withLockedValue { $0.turnedAway += 1 } }
 
         /// The mode a new connection meets, counted if it is turned away.
         func admit() -> Mode {
-            state.withLock { state in
+            state.withLockedValue { state in
                 if state.mode != .forward { state.turnedAway += 1 }
                 return state.mode
             }
         }
 
-        var turnedAway: Int { state.withLock { $0.turnedAway } }
+        var turnedAway: Int { state.withLockedValue { $0.turnedAway } }
 
         func track(client: any Channel, server: any Channel) {
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.open += [client, server]
                 state.clientSides.append(client)
             }
         }
 
-        var clientSides: [any Channel] { state.withLock { $0.clientSides } }
+        var clientSides: [any Channel] { state.withLockedValue { $0.clientSides } }
 
-        func swallow(_ channel: any Channel) { state.withLock { $0.swallowed[ObjectIdentifier(channel)] = channel } }
-        func release(_ channel: any Channel) { state.withLock { _ = $0.swallowed.removeValue(forKey: ObjectIdentifier(channel)) } }
-        var swallowedOpen: Int { state.withLock { $0.swallowed.count } }
+        func swallow(_ channel: any Channel) { state.withLockedValue { $0.swallowed[ObjectIdentifier(channel)] = channel } }
+        func release(_ channel: any Channel) { state.withLockedValue { _ = $0.swallowed.removeValue(forKey: ObjectIdentifier(channel)) } }
+        var swallowedOpen: Int { state.withLockedValue { $0.swallowed.count } }
 
         /// Closes every relayed connection, with an RST if `reset`.
         func closeAll(reset: Bool) {
-            let open = state.withLock { state in
+            let open = state.withLockedValue { state in
                 defer { state.open.removeAll() }
                 return state.open
             }
@@ -98,8 +101,20 @@ final class TCPProxy: Sendable {
             }
         }
 
+        /// Every relayed connection open now goes silently dead, both ways: what either side
+        /// sends is dropped, and neither is closed. New connections are not affected.
+        func stallAll() {
+            state.withLockedValue { state in
+                for channel in state.open { state.stalled[ObjectIdentifier(channel)] = channel }
+            }
+        }
+
+        func isStalled(_ channel: any Channel) -> Bool {
+            state.withLockedValue { $0.stalled[ObjectIdentifier(channel)] != nil }
+        }
+
         func closeSwallowed() {
-            for channel in state.withLock({ Array($0.swallowed.values) }) { channel.close(promise: nil) }
+            for channel in state.withLockedValue({ Array($0.swallowed.values) }) { channel.close(promise: nil) }
         }
     }
 
@@ -146,12 +161,13 @@ final class TCPProxy: Sendable {
         ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
                 outbound.eventLoop.makeCompletedFuture {
-                    try outbound.pipeline.syncOperations.addHandlers(ServerFrameFilter(dropping: dropping), Relay(to: inbound))
+                    try outbound.pipeline.syncOperations.addHandlers(
+                        ServerFrameFilter(dropping: dropping), Relay(to: inbound, connections: connections))
                 }
             }
             .connect(host: "127.0.0.1", port: target)
             .flatMapThrowing { outbound in
-                try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound))
+                try inbound.pipeline.syncOperations.addHandler(Relay(to: outbound, connections: connections))
                 connections.track(client: inbound, server: outbound)
             }
     }
@@ -180,6 +196,10 @@ final class TCPProxy: Sendable {
         connections.set(mode)
         connections.closeAll(reset: mode == .reset)
     }
+
+    /// Makes every connection through the proxy silently dead (a path that went away without
+    /// a word: no close, no RST, nothing delivered either way), and relays new ones as before.
+    func stall() { connections.stallAll() }
 
     /// Meets new connections with `mode`, leaving the current ones alone.
     func misbehave(_ mode: Mode) { connections.set(mode) }
@@ -226,15 +246,21 @@ private func resetThenClose(_ channel: any Channel) {
     socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
 }
 
-/// Copies what one side reads to the other, and closes the other when one side closes.
+/// Copies what one side reads to the other (nothing once stalled), and closes the other when
+/// one side closes.
 private final class Relay: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let partner: any Channel
+    private let connections: TCPProxy.Connections
 
-    init(to partner: any Channel) { self.partner = partner }
+    init(to partner: any Channel, connections: TCPProxy.Connections) {
+        self.partner = partner
+        self.connections = connections
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !connections.isStalled(context.channel) else { return }
         partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
     }
 

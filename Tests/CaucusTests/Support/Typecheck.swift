@@ -12,13 +12,18 @@ enum Typecheck {
         let output: String
     }
 
-    static func run(_ source: String) throws -> Result {
+    static func run(_ source: String) async throws -> Result {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-typecheck-\(UUID().uuidString).swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
+        return try await swiftc(["-typecheck"] + buildModules() + [file.path])
+    }
+
+    /// The arguments that find the modules as this build made them, and the C modules' maps
+    /// and headers they need.
+    static func buildModules() throws -> [String] {
         let build = root.appendingPathComponent(".build/debug").resolvingSymlinksInPath()
-        // The modules as this build made them, and the C modules' maps and headers they need.
-        var arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
+        var arguments = ["-I", build.appendingPathComponent("Modules").path]
         for entry in try FileManager.default.contentsOfDirectory(atPath: build.path) where entry.hasSuffix(".build") {
             let map = build.appendingPathComponent(entry).appendingPathComponent("module.modulemap")
             if FileManager.default.fileExists(atPath: map.path) { arguments += ["-Xcc", "-fmodule-map-file=" + map.path] }
@@ -29,16 +34,62 @@ enum Typecheck {
                 arguments += ["-Xcc", "-I" + url.path]
             }
         }
-        arguments.append(file.path)
+        return arguments
+    }
+
+    /// Runs `swiftc` with `arguments`, one at a time across the test run, without blocking a
+    /// thread while it runs. A wait on a process in a test would hold one of the few threads
+    /// Swift's concurrency runs on (two on this machine) for seconds, and with several such
+    /// tests at once everything else stalls, the servers of the other tests included, until
+    /// their calls time out.
+    static func swiftc(_ arguments: [String]) async throws -> Result {
+        await gate.enter()
+        defer { Task { await gate.leave() } }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-swiftc-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CannotWrite(path: log.path) }
+        defer { try? FileManager.default.removeItem(at: log) }
+        let output = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
+        process.arguments = ["swiftc"] + arguments
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in finished.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                finished.resume(throwing: error)
+            }
+        }
+        try output.close()
+        let text = String(decoding: try Data(contentsOf: log), as: UTF8.self)
         return Result(succeeded: process.terminationStatus == 0, output: text)
+    }
+
+    struct CannotWrite: Error {
+        let path: String
+    }
+
+    /// One compiler at a time: each is heavy, and the machine is small and shared.
+    private static let gate = Gate()
+
+    private actor Gate {
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func enter() async {
+            guard busy else {
+                busy = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        /// Hands the gate to the next waiter, if any (it stays busy), else opens it.
+        func leave() {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
     }
 }

@@ -1,0 +1,24 @@
+// A stand-in for Apple's Network framework, for AppleOnlyCodeTests: only what
+// PlatformNetworkSources.swift calls, declared as Apple's SDK declares it (`NWPathMonitor` is
+// `@unchecked Sendable` with a `@Sendable` path handler). Not part of any target.
+import Dispatch
+
+public struct NWInterface: Sendable {
+    public let name: String
+}
+
+public struct NWPath: Sendable {
+    public enum Status: Sendable {
+        case satisfied, unsatisfied, requiresConnection
+    }
+
+    public let status: Status
+    public let availableInterfaces: [NWInterface]
+}
+
+final public class NWPathMonitor: @unchecked Sendable {
+    public init() {}
+    final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)?
+    final public func start(queue: DispatchQueue) {}
+    final public func cancel() {}
+}
