@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "CaucusAuthTests",
             dependencies: [
-                "CaucusAuth", "CaucusCore",
+                "CaucusAuth", "CaucusCore", "CaucusProcessTestSupport",
                 // jwt-kit mints and checks tokens in the interoperability tests.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -185,6 +185,8 @@ let package = Package(
             name: "CaucusJSONSyntaxTests",
             dependencies: ["CaucusJSONSyntax", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // Blocking work of the tests (child processes) off Swift's cooperative pool.
+        .target(name: "CaucusProcessTestSupport", path: "Tests/CaucusProcessTestSupport"),
         // Starts a throwaway PostgreSQL server for the tests that need a real one.
         .target(name: "CaucusPostgresTestSupport", path: "Tests/CaucusPostgresTestSupport"),
         .testTarget(
@@ -199,6 +201,7 @@ let package = Package(
             name: "CaucusServerTests",
             dependencies: [
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport", "CaucusMediaTestSupport",
+                "CaucusProcessTestSupport",
                 // The restart tests read what a killed `caucus serve` left in its store.
                 "CaucusStore", "CaucusStoreSQLite", "CaucusStorePostgres", "CaucusPostgresTestSupport",
                 // The client-role WebRTC stack, against the server's media port.
@@ -220,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "CaucusMediaTests",
             dependencies: [
-                "CaucusMedia", "CaucusMediaTestSupport",
+                "CaucusMedia", "CaucusMediaTestSupport", "CaucusProcessTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Real offers from other WebRTC stacks, read through #filePath.

@@ -9,14 +9,14 @@ import Testing
     static let pyJWTMissing = "PyJWT is not installed (pip install pyjwt); skipping the PyJWT interoperability check"
 
     @Test(.enabled(if: Python.hasPyJWT, Comment(rawValue: pyJWTMissing)))
-    func aTokenMintedByPyJWTVerifies() throws {
+    func aTokenMintedByPyJWTVerifies() async throws {
         let payload = Fixture.payload {
             $0["role_type"] = 1
             $0["user_identity"] = "py-user"
             $0["session_key"] = "py-key"
         }
         let script = #"import jwt, json, sys; print(jwt.encode(json.loads(sys.argv[1]), sys.argv[2], algorithm="HS256"))"#
-        let result = try Python.run(script, arguments: [String(decoding: TokenForge.json(payload), as: UTF8.self), Fixture.app.secret])
+        let result = try await Python.run(script, arguments: [String(decoding: TokenForge.json(payload), as: UTF8.self), Fixture.app.secret])
         try #require(result.status == 0, "python3 failed: \(result.errors)")
         let verified = try Fixture.verifier.verify(result.output, sessionName: Fixture.session, now: Fixture.now)
         #expect(verified.role == .host)
@@ -26,11 +26,11 @@ import Testing
     }
 
     @Test(.enabled(if: Python.hasPyJWT, Comment(rawValue: pyJWTMissing)))
-    func pyJWTAcceptsAMintedToken() throws {
+    func pyJWTAcceptsAMintedToken() async throws {
         let now = Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         let token = try TokenMinter.mint(app: Fixture.app, sessionName: Fixture.session, role: .host, issuedAt: now, userIdentity: "me")
         let script = #"import jwt, json, sys; print(json.dumps(jwt.decode(sys.argv[1], sys.argv[2], algorithms=["HS256"]), sort_keys=True))"#
-        let result = try Python.run(script, arguments: [token, Fixture.app.secret])
+        let result = try await Python.run(script, arguments: [token, Fixture.app.secret])
         try #require(result.status == 0, "PyJWT refused the token: \(result.errors)")
         let decoded = try #require(JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(decoded["app_key"] as? String == Fixture.app.key)

@@ -132,7 +132,7 @@ extension ControlAPITests {
         let document = try await HTTP.get(server, "/openapi.json").body
         await server.stop()
         let script = "import sys, json\nfrom openapi_spec_validator import validate\nvalidate(json.load(sys.stdin))\nprint('valid')"
-        let (status, output) = try OpenAPICheck.python(["-c", script], input: document)
+        let (status, output) = try await OpenAPICheck.python(["-c", script], input: document)
         #expect(status == 0, "openapi_spec_validator: \(output)")
         #expect(output.contains("valid"))
     }

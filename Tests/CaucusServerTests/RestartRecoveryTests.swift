@@ -14,7 +14,7 @@ import Glibc
     func aKilledServerRebuildsTheBreakoutAndUsersResumeIntoTheirRoomsWithNothingLost(store: ServerStore) async throws {
         let folder = TestServer.temporaryFolder()
         let database = try await store.freshDatabase()
-        let first = try ServerProcess(dataDirectory: folder, store: database)
+        let first = try await ServerProcess(dataDirectory: folder, store: database)
         let host = try await first.joined("Teacher", role: .host)
         let ann = try await first.joined("Ann")
         let ben = try await first.joined("Ben")
@@ -37,7 +37,7 @@ import Glibc
         #expect(first.process.terminationReason == .uncaughtSignal)
         _ = try await ann.closed()
 
-        let second = try ServerProcess(dataDirectory: folder, store: database)
+        let second = try await ServerProcess(dataDirectory: folder, store: database)
         let annBack = try await TestClient.connect(url: second.webSocketURL)
         try await annBack.request("resume", ["secret": annSecret, "lastSeq": annSeen])
         let benBack = try await TestClient.connect(url: second.webSocketURL)
@@ -68,7 +68,7 @@ import Glibc
     func sigtermTellsClientsToReconnectAndTheyResumeAfterTheRestart(store: ServerStore) async throws {
         let folder = TestServer.temporaryFolder()
         let database = try await store.freshDatabase()
-        let first = try ServerProcess(dataDirectory: folder, store: database)
+        let first = try await ServerProcess(dataDirectory: folder, store: database)
         let host = try await first.joined("Teacher", role: .host)
         let secret = try #require(await host.secret)
         let seen = await host.lastSeq
@@ -76,7 +76,7 @@ import Glibc
         #expect(try await host.closed() == 1012, "service restart: reconnect")
         #expect(first.process.terminationStatus == 0)
         // The second start names the store in the environment instead (CAUCUS_STORE).
-        let second = try ServerProcess(dataDirectory: folder, environment: database.map { ["CAUCUS_STORE": $0] } ?? [:])
+        let second = try await ServerProcess(dataDirectory: folder, environment: database.map { ["CAUCUS_STORE": $0] } ?? [:])
         let back = try await TestClient.connect(url: second.webSocketURL)
         #expect(try await back.request("resume", ["secret": secret, "lastSeq": seen])["user"] as? Int == 1)
         second.kill(SIGKILL)
@@ -91,7 +91,7 @@ import Glibc
         let folder = TestServer.temporaryFolder()
         let database = try await store.freshDatabase()
         let options = ["--snapshot-every", "4", "--replay-window", "4"]
-        let first = try ServerProcess(dataDirectory: folder, store: database, arguments: options)
+        let first = try await ServerProcess(dataDirectory: folder, store: database, arguments: options)
         let host = try await first.joined("Teacher", role: .host)
         let ann = try await first.joined("Ann")
         let ben = try await first.joined("Ben")
@@ -113,7 +113,7 @@ import Glibc
         #expect(snapshot.seq > benSeen && snapshot.seq <= annSeen - 4)
         #expect(stored.lastSeq == annSeen)
 
-        let second = try ServerProcess(dataDirectory: folder, store: database, arguments: options)
+        let second = try await ServerProcess(dataDirectory: folder, store: database, arguments: options)
         let annBack = try await TestClient.connect(url: second.webSocketURL)
         let annResumed = try await annBack.request("resume", ["secret": annSecret, "lastSeq": annSeen])
         // The window holds the tail and the three seats held after the restart: a replay.

@@ -25,7 +25,11 @@ public final class ServerProcess {
     /// `caucus serve` on `dataDirectory`, storing sessions in SQLite there or, with `store`, in
     /// that PostgreSQL database; `arguments` go after the others, `environment` adds to this
     /// process's.
-    public init(dataDirectory: String, store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    ///
+    /// Async, and its wait for the first line made on a thread of its own: a blocking read on
+    /// Swift's cooperative pool (two threads on two cores) would stall every other test of the
+    /// process while the server starts.
+    public init(dataDirectory: String, store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
         self.dataDirectory = dataDirectory
         let config = dataDirectory + "/apps.json"
         if !FileManager.default.fileExists(atPath: config) {
@@ -46,13 +50,19 @@ public final class ServerProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // The first line says where it listens.
-        var line = Data()
         let handle = output.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.readData(ofLength: 1)
-            guard !chunk.isEmpty else { throw TestFailure("caucus serve exited before listening") }
-            line += chunk
+        let line: Data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var line = Data()
+                while !line.contains(UInt8(ascii: "\n")) {
+                    let chunk = handle.readData(ofLength: 1)
+                    if chunk.isEmpty { break }
+                    line += chunk
+                }
+                continuation.resume(returning: line)
+            }
         }
+        guard line.contains(UInt8(ascii: "\n")) else { throw TestFailure("caucus serve exited before listening") }
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")

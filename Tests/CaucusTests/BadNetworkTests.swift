@@ -59,7 +59,7 @@ import Glibc
 
     @Test func aSeatSurvivesAcceptAndCloseBlackholeResetAndAKilledServerCycleAfterCycle() async throws {
         let folder = temporaryFolder(prefix: "caucus-sdk-bad-network-")
-        var server = try ServerProcess(dataDirectory: folder)
+        var server = try await ServerProcess(dataDirectory: folder)
         // The host and Ben reach the server through a proxy that only ever forwards (so they
         // follow a restarted server); Ann through one that misbehaves.
         let steady = try await TCPProxy.start(to: server.port)
@@ -95,7 +95,7 @@ import Glibc
                 // with `connectionLost` (only calls made while reconnecting wait).
                 try await ben.log.next(seconds: 30, "cycle \(cycle): Ben reconnecting") { $0.isConnectionState(.reconnecting) ? true : nil }
                 // Back on another port; Ann's proxy still points at the dead one.
-                server = try ServerProcess(dataDirectory: folder)
+                server = try await ServerProcess(dataDirectory: folder)
                 steady.retarget(to: server.port)
             }
             // The room talks while Ann is away (each call returns once the server has it).

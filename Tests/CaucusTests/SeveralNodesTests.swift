@@ -17,10 +17,12 @@ import Glibc
         let database = try await TestPostgres.shared.freshDatabase("sdk")
         let folder = temporaryFolder(prefix: "caucus-sdk-nodes-")
         let ports = try FreePorts.take(2)
-        let nodes = try ports.map { port in
-            try ServerProcess(
-                dataDirectory: folder, store: database,
-                arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "2"])
+        var nodes: [ServerProcess] = []
+        for port in ports {
+            nodes.append(
+                try await ServerProcess(
+                    dataDirectory: folder, store: database,
+                    arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "2"]))
         }
         let urls = nodes.map { URL(string: $0.webSocketURL)! }
         var configuration = BadNetworkTests.configuration

@@ -1,3 +1,4 @@
+import CaucusProcessTestSupport
 import Foundation
 
 /// Runs python3, for checking tokens against PyJWT, the JWT library most Zoom samples use.
@@ -8,9 +9,13 @@ enum Python {
         let errors: String
     }
 
-    static let hasPyJWT: Bool = (try? run("import jwt").status) == 0
+    static let hasPyJWT: Bool = (try? runBlocking("import jwt").status) == 0
 
-    static func run(_ script: String, arguments: [String] = []) throws -> Result {
+    static func run(_ script: String, arguments: [String] = []) async throws -> Result {
+        try await offThePool { try runBlocking(script, arguments: arguments) }
+    }
+
+    private static func runBlocking(_ script: String, arguments: [String] = []) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments

@@ -26,7 +26,7 @@ import Testing
             "-key", clientFiles.appendingPathComponent("key.pem").path,
         ])
         defer {
-            OpenSSLTool.finish(sClient.process, input: sClient.input)
+            OpenSSLTool.abandon(sClient.process)
             OpenSSLTool.remove(sClient.output)
         }
         let finished = loop.run { loop in
@@ -45,7 +45,7 @@ import Testing
 
     /// s_client's certificate is not the one the SDP announced: refused in the handshake,
     /// and s_client gets no keys.
-    @Test func serverRefusesSClientWithAnotherFingerprint() throws {
+    @Test func serverRefusesSClientWithAnotherFingerprint() async throws {
         let clientFiles = try OpenSSLTool.makeCertificate(commonName: "s_client")
         defer { OpenSSLTool.remove(clientFiles) }
         let clientFingerprint = try OpenSSLTool.fingerprint(ofCertificateIn: clientFiles)
@@ -60,13 +60,13 @@ import Testing
             "-key", clientFiles.appendingPathComponent("key.pem").path,
         ])
         defer {
-            OpenSSLTool.finish(sClient.process, input: sClient.input)
+            OpenSSLTool.abandon(sClient.process)
             OpenSSLTool.remove(sClient.output)
         }
         #expect(loop.run { $0.failure != nil || $0.keys != nil })
         #expect(loop.failure == .fingerprintMismatch(announced: announced, presented: clientFingerprint))
         #expect(loop.keys == nil)
-        OpenSSLTool.finish(sClient.process, input: sClient.input)
+        await OpenSSLTool.finish(sClient.process, input: sClient.input)
         // s_client prints its session even after a failed handshake; what shows the refusal
         // reached it is the alert (bad_certificate, 42) it reports.
         let printed = OpenSSLTool.contents(of: sClient.output)
@@ -75,7 +75,7 @@ import Testing
 
     /// Our client role (the SDK's and the load generator's) against `openssl s_server`.
     @Test(arguments: SRTPProfile.allCases)
-    func clientAgainstSServer(profile: SRTPProfile) throws {
+    func clientAgainstSServer(profile: SRTPProfile) async throws {
         let serverFiles = try OpenSSLTool.makeCertificate(commonName: "s_server")
         defer { OpenSSLTool.remove(serverFiles) }
         let serverFingerprint = try OpenSSLTool.fingerprint(ofCertificateIn: serverFiles)
@@ -90,7 +90,7 @@ import Testing
             "-keymatexport", DTLSSRTPKeys.exporterLabel, "-keymatexportlen", "\(Self.exporterLength(profile))",
         ])
         defer {
-            OpenSSLTool.finish(sServer.process, input: sServer.input)
+            OpenSSLTool.abandon(sServer.process)
             OpenSSLTool.remove(sServer.output)
         }
         let client = try DTLSEndpoint(
@@ -101,7 +101,7 @@ import Testing
         // Our close_notify ends s_server's one connection (-naccept 1): it exits and its
         // whole output, the exporter bytes included, is flushed.
         loop.send(client.close(now: loop.now))
-        OpenSSLTool.finish(sServer.process, input: sServer.input)
+        await OpenSSLTool.finish(sServer.process, input: sServer.input)
         let printed = OpenSSLTool.contents(of: sServer.output)
         #expect(finished, "no handshake with s_server: \(printed)")
         let keys = try #require(loop.keys, "events: \(loop.events); s_server: \(printed)")

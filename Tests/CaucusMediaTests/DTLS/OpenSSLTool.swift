@@ -1,3 +1,4 @@
+import CaucusProcessTestSupport
 import CaucusMedia
 import Foundation
 
@@ -78,7 +79,20 @@ enum OpenSSLTool {
     /// close_notify and exits) and waits for it to exit by itself, up to a safety stop after
     /// which it is killed. SIGKILL, because the test runner's threads block most signals and
     /// children inherit that mask, so `terminate()`'s SIGTERM would never arrive.
-    static func finish(_ process: Process, input: Pipe) {
+    ///
+    /// Waited for on a thread of its own: s_client may take the whole safety stop to exit
+    /// after a refused handshake, and a cooperative thread blocked that long stalls every
+    /// other test of the run.
+    static func finish(_ process: Process, input: Pipe) async {
+        _ = try? await offThePool { finishBlocking(process, input: input) }
+    }
+
+    /// Cleanup when a test ends early: kills a process still running, without waiting.
+    static func abandon(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private static func finishBlocking(_ process: Process, input: Pipe) {
         try? input.fileHandleForWriting.close()
         let clock = ContinuousClock()
         let stop = clock.now + .seconds(30)

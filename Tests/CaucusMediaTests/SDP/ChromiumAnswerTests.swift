@@ -1,10 +1,11 @@
+import CaucusProcessTestSupport
 import CaucusMedia
 import Foundation
 import Testing
 
 /// Headless Chromium applies an answer built here to its own offer.
 @Suite struct ChromiumAnswerTests {
-    @Test func chromiumAcceptsTheAnswer() throws {
+    @Test func chromiumAcceptsTheAnswer() async throws {
         let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
         let answer = try SDPAnswer(answering: offer, options: SDPAnswerTests.options)
         let answerJSON = String(decoding: try JSONSerialization.data(withJSONObject: [answer.text], options: []), as: UTF8.self)
@@ -17,7 +18,7 @@ import Testing
         var verdict: [String: Any] = [:]
         // --dump-dom now and then races the page's promise; a few tries settle it.
         for _ in 0..<4 where verdict.isEmpty {
-            let dom = try Self.dumpDOM(of: file)
+            let dom = try await Self.dumpDOM(of: file)
             guard let start = dom.range(of: "<pre id=\"o\">"), let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
             else { continue }
             let text = String(dom[start.upperBound..<end.lowerBound])
@@ -31,7 +32,11 @@ import Testing
         #expect(media.map { ($0["codecs"] as? [String])?.first } == ["audio/opus", "video/VP8"])
     }
 
-    static func dumpDOM(of file: URL) throws -> String {
+    static func dumpDOM(of file: URL) async throws -> String {
+        try await offThePool { try dumpDOMBlocking(of: file) }
+    }
+
+    private static func dumpDOMBlocking(of file: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom", file.absoluteString]

@@ -1,3 +1,4 @@
+import CaucusProcessTestSupport
 import CaucusMedia
 import Foundation
 import Testing
@@ -70,23 +71,28 @@ import Testing
     }
 
     /// A live aiortc peer makes an offer, and applies the answer built here.
-    @Test func aiortcAcceptsTheAnswer() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", OfferFixtures.directory.appendingPathComponent("aiortc_accepts_answer.py").path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var offerText = ""
-        var reader = PipeLineReader(handle: output.fileHandleForReading)
-        while let line = reader.next(), line != "--end--" { offerText += line + "\n" }
-        let offer = try SessionDescription(parsing: offerText)
-        let answer = try SDPAnswer(answering: offer, options: Self.options)
-        input.fileHandleForWriting.write(Data((answer.text + "--end--\n").utf8))
-        let verdict = reader.next() ?? ""
-        process.waitUntilExit()
+    @Test func aiortcAcceptsTheAnswer() async throws {
+        let options = Self.options
+        // The conversation with the Python peer blocks on its pipe: off the cooperative pool.
+        let verdict = try await offThePool { () throws -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", OfferFixtures.directory.appendingPathComponent("aiortc_accepts_answer.py").path]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            var offerText = ""
+            var reader = PipeLineReader(handle: output.fileHandleForReading)
+            while let line = reader.next(), line != "--end--" { offerText += line + "\n" }
+            let offer = try SessionDescription(parsing: offerText)
+            let answer = try SDPAnswer(answering: offer, options: options)
+            input.fileHandleForWriting.write(Data((answer.text + "--end--\n").utf8))
+            let verdict = reader.next() ?? ""
+            process.waitUntilExit()
+            return verdict
+        }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(verdict.utf8)) as? [String: Any], "aiortc said: \(verdict)")
         #expect(json["accepted"] as? Bool == true, "\(json)")
         #expect(json["remoteIceLite"] as? Bool == true)

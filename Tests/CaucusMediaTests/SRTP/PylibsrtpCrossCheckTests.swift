@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test(arguments: SRTPProfile.allCases)
-    func libsrtpDecryptsWhatWeProtect(profile: SRTPProfile) throws {
+    func libsrtpDecryptsWhatWeProtect(profile: SRTPProfile) async throws {
         let material = SRTPTestPackets.keyingMaterial(profile, seed: 42)
         let ours = try SRTPContext(profile: profile, keyingMaterial: material)
         var operations: [(PylibsrtpPeer.Operation, [UInt8])] = []
@@ -38,17 +38,17 @@ import Testing
             try ours.protect(rtcp: &protected)
             operations.append((.unprotectRTCP, protected))
         }
-        let answers = try PylibsrtpPeer.run(profile, material, operations)
+        let answers = try await PylibsrtpPeer.run(profile, material, operations)
         #expect(answers == (Self.packets() + Self.reports()).map { .packet($0) })
     }
 
     @Test(arguments: SRTPProfile.allCases)
-    func weDecryptWhatLibsrtpProtects(profile: SRTPProfile) throws {
+    func weDecryptWhatLibsrtpProtects(profile: SRTPProfile) async throws {
         let material = SRTPTestPackets.keyingMaterial(profile, seed: 43)
         let operations =
             Self.packets().map { (PylibsrtpPeer.Operation.protectRTP, $0) }
             + Self.reports().map { (PylibsrtpPeer.Operation.protectRTCP, $0) }
-        let answers = try PylibsrtpPeer.run(profile, material, operations)
+        let answers = try await PylibsrtpPeer.run(profile, material, operations)
         let ours = try SRTPContext(profile: profile, keyingMaterial: material)
         var decrypted: [[UInt8]] = []
         for (answer, (operation, _)) in zip(answers, operations) {
@@ -68,7 +68,7 @@ import Testing
         // libsrtp's packets replayed, and one with a flipped bit, are refused here as well.
         guard case .packet(var replay) = answers[0] else { return }
         #expect(throws: SRTPError.replayed) { try ours.unprotect(srtp: &replay) }
-        let fresh = try PylibsrtpPeer.run(profile, material, [(.protectRTP, SRTPTestPackets.rtp(sequence: 7))])
+        let fresh = try await PylibsrtpPeer.run(profile, material, [(.protectRTP, SRTPTestPackets.rtp(sequence: 7))])
         guard case .packet(var tampered) = fresh[0] else { return }
         tampered[tampered.count - 2] ^= 4
         #expect(throws: SRTPError.authenticationFailed) { try ours.unprotect(srtp: &tampered) }
@@ -76,14 +76,14 @@ import Testing
 
     /// And libsrtp refuses our packets once tampered with: the tag is really checked there.
     @Test(arguments: SRTPProfile.allCases)
-    func libsrtpRefusesOurForgeries(profile: SRTPProfile) throws {
+    func libsrtpRefusesOurForgeries(profile: SRTPProfile) async throws {
         let material = SRTPTestPackets.keyingMaterial(profile, seed: 44)
         let ours = try SRTPContext(profile: profile, keyingMaterial: material)
         var packet = SRTPTestPackets.rtp(sequence: 10)
         try ours.protect(rtp: &packet)
         var tampered = packet
         tampered[14] ^= 1
-        let answers = try PylibsrtpPeer.run(profile, material, [(.unprotectRTP, tampered), (.unprotectRTP, packet), (.unprotectRTP, packet)])
+        let answers = try await PylibsrtpPeer.run(profile, material, [(.unprotectRTP, tampered), (.unprotectRTP, packet), (.unprotectRTP, packet)])
         #expect(answers[0] != .packet(SRTPTestPackets.rtp(sequence: 10)))
         #expect(answers[1] == .packet(SRTPTestPackets.rtp(sequence: 10)))
         #expect(answers[2] != .packet(SRTPTestPackets.rtp(sequence: 10)))

@@ -1,3 +1,4 @@
+import CaucusProcessTestSupport
 import CaucusMedia
 import Foundation
 
@@ -43,6 +44,20 @@ enum PylibsrtpPeer {
 
     /// Runs `operations` in order through one libsrtp session pair keyed with `material`.
     static func run(
+        _ profile: SRTPProfile,
+        _ material: SRTPKeyingMaterial,
+        _ operations: [(Operation, [UInt8])]
+    ) async throws -> [Answer] {
+        let operations = operations.map { Step(operation: $0.0, packet: $0.1) }
+        return try await offThePool { try runBlocking(profile, material, operations.map { ($0.operation, $0.packet) }) }
+    }
+
+    private struct Step: Sendable {
+        let operation: Operation
+        let packet: [UInt8]
+    }
+
+    private static func runBlocking(
         _ profile: SRTPProfile,
         _ material: SRTPKeyingMaterial,
         _ operations: [(Operation, [UInt8])]

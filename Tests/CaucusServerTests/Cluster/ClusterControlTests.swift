@@ -18,23 +18,23 @@ import Testing
         #expect(error["name"] as? String == "otherNode")
         #expect(error["url"] as? String == first.webSocketURL)
 
-        let listed = try Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(second.port)/v1/sessions"])
+        let listed = try await Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(second.port)/v1/sessions"])
         #expect(listed.status == 200)
         let sessions = try #require(listed.json["sessions"] as? [JSON])
         #expect(sessions.count == 1)
         let id = try #require(sessions.first?["id"] as? Int)
         #expect(sessions.first?["node"] as? String == "http://127.0.0.1:\(first.port)")
         #expect(sessions.first?["name"] as? String == "Class")
-        let here = try Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(first.port)/v1/sessions"])
+        let here = try await Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(first.port)/v1/sessions"])
         #expect((here.json["sessions"] as? [JSON])?.first?["users"] as? Int == 1, "the serving node lists it in full")
 
         let path = "/v1/sessions/\(id)"
-        let redirected = try Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(second.port)\(path)"])
+        let redirected = try await Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(second.port)\(path)"])
         #expect(redirected.status == 307)
         #expect(redirected.location == "http://127.0.0.1:\(first.port)\(path)")
         // Followed as an operator would (the credentials go along to the other node).
         let body = #"{"op":"addToPreList","names":["Planned from any node"]}"#
-        let operation = try Curl.run([
+        let operation = try await Curl.run([
             "-L", "--location-trusted", "-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "-X", "POST",
             "-H", "Content-Type: application/json", "--data", body, "http://127.0.0.1:\(second.port)\(path)/operations",
         ])
@@ -81,7 +81,8 @@ enum Curl {
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Runs curl and waits for it on a thread of its own, off Swift's cooperative pool.
+    static func run(_ arguments: [String]) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // The status and the redirect's target on the last line, after the body.
@@ -89,8 +90,14 @@ enum Curl {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let handle = output.fileHandleForReading
+        let data: Data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let data = handle.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
         let text = String(decoding: data, as: UTF8.self)
         guard let split = text.lastIndex(of: "\n") else { throw TestFailure("curl said nothing") }
         let trailer = text[text.index(after: split)...].split(separator: " ", maxSplits: 1)

@@ -21,7 +21,7 @@ final class ClusterNodes {
         var started: [ServerProcess] = []
         for port in try FreePorts.take(count) {
             started.append(
-                try ServerProcess(
+                try await ServerProcess(
                     dataDirectory: folder, store: database,
                     arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "\(leaseSeconds)"] + arguments))
         }

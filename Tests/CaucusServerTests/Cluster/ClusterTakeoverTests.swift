@@ -86,7 +86,7 @@ import Glibc
         #expect(owners.count == 1 && !owners.contains(entries[0]), "one surviving node serves the session: \(owners)")
         var takeovers = 0
         for node in cluster.nodes.dropFirst() {
-            let metrics = try Curl.run(["http://127.0.0.1:\(node.port)/metrics"]).body
+            let metrics = try await Curl.run(["http://127.0.0.1:\(node.port)/metrics"]).body
             let line = metrics.split(separator: "\n").first { $0.hasPrefix("caucus_takeovers_total ") }
             takeovers += line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
         }

@@ -1,3 +1,4 @@
+import CaucusProcessTestSupport
 import CaucusAuth
 import CaucusCore
 import CaucusServer
@@ -191,11 +192,15 @@ enum OpenAPICheck {
     }
 
     static let pythonValidatorAvailable: Bool = {
-        (try? python(["-c", "import openapi_spec_validator"], input: nil).status) == 0
+        (try? pythonBlocking(["-c", "import openapi_spec_validator"], input: nil).status) == 0
     }()
 
     /// Runs `python3` with `arguments`, `input` on its standard input.
-    static func python(_ arguments: [String], input: String?) throws -> (status: Int32, output: String) {
+    static func python(_ arguments: [String], input: String?) async throws -> (status: Int32, output: String) {
+        try await offThePool { try pythonBlocking(arguments, input: input) }
+    }
+
+    private static func pythonBlocking(_ arguments: [String], input: String?) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
