@@ -54,7 +54,9 @@ struct LeaseKeeper: Service {
                 await session.leaseLost()
             } catch {
                 // Unanswered: the lease stands until it expires, and then it may be another's.
-                let expiry = previous[session.id] ?? now
+                // A session this keeper never renewed was leased (opened or taken over) less
+                // than a third of a lease ago, for a whole lease: two thirds of it are left.
+                let expiry = previous[session.id] ?? now.adding(cluster.leaseDuration * 2 / 3)
                 if clock() >= expiry {
                     logger.error("session \(session.id) leaves this node: its lease expired unrenewed (\(error))")
                     metrics.leasesLost.increment()
