@@ -16,6 +16,7 @@ public struct NWPath: Sendable {
     public let availableInterfaces: [NWInterface]
 }
 
+// As Apple declares it; this stand-in is only typechecked, never run, so nothing races here.
 final public class NWPathMonitor: @unchecked Sendable {
     public init() {}
     final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)?
