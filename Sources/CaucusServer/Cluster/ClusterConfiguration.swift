@@ -19,10 +19,17 @@ public struct ClusterConfiguration: Sendable {
 }
 
 extension NodeID {
-    /// The WebSocket endpoint of the node this id names (its `nodeURL`).
-    var webSocketURL: String {
+    /// The node's HTTP base (its `nodeURL`, without a trailing slash), which control API
+    /// paths follow.
+    var httpBase: String {
         var base = rawValue
         while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    /// The WebSocket endpoint of the node this id names.
+    var webSocketURL: String {
+        let base = httpBase
         if base.hasPrefix("https://") { return "wss://" + base.dropFirst("https://".count) + "/ws" }
         if base.hasPrefix("http://") { return "ws://" + base.dropFirst("http://".count) + "/ws" }
         return base + "/ws"

@@ -97,7 +97,7 @@ actor LeasedSessionRouter: SessionRouter {
         }
         guard let stored = try await store.liveSession(id, replayDepth: replayDepth) else { return nil }
         let limits = apps[stored.app]?.limits ?? .standard
-        let session = await registry.takeOver(stored, epoch: epoch, limits: limits)
+        let session = await registry.rebuild(stored, epoch: epoch, limits: limits)
         // Renewed at once: a rebuild as long as the lease would otherwise hand over a session
         // whose lease has already run out (and another node may then take it).
         do {

@@ -128,9 +128,7 @@ extension SessionServer {
             return Self.failure(error, status: nil)
         } catch let other as ServedElsewhere {
             // 307: the client repeats the same method and body at the node serving the session.
-            var base = other.node.rawValue
-            while base.hasSuffix("/") { base.removeLast() }
-            return Response(status: .temporaryRedirect, headers: [.location: base + request.uri.description])
+            return Response(status: .temporaryRedirect, headers: [.location: other.node.httpBase + request.uri.description])
         } catch let error as any HTTPResponseError {
             throw error
         } catch {

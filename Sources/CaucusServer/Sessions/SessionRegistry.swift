@@ -70,10 +70,10 @@ actor SessionRegistry {
         closed(actor.id)
     }
 
-    /// Several nodes: rebuilds a session this node has just taken the lease of (at `epoch`)
-    /// from its snapshot and log. Its users lost their connections with the old node: their
-    /// seats are held for the grace from now, for them to resume here.
-    func takeOver(_ stored: StoredSession, epoch: LeaseEpoch, limits: SessionLimits) async -> SessionActor {
+    /// Rebuilds a session from its snapshot and log: after a restart, or (several nodes) once
+    /// this node has taken its lease, at `epoch`. Its users lost their connections with the
+    /// old process or node: their seats are held for the grace from now, to resume here.
+    func rebuild(_ stored: StoredSession, epoch: LeaseEpoch?, limits: SessionLimits) async -> SessionActor {
         if let existing = sessions[stored.id] { return existing }
         let actor = SessionActor(
             id: stored.id, app: stored.app, limits: limits, opening: nil, leaseEpoch: epoch, environment: environment(self))
@@ -88,14 +88,9 @@ actor SessionRegistry {
 
     /// Rebuilds every live session from the store after a restart.
     func restore(from stored: [StoredSession], apps: [String: AppCredentials]) async {
-        let environment = environment(self)
         // A row is written with a session's first events, so every live session has some.
         for session in stored where session.lastSeq > 0 {
-            let limits = apps[session.app]?.limits ?? .standard
-            let actor = SessionActor(id: session.id, app: session.app, limits: limits, opening: nil, environment: environment)
-            await actor.restore(session)
-            register(actor, app: session.app, name: session.name)
-            await actor.holdSeatsAfterRestart()
+            _ = await rebuild(session, epoch: nil, limits: apps[session.app]?.limits ?? .standard)
         }
     }
 }
