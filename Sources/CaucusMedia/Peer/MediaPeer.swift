@@ -177,27 +177,7 @@ public final class MediaPeer {
             counters.mediaWithoutConsent += 1
             return
         }
-        var packet = datagram
-        do throws(SRTPError) {
-            if isRTCP {
-                try srtp.unprotect(srtcp: &packet)
-                output.events.append(.rtcp(packet))
-            } else {
-                try srtp.unprotect(srtp: &packet)
-                output.events.append(.rtp(packet))
-            }
-        } catch {
-            count(error)
-        }
-    }
-
-    private func count(_ error: SRTPError) {
-        switch error {
-        case .authenticationFailed: counters.authenticationFailures += 1
-        case .replayed, .tooOld: counters.replays += 1
-        case .packetTooShort, .malformedHeader, .bufferTooSmall, .invalidKeyingMaterial, .indexExhausted, .cipherFailure:
-            counters.malformed += 1
-        }
+        if let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
     }
 
     // MARK: - DTLS and state
@@ -247,13 +227,6 @@ public final class MediaPeer {
             counters.protectFailures += 1
             return nil
         }
-        var bytes = packet
-        do throws(SRTPError) {
-            if isRTCP { try srtp.protect(rtcp: &bytes) } else { try srtp.protect(rtp: &bytes) }
-        } catch {
-            counters.protectFailures += 1
-            return nil
-        }
-        return AddressedDatagram(bytes: bytes, destination: destination)
+        return srtp.protectedDatagram(of: packet, isRTCP: isRTCP, to: destination, counters: &counters)
     }
 }
