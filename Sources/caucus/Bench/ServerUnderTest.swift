@@ -81,13 +81,7 @@ final class ServerUnderTest: Sendable {
 
     /// CPU time the server process has used (user + system), in seconds.
     var cpuSeconds: Double? {
-        guard let pid = process?.processIdentifier,
-            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        process.flatMap { ProcessCPU.seconds(of: $0.processIdentifier) }
     }
 
     /// Kills the server process at once (SIGKILL), as a machine dying would.
