@@ -62,7 +62,6 @@ class Peer {
     this.nextId = 1;
     this.replies = new Map();
     this.slots = [];
-    this.slotFrames = 0;
     this.mediaOffersSent = 0;
     this.receptions = new Map();
     this.timers = [];
@@ -93,7 +92,6 @@ class Peer {
       resolve(frame);
     } else if ("media" in frame) {
       this.slots = frame.media.slots;
-      this.slotFrames += 1;
     }
   }
 
@@ -279,7 +277,7 @@ class Peer {
       packetsReceived: stats[reception.mid]?.packetsReceived ?? 0,
       bytesReceived: stats[reception.mid]?.bytesReceived ?? 0,
     }));
-    return { user: this.user, slots, slotFrames: this.slotFrames };
+    return { user: this.user, slots };
   }
 
   /** How this peer negotiated, for the no-renegotiation checks. */

@@ -189,6 +189,8 @@ class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
                 if mapped != wanted_users:
                     problems.append(f"{name}'s {kind} slot map: users {sorted(mapped)}, not {sorted(wanted_users)}")
                 for slot in slots:
+                    if not slot["mapped"]:
+                        problems.append(f"{name}'s slot {slot['mid']} ({kind}) is in no slot map frame")
                     filler = names.get(slot["user"])
                     if slot["labels"] and slot["labels"] != [filler]:
                         problems.append(f"{name}'s slot {slot['mid']} ({kind}) carried {slot['labels']}, its map says {filler}")
@@ -262,7 +264,7 @@ class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
         self.driver.get(PAGE.as_uri())
         ws_url = self.server.base.replace("http", "ws") + "/ws"
         self.users = {}
-        for name, look in PALETTE.items():
+        for name in PALETTE:
             role = "host" if name == "Hana" else "participant"
             options = {"name": name, "wsURL": ws_url, "session": SESSION, "token": self.token(name, role), "role": role, "palette": PALETTE}
             self.users[name] = self.call("window.caucus.join(args[0])", options)
