@@ -7,7 +7,7 @@ What each user sends, and why:
   client would: Chromium runs with --use-fake-device-for-media-stream and
   --use-fake-ui-for-media-stream, and --use-file-for-fake-audio-capture /
   --use-file-for-fake-video-capture point the fake microphone and camera at a 440 Hz tone and a
-  red picture this test writes. Chromium's default fake media (a short beep twice a second, a
+  red picture this test writes. Chromium's default fake media (a periodic beep, a
   moving test pattern) cannot tell one publisher from another, and there is one fake device per
   browser, so only one user can send it.
 - Ann, Ben and Cy send a Web Audio oscillator (MediaStreamAudioDestinationNode) and a 64x48
