@@ -1,0 +1,358 @@
+// Caucus users as Chromium WebRTC peers, for test_media_chromium.py. Each user has its own
+// WebSocket to `caucus serve` (the documented protocol: requests matched to replies by `id`,
+// slot map frames kept) and, once started, one RTCPeerConnection negotiated once: its audio
+// and video sent, then receive-only transceivers for the server's slots. Every receive slot is
+// decoded as a person's browser would (a <video> element, Web Audio) and what it shows or sounds
+// like is recognised against the test's palette, with when, so the test can ask "what did each
+// slot carry since t". The test drives it through `window.caucus`.
+"use strict";
+
+// Received audio is read through a 4096-point FFT (85 ms at 48 kHz, ~12 Hz a bin), every 100 ms.
+const FFT_SIZE = 4096;
+const AUDIO_READ_MS = 100;
+// Below this the slot is silent (an empty slot, or the decoder's fading concealment).
+const SILENCE_DB = -65;
+const TONE_TOLERANCE_HZ = 20;
+const COLOUR_TOLERANCE = 70;
+// Synthetic video: a small canvas of one colour, redrawn at this rate so the capture keeps
+// producing frames (a canvas that is never drawn again yields none).
+const CANVAS_SIZE = [64, 48];
+const CANVAS_FPS = 15;
+// Recognitions older than this are forgotten: the test never looks further back.
+const HISTORY_MS = 60000;
+
+const audioContext = new AudioContext();
+
+function recogniseTone(frequency, palette) {
+  for (const [name, { tone }] of Object.entries(palette)) {
+    if (Math.abs(tone - frequency) <= TONE_TOLERANCE_HZ) return name;
+  }
+  return `unknown tone ${Math.round(frequency)} Hz`;
+}
+
+function recogniseColour(mean, palette) {
+  for (const [name, { colour }] of Object.entries(palette)) {
+    if (colour.every((value, i) => Math.abs(value - mean[i]) <= COLOUR_TOLERANCE)) return name;
+  }
+  return `unknown colour ${mean.map(Math.round).join(",")}`;
+}
+
+/** What one receive slot (one transceiver, by mid) was recognised as, with when. */
+class Reception {
+  constructor(mid, kind) {
+    this.mid = mid;
+    this.kind = kind;
+    this.seen = [];
+  }
+
+  note(label) {
+    const now = performance.now();
+    this.seen.push([now, label]);
+    while (this.seen.length && this.seen[0][0] < now - HISTORY_MS) this.seen.shift();
+  }
+
+  since(moment) {
+    return [...new Set(this.seen.filter(([at]) => at >= moment).map(([, label]) => label))];
+  }
+}
+
+class Peer {
+  constructor({ name, wsURL, session, token, role, palette }) {
+    Object.assign(this, { name, wsURL, session, token, role, palette });
+    this.nextId = 1;
+    this.replies = new Map();
+    this.slots = [];
+    this.mediaOffersSent = 0;
+    this.receptions = new Map();
+    this.timers = [];
+    // Every description applied, by kind and type, and every negotiationneeded.
+    this.descriptions = { local: [], remote: [] };
+    this.negotiationNeeded = 0;
+    this.negotiated = false;
+  }
+
+  // Signalling ---------------------------------------------------------------------------
+
+  async join() {
+    this.ws = new WebSocket(this.wsURL);
+    await new Promise((resolve, reject) => {
+      this.ws.onopen = resolve;
+      this.ws.onerror = () => reject(new Error(`${this.name}: the WebSocket did not open`));
+    });
+    this.ws.onmessage = (message) => this.read(JSON.parse(message.data));
+    const reply = await this.request("join", { session: this.session, userName: this.name, token: this.token, protocol: 1 });
+    this.user = reply.user;
+    return reply;
+  }
+
+  read(frame) {
+    if ("re" in frame && this.replies.has(frame.re)) {
+      const { resolve } = this.replies.get(frame.re);
+      this.replies.delete(frame.re);
+      resolve(frame);
+    } else if ("media" in frame) {
+      this.slots = frame.media.slots;
+    }
+  }
+
+  async request(op, args = {}) {
+    const id = this.nextId++;
+    const reply = new Promise((resolve) => this.replies.set(id, { resolve }));
+    if (op === "mediaOffer") this.mediaOffersSent += 1;
+    this.ws.send(JSON.stringify({ id, op, ...args }));
+    const frame = await reply;
+    if (frame.error) throw new Error(`${this.name}: ${op} refused: ${JSON.stringify(frame.error)}`);
+    return frame.result ?? {};
+  }
+
+  // What is sent ---------------------------------------------------------------------------
+
+  /** A sine of `tone` Hz from an oscillator, and a canvas of `colour`. */
+  syntheticTracks(tone, colour) {
+    const oscillator = audioContext.createOscillator();
+    oscillator.frequency.value = tone;
+    const gain = audioContext.createGain();
+    gain.gain.value = 0.3;
+    const destination = audioContext.createMediaStreamDestination();
+    oscillator.connect(gain).connect(destination);
+    oscillator.start();
+
+    const canvas = document.createElement("canvas");
+    [canvas.width, canvas.height] = CANVAS_SIZE;
+    canvas.dataset.publisher = this.name;
+    document.getElementById("peers").append(canvas);
+    const context = canvas.getContext("2d");
+    let frame = 0;
+    const draw = () => {
+      context.fillStyle = `rgb(${colour.join(",")})`;
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      // One pixel that changes, so every frame differs from the last.
+      context.fillStyle = `rgb(${frame++ % 256},0,0)`;
+      context.fillRect(0, 0, 1, 1);
+    };
+    draw();
+    this.timers.push(setInterval(draw, 1000 / CANVAS_FPS));
+    return [destination.stream.getAudioTracks()[0], canvas.captureStream(CANVAS_FPS).getVideoTracks()[0]];
+  }
+
+  /** The browser's fake capture devices (the test points them at a tone and a colour of its own). */
+  async fakeDeviceTracks() {
+    const stream = await navigator.mediaDevices.getUserMedia({
+      // No processing: echo cancellation, noise suppression and gain control would bend the tone.
+      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+      video: { width: 160, height: 120, frameRate: CANVAS_FPS },
+    });
+    return [stream.getAudioTracks()[0], stream.getVideoTracks()[0]];
+  }
+
+  // Negotiation ---------------------------------------------------------------------------
+
+  async startMedia({ audioSlots, videoSlots, source, tone, colour }) {
+    const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks() : this.syntheticTracks(tone, colour);
+    this.sent = { audio, video, source };
+    this.pc = new RTCPeerConnection({ bundlePolicy: "max-bundle" });
+    this.countDescriptions();
+    // A client that renegotiates whenever the browser asks: if anything after the first
+    // exchange made Chromium want a new offer, it would be sent and counted.
+    this.pc.onnegotiationneeded = () => {
+      this.negotiationNeeded += 1;
+      if (this.negotiated) this.negotiate();
+    };
+    this.pc.addTransceiver(audio, { direction: "sendonly" });
+    this.pc.addTransceiver(video, { direction: "sendonly" });
+    for (let i = 0; i < audioSlots; i++) this.pc.addTransceiver("audio", { direction: "recvonly" });
+    for (let i = 0; i < videoSlots; i++) this.pc.addTransceiver("video", { direction: "recvonly" });
+    await this.negotiate();
+    this.negotiated = true;
+    this.mids = this.pc.getTransceivers().map((t) => t.mid);
+    for (const transceiver of this.pc.getTransceivers()) {
+      if (transceiver.direction === "recvonly") this.receive(transceiver);
+    }
+    await this.request("publish", { media: ["audio", "video"] });
+  }
+
+  async negotiate() {
+    await this.pc.setLocalDescription(await this.pc.createOffer());
+    const reply = await this.request("mediaOffer", { sdp: this.pc.localDescription.sdp });
+    await this.pc.setRemoteDescription({ type: "answer", sdp: reply.sdp });
+  }
+
+  countDescriptions() {
+    const pc = this.pc;
+    const setLocal = pc.setLocalDescription.bind(pc);
+    const setRemote = pc.setRemoteDescription.bind(pc);
+    pc.setLocalDescription = (description) => {
+      this.descriptions.local.push(description?.type ?? "implicit");
+      return setLocal(description);
+    };
+    pc.setRemoteDescription = (description) => {
+      this.descriptions.remote.push(description.type);
+      return setRemote(description);
+    };
+  }
+
+  // What is received -----------------------------------------------------------------------
+
+  receive(transceiver) {
+    const track = transceiver.receiver.track;
+    const reception = new Reception(transceiver.mid, track.kind);
+    this.receptions.set(transceiver.mid, reception);
+    if (track.kind === "video") this.watch(track, reception);
+    else this.hear(track, reception);
+  }
+
+  /** Every decoded frame of the slot, drawn small, recognised by its mean colour. */
+  watch(track, reception) {
+    const video = document.createElement("video");
+    video.muted = true;
+    video.autoplay = true;
+    video.playsInline = true;
+    video.dataset.peer = this.name;
+    video.dataset.mid = reception.mid;
+    video.srcObject = new MediaStream([track]);
+    document.getElementById("peers").append(video);
+    const canvas = document.createElement("canvas");
+    canvas.width = 8;
+    canvas.height = 6;
+    const context = canvas.getContext("2d", { willReadFrequently: true });
+    const onFrame = () => {
+      if (video.videoWidth > 0) {
+        context.drawImage(video, 0, 0, canvas.width, canvas.height);
+        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        const mean = [0, 0, 0];
+        for (let i = 0; i < pixels.length; i += 4) for (let c = 0; c < 3; c++) mean[c] += pixels[i + c];
+        reception.note(recogniseColour(mean.map((sum) => sum / (pixels.length / 4)), this.palette));
+      }
+      video.requestVideoFrameCallback(onFrame);
+    };
+    video.requestVideoFrameCallback(onFrame);
+    video.play().catch(() => {});
+  }
+
+  /** The slot's audio through an analyser: the FFT's peak, when not silent, names the tone. */
+  hear(track, reception) {
+    const stream = new MediaStream([track]);
+    // Chromium feeds a remote track to Web Audio only while a media element plays it too.
+    const element = document.createElement("audio");
+    element.muted = true;
+    element.srcObject = stream;
+    element.dataset.peer = this.name;
+    element.dataset.mid = reception.mid;
+    document.getElementById("peers").append(element);
+    element.play().catch(() => {});
+    const analyser = audioContext.createAnalyser();
+    analyser.fftSize = FFT_SIZE;
+    analyser.smoothingTimeConstant = 0;
+    audioContext.createMediaStreamSource(stream).connect(analyser);
+    const spectrum = new Float32Array(analyser.frequencyBinCount);
+    this.timers.push(setInterval(() => {
+      analyser.getFloatFrequencyData(spectrum);
+      let peak = 2;
+      for (let i = 3; i < spectrum.length; i++) if (spectrum[i] > spectrum[peak]) peak = i;
+      if (spectrum[peak] < SILENCE_DB) return;
+      reception.note(recogniseTone((peak * audioContext.sampleRate) / FFT_SIZE, this.palette));
+    }, AUDIO_READ_MS));
+  }
+
+  // Reports ---------------------------------------------------------------------------------
+
+  /** Per receive slot: what it carried since `moment`, who the slot map says fills it, and its
+   *  inbound-rtp counters. */
+  async report(moment) {
+    const stats = {};
+    if (this.pc) {
+      for (const entry of (await this.pc.getStats()).values()) {
+        if (entry.type === "inbound-rtp") {
+          stats[entry.mid] = { packetsReceived: entry.packetsReceived, bytesReceived: entry.bytesReceived, framesDecoded: entry.framesDecoded ?? null };
+        }
+      }
+    }
+    const slotUsers = Object.fromEntries(this.slots.map((slot) => [slot.mid, slot.user ?? null]));
+    const slots = [...this.receptions.values()].map((reception) => ({
+      mid: reception.mid,
+      kind: reception.kind,
+      labels: reception.since(moment),
+      user: slotUsers[reception.mid] ?? null,
+      mapped: reception.mid in slotUsers,
+      packetsReceived: stats[reception.mid]?.packetsReceived ?? 0,
+      bytesReceived: stats[reception.mid]?.bytesReceived ?? 0,
+    }));
+    return { user: this.user, slots };
+  }
+
+  /** How this peer negotiated, for the no-renegotiation checks. */
+  negotiation() {
+    return {
+      descriptions: this.descriptions,
+      mediaOffersSent: this.mediaOffersSent,
+      negotiationNeeded: this.negotiationNeeded,
+      signalingState: this.pc.signalingState,
+      midsAtStart: this.mids,
+      midsNow: this.pc.getTransceivers().map((t) => t.mid),
+      directions: this.pc.getTransceivers().map((t) => t.currentDirection),
+    };
+  }
+
+  /** Where the sent tracks come from, and what getStats says of them. */
+  async sources() {
+    const devices = await navigator.mediaDevices.enumerateDevices();
+    const stats = [...(await this.pc.getStats()).values()];
+    const describe = (track) => {
+      const settings = track.getSettings();
+      const mediaSource = stats.find((entry) => entry.type === "media-source" && entry.trackIdentifier === track.id);
+      const sender = this.pc.getSenders().find((candidate) => candidate.track === track);
+      const outbound = stats.find((entry) => entry.type === "outbound-rtp" && entry.mediaSourceId === mediaSource?.id);
+      return {
+        kind: track.kind,
+        label: track.label,
+        readyState: track.readyState,
+        type: track.constructor.name,
+        fromCanvas: typeof CanvasCaptureMediaStreamTrack !== "undefined" && track instanceof CanvasCaptureMediaStreamTrack,
+        device: devices.find((device) => settings.deviceId && device.deviceId === settings.deviceId && device.kind === `${track.kind}input`)?.label ?? null,
+        sending: Boolean(sender),
+        mediaSource: mediaSource ? { totalAudioEnergy: mediaSource.totalAudioEnergy ?? null, frames: mediaSource.frames ?? null } : null,
+        packetsSent: outbound?.packetsSent ?? 0,
+      };
+    };
+    return { source: this.sent.source, audio: describe(this.sent.audio), video: describe(this.sent.video) };
+  }
+
+  close() {
+    for (const timer of this.timers) clearInterval(timer);
+    this.pc?.close();
+    this.ws?.close();
+  }
+}
+
+window.caucus = {
+  peers: new Map(),
+  now: () => performance.now(),
+  async join(options) {
+    if (audioContext.state !== "running") await audioContext.resume();
+    const peer = new Peer(options);
+    this.peers.set(options.name, peer);
+    return (await peer.join()).user;
+  },
+  startMedia(name, options) {
+    return this.peers.get(name).startMedia(options);
+  },
+  request(name, op, args) {
+    return this.peers.get(name).request(op, args);
+  },
+  async report(moment) {
+    const report = { now: performance.now(), audioContext: audioContext.state, peers: {} };
+    for (const [name, peer] of this.peers) report.peers[name] = await peer.report(moment);
+    return report;
+  },
+  negotiation() {
+    return Object.fromEntries([...this.peers].map(([name, peer]) => [name, peer.negotiation()]));
+  },
+  async sources() {
+    const sources = {};
+    for (const [name, peer] of this.peers) sources[name] = await peer.sources();
+    return sources;
+  },
+  close() {
+    for (const peer of this.peers.values()) peer.close();
+  },
+};
