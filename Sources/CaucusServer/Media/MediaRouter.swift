@@ -61,7 +61,11 @@ final class MediaRouter {
                 metrics.rtpForwarded.increment()
             }
         case .rtcp(let packet):
-            sendKeyframeRequests(router.keyframeRequests(inRTCP: packet, from: key.user.rawValue), in: key.session)
+            for (user, rtcp) in router.route(rtcp: packet, from: key.user.rawValue) {
+                if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: key.session, user: UserID(user))) {
+                    outbox.append(datagram)
+                }
+            }
         case .connected, .closed:
             break
         }
@@ -76,7 +80,7 @@ final class MediaRouter {
 
     private func sendKeyframeRequests(_ requests: [(publisher: Int, ssrc: UInt32)], in session: StoredSessionID) {
         for (publisher, ssrc) in requests {
-            let pli = RTCPPacket.pictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc).encoded()
+            let pli = RTCPPacket.pictureLossIndication(senderSSRC: SessionMediaRouter.routerSSRC, mediaSSRC: ssrc).encoded()
             if let datagram = table.protect(rtcp: pli, for: MediaPeerKey(session: session, user: UserID(publisher))) {
                 outbox.append(datagram)
             }

@@ -133,28 +133,52 @@ final class SessionMediaRouter {
         }
     }
 
-    /// A subscriber's RTCP: each PLI or FIR about one of its slots becomes a PLI to the slot's
-    /// current source. Everything else (receiver reports, NACKs, REMB) is dropped: NACKs are
-    /// not mapped back yet, so a loss is repaired by the next keyframe the receiver asks for.
-    func keyframeRequests(inRTCP packet: [UInt8], from user: Int) -> [(publisher: Int, ssrc: UInt32)] {
-        guard let subscriber = subscribers[user], let packets = try? RTCPPacket.decodeCompound(packet) else { return [] }
-        var wanted: [UInt32] = []
+    /// A user's RTCP, as a subscriber and as a publisher, turned into the RTCP the router sends
+    /// on (each to a user, to protect for its peer):
+    /// - a PLI or FIR about one of its slots becomes a PLI to the slot's current source;
+    /// - a NACK of a slot's sequence numbers becomes NACKs to the sources that sent them, with
+    ///   their original numbers (``SlotRewriter/translate(_:senderSSRC:)``);
+    /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
+    ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
+    ///
+    /// Receiver reports, REMB and transport-cc end here: the server answers for its own
+    /// streams, and a publisher's congestion control sees the server, not each subscriber.
+    func route(rtcp packet: [UInt8], from user: Int) -> [(user: Int, rtcp: [UInt8])] {
+        guard let packets = try? RTCPPacket.decodeCompound(packet) else { return [] }
+        var routed: [(user: Int, rtcp: [UInt8])] = []
+        var keyframes: Set<UInt32> = []
         for rtcp in packets {
             switch rtcp {
-            case .pictureLossIndication(_, let mediaSSRC): wanted.append(mediaSSRC)
-            case .fullIntraRequest(let request): wanted += request.entries.map(\.ssrc)
+            case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
+            case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
+            case .genericNACK(let nack):
+                guard let rewriter = subscribers[user]?.rewriters.values.first(where: { $0.outgoingSSRC == nack.mediaSSRC }) else { continue }
+                for translated in rewriter.translate(nack, senderSSRC: Self.routerSSRC) {
+                    if let stream = streamsBySSRC[translated.mediaSSRC] { routed.append((stream.publisher, RTCPPacket.genericNACK(translated).encoded())) }
+                }
+            case .senderReport(let report):
+                guard streamsBySSRC[report.ssrc]?.publisher == user else { continue }
+                for destination in table.destinations(of: report.ssrc) {
+                    if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
+                        routed.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))
+                    }
+                }
             default: continue
             }
         }
-        var requests: [(publisher: Int, ssrc: UInt32)] = []
-        for outgoing in Set(wanted) {
-            guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
-                let source = rewriter.keyframeTarget, let stream = streamsBySSRC[source]
-            else { continue }
-            requests.append((stream.publisher, source))
+        if let subscriber = subscribers[user] {
+            for outgoing in keyframes.sorted() {
+                guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
+                    let source = rewriter.keyframeTarget, let stream = streamsBySSRC[source]
+                else { continue }
+                routed.append((stream.publisher, RTCPPacket.pictureLossIndication(senderSSRC: Self.routerSSRC, mediaSSRC: source).encoded()))
+            }
         }
-        return requests
+        return routed
     }
+
+    /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
+    static let routerSSRC: UInt32 = 1
 
     private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])

@@ -102,16 +102,57 @@ import Testing
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 4).isEmpty, "a user without a peer publishes nothing")
     }
 
-    /// A subscriber's PLI about a slot reaches the slot's current source.
-    @Test func aPictureLossIndicationGoesToTheSlotsSource() {
+    /// Two users; 1 receives 2's video on its first video slot (after two packets of it).
+    static func oneWatchingTwo() -> (SessionMediaRouter, slot: UInt32, firstOut: UInt16) {
         let router = SessionMediaRouter()
         let (one, two) = (Self.plan(audioSSRC: 1, videoSSRC: 10), Self.plan(audioSSRC: 2, videoSSRC: 20))
         _ = router.add(1, plan: one)
         _ = router.add(2, plan: two)
         _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:])
         let slot = one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
+        var firstOut: UInt16 = 0
+        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, packet in firstOut = UInt16(packet[2]) << 8 | UInt16(packet[3]) }
+        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _ in }
+        return (router, slot, firstOut)
+    }
+
+    /// A subscriber's PLI about a slot reaches the slot's current source.
+    @Test func aPictureLossIndicationGoesToTheSlotsSource() throws {
+        let (router, slot, _) = Self.oneWatchingTwo()
         let pli = RTCPPacket.pictureLossIndication(senderSSRC: 5, mediaSSRC: slot).encoded()
-        #expect(router.keyframeRequests(inRTCP: pli, from: 1).map { [$0.publisher, Int($0.ssrc)] } == [[2, 20]])
-        #expect(router.keyframeRequests(inRTCP: pli, from: 2).isEmpty, "not one of 2's slots")
+        let routed = router.route(rtcp: pli, from: 1)
+        #expect(routed.map(\.user) == [2])
+        #expect(try routed.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.pictureLossIndication(senderSSRC: 1, mediaSSRC: 20)]])
+        #expect(router.route(rtcp: pli, from: 2).isEmpty, "not one of 2's slots")
+    }
+
+    /// A subscriber's NACK of a slot's numbers reaches the source with the numbers it sent.
+    @Test func aNackGoesToTheSourceWithItsOwnSequenceNumbers() throws {
+        let (router, slot, firstOut) = Self.oneWatchingTwo()
+        let nack = RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1])
+        let routed = router.route(rtcp: RTCPPacket.genericNACK(nack).encoded(), from: 1)
+        #expect(routed.map(\.user) == [2])
+        #expect(try routed.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 20, lost: [500, 501]))]])
+        #expect(router.route(rtcp: RTCPPacket.genericNACK(nack).encoded(), from: 2).isEmpty, "not one of 2's slots")
+        let never = RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut &+ 100])
+        #expect(router.route(rtcp: RTCPPacket.genericNACK(never).encoded(), from: 1).isEmpty, "a number the slot never sent")
+    }
+
+    /// A publisher's sender report reaches each slot its stream fills, as that slot's report;
+    /// a report about a stream that is not the sender's own goes nowhere.
+    @Test func aSenderReportReachesTheSlotsItsStreamFills() throws {
+        let (router, slot, _) = Self.oneWatchingTwo()
+        let report = RTCPSenderReport(ssrc: 20, ntpTimestamp: 0xABCD_0000_1234, rtpTimestamp: 160, packetCount: 2, octetCount: 6)
+        let routed = router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 2)
+        #expect(routed.map(\.user) == [1])
+        let decoded = try RTCPPacket.decodeCompound(try #require(routed.first).rtcp)
+        guard case .senderReport(let translated) = decoded.first else {
+            Issue.record("not a sender report: \(decoded)")
+            return
+        }
+        #expect(translated.ssrc == slot && translated.ntpTimestamp == report.ntpTimestamp && translated.packetCount == 2)
+        #expect(router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 1).isEmpty, "1 does not send SSRC 20")
+        let receiverOnly = RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: 5, reports: [])).encoded()
+        #expect(router.route(rtcp: receiverOnly, from: 1).isEmpty)
     }
 }
