@@ -68,9 +68,10 @@ struct MediaBench: AsyncParsableCommand {
 
         var report = Report(scenario: "media")
         report.add("session", "\(users) users in \(rooms) rooms, each publishing \(rate) audio packets/s of \(payloadBytes) bytes, \(audioSlots) audio slots each")
-        report.add("published", "\(users * rate) packets/s")
+        report.add("caucus serve: published", "\(Int(sfu.sentPerSecond)) packets/s")
         report.add("caucus serve: forwarded", "\(Int(sfu.perSecond)) packets/s")
         report.add("caucus serve: CPU per forwarded packet", (sfu.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
+        report.add("bare UDP relay: published", "\(Int(floor.sentPerSecond)) packets/s")
         report.add("bare UDP relay: forwarded", "\(Int(floor.perSecond)) packets/s")
         report.add("bare UDP relay: CPU per forwarded packet", (floor.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
@@ -105,6 +106,9 @@ struct MediaBench: AsyncParsableCommand {
     }
 
     struct Window {
+        /// Packets the users sent, per second (the generator's real rate, below the nominal one
+        /// when it falls behind).
+        var sentPerSecond: Double
         var perSecond: Double
         var cpuPerPacket: Double
         /// By user, whose audio it received.
@@ -116,12 +120,14 @@ struct MediaBench: AsyncParsableCommand {
         let clock = ContinuousClock()
         let (started, cpuBefore) = (clock.now, cpu())
         try await Task.sleep(for: .seconds(seconds))
-        let counts = try await peers.each { ($0.received, $0.publishersHeard) }
+        let counts = try await peers.each { ($0.received, $0.publishersHeard, $0.sent) }
         let (elapsed, cpuAfter) = (clock.now - started, cpu())
         let received = counts.reduce(0) { $0 + $1.0 }
         guard received > 0, let cpuBefore, let cpuAfter else { throw BenchError("nothing was forwarded") }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Window(perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received), heard: counts.map(\.1))
+        let sent = counts.reduce(0) { $0 + $1.2 }
+        return Window(
+            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received), heard: counts.map(\.1))
     }
 
     /// Moves everyone at once (one `assign` per room, sent together) and waits for each user's

@@ -31,7 +31,8 @@ final class MediaBenchPeer: ChannelInboundHandler {
     private var deadline: Scheduled<Void>?
     private var scheduledFor: Duration?
 
-    /// Packets received from the server or the relay, and whose.
+    /// Packets sent, and received from the server or the relay (and whose), since the last reset.
+    private(set) var sent = 0
     private(set) var received = 0
     private(set) var publishersHeard: Set<Int> = []
     /// The publishers whose audio marks the end of a move, and when the first arrived.
@@ -68,6 +69,7 @@ final class MediaBenchPeer: ChannelInboundHandler {
     }
 
     func resetCounts() {
+        sent = 0
         received = 0
         publishersHeard = []
     }
@@ -97,9 +99,11 @@ final class MediaBenchPeer: ChannelInboundHandler {
         case .server(let peer, let address):
             guard let datagram = peer.protect(rtp: packet) else { return }
             write(datagram.bytes, to: address)
+            sent += 1
         case .relay(let relay):
             // As long as the SRTP packet would be: the 16-byte tag of AES-GCM.
             write(packet + [UInt8](repeating: 0, count: 16), to: relay)
+            sent += 1
         }
     }
 
