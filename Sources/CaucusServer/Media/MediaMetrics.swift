@@ -3,16 +3,37 @@ import CoreMetrics
 /// The media port's metrics, at `/metrics` with the rest (swift-metrics, Prometheus).
 struct MediaMetrics: Sendable {
     /// Peers whose ICE and DTLS completed and that have not closed.
-    let peersConnected = CoreMetrics.Meter(label: "caucus_media_peers_connected")
-    let handshakes = CoreMetrics.Counter(label: "caucus_media_dtls_handshakes_total")
+    let peersConnected: CoreMetrics.Meter
+    let handshakes: CoreMetrics.Counter
     /// From the offer's answer to a keyed peer: ICE and DTLS together, as a user waits for them.
-    let handshakeDuration = CoreMetrics.Timer(label: "caucus_media_dtls_handshake_duration_seconds", preferredDisplayUnit: .seconds)
-    let handshakeFailures = CoreMetrics.Counter(label: "caucus_media_dtls_failures_total")
+    let handshakeDuration: CoreMetrics.Timer
+    let handshakeFailures: CoreMetrics.Counter
     /// SRTP or SRTCP refused: a bad tag, a replay, a packet too old.
-    let srtpFailures = CoreMetrics.Counter(label: "caucus_media_srtp_failures_total")
+    let srtpFailures: CoreMetrics.Counter
     /// Every datagram dropped: an unknown peer's, and each peer's own drops.
-    let datagramsDropped = CoreMetrics.Counter(label: "caucus_media_datagrams_dropped_total")
-    let rtpReceived = CoreMetrics.Counter(label: "caucus_media_rtp_received_total")
+    let datagramsDropped: CoreMetrics.Counter
+    let rtpReceived: CoreMetrics.Counter
     /// RTP packets sent to subscribers' slots (one per slot a packet fills).
-    let rtpForwarded = CoreMetrics.Counter(label: "caucus_media_rtp_forwarded_total")
+    let rtpForwarded: CoreMetrics.Counter
+    /// Their bytes, as sent (SRTP included).
+    let bytesForwarded: CoreMetrics.Counter
+    /// Receive slots whose source changed (filled, emptied or refilled by someone else).
+    let slotSwitches: CoreMetrics.Counter
+
+    init() {
+        // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
+        // stays a no-op for good (the media port is bound before the server's other metrics
+        // are made, so `/metrics` showed no media series at all).
+        _ = ServerMetrics.registry
+        peersConnected = CoreMetrics.Meter(label: "caucus_media_peers_connected")
+        handshakes = CoreMetrics.Counter(label: "caucus_media_dtls_handshakes_total")
+        handshakeDuration = CoreMetrics.Timer(label: "caucus_media_dtls_handshake_duration_seconds", preferredDisplayUnit: .seconds)
+        handshakeFailures = CoreMetrics.Counter(label: "caucus_media_dtls_failures_total")
+        srtpFailures = CoreMetrics.Counter(label: "caucus_media_srtp_failures_total")
+        datagramsDropped = CoreMetrics.Counter(label: "caucus_media_datagrams_dropped_total")
+        rtpReceived = CoreMetrics.Counter(label: "caucus_media_rtp_received_total")
+        rtpForwarded = CoreMetrics.Counter(label: "caucus_media_rtp_forwarded_total")
+        bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
+        slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
+    }
 }

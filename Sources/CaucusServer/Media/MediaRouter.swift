@@ -59,6 +59,7 @@ final class MediaRouter {
                 guard let datagram = table.protect(rtp: rewritten, for: MediaPeerKey(session: key.session, user: UserID(subscriber))) else { return }
                 outbox.append(datagram)
                 metrics.rtpForwarded.increment()
+                metrics.bytesForwarded.increment(by: datagram.bytes.count)
             }
         case .rtcp(let packet):
             for (user, rtcp) in router.route(rtcp: packet, from: key.user.rawValue) {
@@ -73,6 +74,7 @@ final class MediaRouter {
 
     private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
         sendKeyframeRequests(changes.keyframeRequests, in: session)
+        if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
         for (connection, slots) in changes.slotMaps {
             _ = connection.send(SessionActor.encode(.mediaSlots(slots), with: .caucus))
         }

@@ -29,6 +29,8 @@ final class SessionMediaRouter {
         /// Publishers to ask for a keyframe, with the incoming SSRC to name.
         var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
         var slotMaps: [(connection: ClientConnection, slots: [MediaSlot])] = []
+        /// Receive slots whose source changed.
+        var slotSwitches = 0
     }
 
     private(set) var subscribers: [Int: Subscriber] = [:]
@@ -81,19 +83,21 @@ final class SessionMediaRouter {
         }
         let update = RoutingUpdate(from: assignments, to: next)
         var keyframes = Set(update.keyframeRequests)
+        var switches = 0
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
         for (user, assignment) in next {
             for slot in subscribers[user]!.rewriters.keys {
                 let stream = assignment.source(in: slot)
                 let ssrc = stream.flatMap { incomingSSRC[$0] }
+                if subscribers[user]!.rewriters[slot]!.source != ssrc { switches += 1 }
                 if subscribers[user]!.rewriters[slot]!.select(source: ssrc), let stream { keyframes.insert(stream) }
             }
         }
         assignments = next
         table = RoutingTable(assignments: next, incomingSSRC: incomingSSRC)
 
-        var changes = Changes()
+        var changes = Changes(slotSwitches: switches)
         for stream in keyframes.sorted(by: { ($0.publisher, $0.kind.rawValue) < ($1.publisher, $1.kind.rawValue) }) {
             if let ssrc = incomingSSRC[stream] { changes.keyframeRequests.append((stream.publisher, ssrc)) }
         }

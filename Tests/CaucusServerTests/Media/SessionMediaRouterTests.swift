@@ -82,6 +82,7 @@ import Testing
 
         let first = router.update(eligible: [1: both(2), 2: both(1), 3: []], connections: [:])
         #expect(first.keyframeRequests.map(\.ssrc).sorted() == [10, 20])
+        #expect(first.slotSwitches == 4, "1's and 2's first audio and video slots filled")
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 1) == [[1, slotSSRC(1, .audio, 0)]])
         #expect(Self.forwarded(router, from: 10, sequenceNumber: 1) == [[2, slotSSRC(2, .video, 0)]])
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 1).isEmpty)
@@ -89,6 +90,8 @@ import Testing
 
         let moved = router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:])
         #expect(moved.keyframeRequests.map(\.ssrc).sorted() == [10, 20, 30])
+        #expect(moved.slotSwitches == 8, "3's four slots filled, and 1's and 2's second audio and video slots")
+        #expect(router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:]).slotSwitches == 0)
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 1)], [2, slotSSRC(2, .audio, 1)]])
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 0)], [3, slotSSRC(3, .audio, 1)]],
                 "2 keeps its slot with 1, and fills 3's second")

@@ -84,23 +84,29 @@ final class MediaBenchPeers: Sendable {
     }
 
     /// Every user publishes `rate` packets a second until `stopSending`. Users are spread over
-    /// four phases of the period, so the server sees a steady stream rather than one burst.
+    /// four phases of the period, so the server sees a steady stream rather than one burst. A
+    /// tick that runs late sends every phase that came due meanwhile, so the rate holds when
+    /// the loop is busy (a repeated task's delay counts from the end of the last run).
     func startSending(rate: Int) {
-        let period = TimeAmount.nanoseconds(1_000_000_000 / Int64(rate))
         let phases = 4
+        let phaseNanoseconds = 1_000_000_000 / Int64(rate * phases)
         var byLoop: [ObjectIdentifier: (any EventLoop, [NIOLoopBound<MediaBenchPeer>])] = [:]
         for member in members {
             let key = ObjectIdentifier(member.channel.eventLoop)
             byLoop[key, default: (member.channel.eventLoop, [])].1.append(member.peer)
         }
+        let started = NIODeadline.now()
         let tasks = byLoop.values.map { loop, peers in
-            let tick = NIOLoopBoundBox.makeBoxSendingValue(0, as: Int.self, eventLoop: loop)
-            return loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(period.nanoseconds / Int64(phases))) { _ in
-                let phase = tick.value % phases
-                tick.value += 1
-                for (offset, peer) in peers.enumerated() where offset % phases == phase {
-                    peer.value.sendAudio()
-                    peer.value.flush()
+            let sentPhases = NIOLoopBoundBox.makeBoxSendingValue(0, as: Int.self, eventLoop: loop)
+            return loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(phaseNanoseconds)) { _ in
+                let due = Int((NIODeadline.now() - started).nanoseconds / phaseNanoseconds) + 1
+                while sentPhases.value < due {
+                    let phase = sentPhases.value % phases
+                    sentPhases.value += 1
+                    for (offset, peer) in peers.enumerated() where offset % phases == phase {
+                        peer.value.sendAudio()
+                        peer.value.flush()
+                    }
                 }
             }
         }
