@@ -5,6 +5,7 @@ import CaucusStore
 import CaucusStorePostgres
 import Foundation
 import Logging
+import NIOCore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +38,8 @@ struct Serve: AsyncParsableCommand {
     var mediaAddress: String?
     @Option(help: "Local IP address the media socket binds when it differs from the announced one (behind NAT).")
     var mediaBindAddress: String?
+    @Option(help: "Datagram channels serving the media port, one per event loop (default: one per core).")
+    var mediaLoops: Int?
     @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
     var nodeURL: String?
     @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
@@ -67,6 +70,12 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(configuration.mediaPort) else { throw ValidationError("The media port is 0 to 65535.") }
         configuration.mediaAddress = mediaAddress ?? environment["CAUCUS_MEDIA_ADDRESS"] ?? configuration.mediaAddress
         configuration.mediaBindAddress = mediaBindAddress ?? environment["CAUCUS_MEDIA_BIND_ADDRESS"] ?? configuration.mediaBindAddress
+        if let loops = try mediaLoops ?? environment["CAUCUS_MEDIA_LOOPS"].map(Self.mediaLoopCount) {
+            guard (1...System.coreCount).contains(loops) else {
+                throw ValidationError("The media loops are 1 to \(System.coreCount) (one per core at most).")
+            }
+            configuration.mediaLoops = loops
+        }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] {
             guard configuration.storeURL != nil else { throw ValidationError("--node-url runs several nodes on one PostgreSQL store: give --store postgres://….") }
@@ -120,6 +129,11 @@ struct Serve: AsyncParsableCommand {
     private static func syncPolicy(_ text: String) throws -> SyncPolicy {
         guard let policy = SyncPolicy(rawValue: text) else { throw ValidationError("CAUCUS_SYNC must be messages or every-commit.") }
         return policy
+    }
+
+    private static func mediaLoopCount(_ text: String) throws -> Int {
+        guard let count = Int(text) else { throw ValidationError("CAUCUS_MEDIA_LOOPS must be a number, not \"\(text)\".") }
+        return count
     }
 
     private static func port(_ text: String) throws -> Int {

@@ -1,6 +1,7 @@
 import CaucusAuth
 import CaucusCore
 import CaucusStore
+import NIOCore
 
 /// How a server runs. `caucus serve` fills it from flags, environment and defaults.
 public struct ServerConfiguration: Sendable {
@@ -38,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     /// The address the media socket binds, when it is not the announced one (behind NAT: the
     /// local address the public one forwards to). Never a wildcard: see `MediaTransport`.
     public var mediaBindAddress: String?
+    /// Datagram channels serving the media port, one per event loop (`SO_REUSEPORT`); a
+    /// session's peers live on one of them. By default one per core.
+    public var mediaLoops: Int
     /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
     public var mediaConsentTimeout: Duration
     /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).
@@ -51,7 +55,7 @@ public struct ServerConfiguration: Sendable {
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
-        mediaBindAddress: String? = nil, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
+        mediaBindAddress: String? = nil, mediaLoops: Int = System.coreCount, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
         storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil
     ) {
         self.cluster = cluster
@@ -70,6 +74,7 @@ public struct ServerConfiguration: Sendable {
         self.mediaPort = mediaPort
         self.mediaAddress = mediaAddress
         self.mediaBindAddress = mediaBindAddress
+        self.mediaLoops = mediaLoops
         self.mediaConsentTimeout = mediaConsentTimeout
         self.mediaTickInterval = mediaTickInterval
     }

@@ -1,16 +1,28 @@
 import CaucusMedia
 import NIOCore
 
-/// The media port's channel handler: each datagram goes to its peer through the
+/// One media shard's channel handler: each datagram goes to its peer through the
 /// `MediaPeerTable`, and what the peers answer is written at once and flushed once per read
 /// batch (`channelReadComplete`), so a `recvmmsg` batch becomes one `sendmmsg`. A repeating
 /// timer on the same loop runs the peers' deadlines.
+///
+/// A datagram no peer of this shard claims goes to the shard that should have it: the one its
+/// ICE ufrag names (a binding request), the one that claimed its source address before, or
+/// else each other shard in turn. Every hop is a task on the other loop, never a lock.
 final class MediaChannelHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
     let table: MediaPeerTable
     let router: MediaRouter
+    let shard: Int
+    /// Every shard, this one included; set once all are bound.
+    var shards: [MediaShard] = []
+    /// Source addresses another shard claimed after they reached this shard's socket.
+    private var claimedElsewhere: [TransportAddress: Int] = [:]
+    /// Datagrams that reached another shard's socket and were claimed here.
+    private(set) var handedOver = 0
+    private let metrics: MediaMetrics
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
     /// Datagrams written since the last flush.
@@ -20,8 +32,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Kept for writes that start outside a read (signalling, the timer).
     private var context: ChannelHandlerContext?
 
-    init(table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount) {
+    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount) {
         let router = MediaRouter(table: table, metrics: metrics)
+        self.shard = shard
+        self.metrics = metrics
         self.table = table
         self.router = router
         self.tickInterval = tickInterval
@@ -57,8 +71,58 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard let source = TransportAddress(envelope.remoteAddress) else { return }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
-        write(table.receive(scratch, from: source, now: MediaClock.now()), context: context)
-        write(router.drain(), context: context)
+        if let replies = table.receive(scratch, from: source, now: MediaClock.now()) {
+            write(replies, context: context)
+            write(router.drain(), context: context)
+        } else {
+            pass(scratch, from: source, origin: shard, hopsLeft: shards.count - 1)
+        }
+    }
+
+    // MARK: - Datagrams for other shards
+
+    /// A datagram that reached another shard's socket, handed over on this loop.
+    func receiveHanded(_ datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) {
+        guard let replies = table.receive(datagram, from: source, now: MediaClock.now()) else {
+            pass(datagram, from: source, origin: origin, hopsLeft: hopsLeft)
+            return
+        }
+        handedOver += 1
+        metrics.datagramsHandedOver.increment()
+        send(replies)
+        let (claimer, address) = (shard, source)
+        shards[origin].execute { $0.claimedElsewhere[address] = claimer }
+    }
+
+    /// Hands an unclaimed datagram on, or counts it when no shard is left to try.
+    private func pass(_ datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) {
+        guard let (next, remaining) = nextShard(for: datagram, from: source, origin: origin, hopsLeft: hopsLeft) else {
+            table.countUnclaimed()
+            if origin != shard {
+                let address = source
+                shards[origin].execute { $0.claimedElsewhere[address] = nil }
+            } else {
+                claimedElsewhere[source] = nil
+            }
+            return
+        }
+        shards[next].execute { $0.receiveHanded(datagram, from: source, origin: origin, hopsLeft: remaining) }
+    }
+
+    /// Where to try next, and how many tries are left after it; nil when none.
+    private func nextShard(for datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) -> (Int, Int)? {
+        guard hopsLeft > 0, shards.count > 1 else { return nil }
+        if DatagramKind(classifying: datagram) == .stun {
+            // A binding request names its shard; nothing else would know its ufrag.
+            guard let named = MediaShard.index(inSTUN: datagram), named != shard, shards.indices.contains(named) else { return nil }
+            return (named, 0)
+        }
+        if shard == origin, let known = claimedElsewhere[source], known != shard, shards.indices.contains(known) {
+            return (known, shards.count - 2)
+        }
+        var next = (shard + 1) % shards.count
+        if next == origin { next = (next + 1) % shards.count }
+        return next == shard ? nil : (next, hopsLeft - 1)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

@@ -19,6 +19,8 @@ struct MediaMetrics: Sendable {
     let bytesForwarded: CoreMetrics.Counter
     /// Receive slots whose source changed (filled, emptied or refilled by someone else).
     let slotSwitches: CoreMetrics.Counter
+    /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
+    let datagramsHandedOver: CoreMetrics.Counter
 
     init() {
         // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
@@ -35,5 +37,6 @@ struct MediaMetrics: Sendable {
         rtpForwarded = CoreMetrics.Counter(label: "caucus_media_rtp_forwarded_total")
         bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
         slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
+        datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
     }
 }

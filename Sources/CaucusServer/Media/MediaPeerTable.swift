@@ -103,13 +103,10 @@ final class MediaPeerTable {
 
     // MARK: - Datagrams and time
 
-    /// Hands a datagram to its peer; returns what to send.
-    func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram] {
-        guard let entry = owner(of: datagram, from: source) else {
-            unclaimed += 1
-            metrics.datagramsDropped.increment()
-            return []
-        }
+    /// Hands a datagram to its peer; returns what to send, or nil when no peer of this table
+    /// claims it (the channel handler may then hand it to another loop's table).
+    func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram]? {
+        guard let entry = owner(of: datagram, from: source) else { return nil }
         let output = entry.peer.receive(datagram, from: source, now: now)
         if !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
             entry.addresses.insert(source)
@@ -117,6 +114,12 @@ final class MediaPeerTable {
         }
         handle(output.events, of: entry, now: now)
         return output.datagrams
+    }
+
+    /// Counts a datagram no table claimed.
+    func countUnclaimed() {
+        unclaimed += 1
+        metrics.datagramsDropped.increment()
     }
 
     /// Runs every peer whose deadline has come (DTLS retransmissions, consent, setup time).

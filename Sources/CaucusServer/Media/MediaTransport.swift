@@ -6,64 +6,94 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// The server's media port: one UDP socket on one event loop, its peers, and the signalling
-/// entry points that create and drop them. One DTLS certificate for the whole process,
-/// generated at start; its fingerprint is in every answer.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The server's media port: one UDP port served by one datagram channel per event loop
+/// (`--media-loops`, `SO_REUSEPORT`), their peers, and the signalling entry points that create
+/// and drop them. One DTLS certificate for the whole process, generated at start; its
+/// fingerprint is in every answer.
 ///
-/// One datagram channel for now (not one per event loop with SO_REUSEPORT): every peer lives
-/// on that channel's loop, where `MediaPeerTable` is confined. The socket is bound to the
-/// concrete address (`mediaBindAddress`, by default the announced one), never 0.0.0.0, so
-/// replies leave from the address the peer checked (a wildcard socket lets the kernel pick
+/// A session's peers all live on one shard's loop (`MediaShard.index(of:among:)`), where its
+/// `MediaPeerTable` and router are confined, so forwarding needs no lock. The sockets are bound
+/// to the concrete address (`mediaBindAddress`, by default the announced one), never 0.0.0.0,
+/// so replies leave from the address the peer checked (a wildcard socket lets the kernel pick
 /// the source, and aiortc drops answers from an address it did not check).
 final class MediaTransport: Sendable {
     /// The host candidate every answer announces: `--media-address` and the bound port.
     let candidate: TransportAddress
     let certificate: DTLSCertificate
-    private let channel: any Channel
-    private let handler: NIOLoopBound<MediaChannelHandler>
+    private let shards: [MediaShard]
     private let consentTimeout: Duration
     private let setupTimeout: Duration
 
     private init(
-        candidate: TransportAddress, certificate: DTLSCertificate, channel: any Channel,
-        handler: NIOLoopBound<MediaChannelHandler>, consentTimeout: Duration, setupTimeout: Duration
+        candidate: TransportAddress, certificate: DTLSCertificate, shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration
     ) {
         self.candidate = candidate
         self.certificate = certificate
-        self.channel = channel
-        self.handler = handler
+        self.shards = shards
         self.consentTimeout = consentTimeout
         self.setupTimeout = setupTimeout
     }
 
-    /// Binds the media port and generates the certificate.
+    /// How many channels serve the port.
+    var loopCount: Int { shards.count }
+
+    /// The shard that serves `session`'s peers.
+    func shardIndex(of session: StoredSessionID) -> Int { MediaShard.index(of: session, among: shards.count) }
+
+    private func shard(of session: StoredSessionID) -> MediaShard { shards[shardIndex(of: session)] }
+
+    /// Binds the media port (one channel per loop, the first choosing the port when it is 0)
+    /// and generates the certificate.
     static func bind(_ configuration: ServerConfiguration, metrics: MediaMetrics) async throws -> MediaTransport {
         guard let announced = IPAddress(configuration.mediaAddress) else {
             throw MediaConfigurationError("--media-address must be an IPv4 or IPv6 address, not \"\(configuration.mediaAddress)\".")
         }
+        guard configuration.mediaLoops >= 1 else { throw MediaConfigurationError("--media-loops must be at least 1.") }
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let tickInterval = TimeAmount(configuration.mediaTickInterval)
-        let channel = try await DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            // recvmmsg: up to this many datagrams per system call.
-            .channelOption(.datagramVectorReadMessageCount, value: 32)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2_048 * 32))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let table = MediaPeerTable(metrics: metrics)
-                    try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(table: table, metrics: metrics, tickInterval: tickInterval))
-                }
+        var port = configuration.mediaPort
+        var shards: [MediaShard] = []
+        do {
+            for index in 0..<configuration.mediaLoops {
+                let channel = try await DatagramBootstrap(group: loops[index % loops.count])
+                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
+                    // recvmmsg: up to this many datagrams per system call.
+                    .channelOption(.datagramVectorReadMessageCount, value: 32)
+                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2_048 * 32))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let handler = MediaChannelHandler(
+                                shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval)
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        }
+                    }
+                    .bind(host: configuration.mediaBindAddress ?? configuration.mediaAddress, port: port)
+                    .get()
+                port = channel.localAddress?.port ?? port
+                let handler = try await channel.eventLoop.submit {
+                    NIOLoopBound(try channel.pipeline.syncOperations.handler(type: MediaChannelHandler.self), eventLoop: channel.eventLoop)
+                }.get()
+                shards.append(MediaShard(index: index, channel: channel, handler: handler))
             }
-            .bind(host: configuration.mediaBindAddress ?? configuration.mediaAddress, port: configuration.mediaPort)
-            .get()
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: MediaChannelHandler.self), eventLoop: channel.eventLoop)
-        }.get()
-        let port = UInt16(channel.localAddress?.port ?? configuration.mediaPort)
+        } catch {
+            for shard in shards { try? await shard.channel.close() }
+            throw error
+        }
+        let all = shards
+        for shard in shards {
+            try await shard.eventLoop.submit { shard.handler.value.shards = all }.get()
+        }
         return MediaTransport(
-            candidate: TransportAddress(ip: announced, port: port), certificate: certificate, channel: channel,
-            handler: handler, consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30))
+            candidate: TransportAddress(ip: announced, port: UInt16(port)), certificate: certificate, shards: shards,
+            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30))
     }
 
     /// Answers `key`'s offer and installs its peer, replacing the one it had. A refused offer
@@ -79,7 +109,8 @@ final class MediaTransport: Sendable {
         } catch {
             throw CaucusError(.mediaOfferUnreadable, "The offer is not a session description this server reads: \(error).")
         }
-        let credentials = ICECredentials.random()
+        let shard = shard(of: key.session)
+        let credentials = MediaShard.credentials(for: shard.index)
         var plan = MediaSlotPlan(offer: offer, screenShareMids: screenShareMids) { UInt32.random(in: 1...UInt32.max) }
         var options = SDPAnswerOptions(
             iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
@@ -100,9 +131,9 @@ final class MediaTransport: Sendable {
             throw CaucusError(.mediaOfferRefused, "The offer has no sha-256 fingerprint (a=fingerprint).")
         }
         let (certificate, remoteUfrag, consentTimeout, setupTimeout, handler) =
-            (self.certificate, answer.remoteICEUfrag, self.consentTimeout, self.setupTimeout, self.handler)
+            (self.certificate, answer.remoteICEUfrag, self.consentTimeout, self.setupTimeout, shard.handler)
         do {
-            try await channel.eventLoop.submit {
+            try await shard.eventLoop.submit {
                 let now = MediaClock.now()
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
@@ -119,11 +150,10 @@ final class MediaTransport: Sendable {
 
     /// Closes `key`'s peer at once, if it has one (the user left, was removed, timed out).
     func drop(_ key: MediaPeerKey) {
-        let handler = self.handler
-        channel.eventLoop.execute {
-            let closing = handler.value.table.remove(key, now: MediaClock.now())
-            handler.value.router.removePeer(key)
-            handler.value.send(closing)
+        shard(of: key.session).execute { handler in
+            let closing = handler.table.remove(key, now: MediaClock.now())
+            handler.router.removePeer(key)
+            handler.send(closing)
         }
     }
 
@@ -131,40 +161,51 @@ final class MediaTransport: Sendable {
     /// streams it may receive, in the session's order) and its users' connections, for the
     /// slot maps. The loop reassigns slots and swaps in a new routing table.
     func route(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
-        let handler = self.handler
-        channel.eventLoop.execute {
-            handler.value.router.update(session, eligible: eligible, connections: connections)
-            handler.value.send([])
+        shard(of: session).execute { handler in
+            handler.router.update(session, eligible: eligible, connections: connections)
+            handler.send([])
         }
     }
 
     /// Closes every peer of an ended session.
     func dropSession(_ session: StoredSessionID) {
-        let handler = self.handler
-        channel.eventLoop.execute {
-            let closing = handler.value.table.removeSession(session, now: MediaClock.now())
-            handler.value.router.removeSession(session)
-            handler.value.send(closing)
+        shard(of: session).execute { handler in
+            let closing = handler.table.removeSession(session, now: MediaClock.now())
+            handler.router.removeSession(session)
+            handler.send(closing)
         }
     }
 
     /// What the server knows of `key`'s peer: live, or closed on its own; nil if none.
     func stats(for key: MediaPeerKey) async -> MediaPeerTable.Stats? {
-        let handler = self.handler
-        return try? await channel.eventLoop.submit { handler.value.table.stats(for: key) }.get()
+        let shard = shard(of: key.session)
+        return try? await shard.eventLoop.submit { shard.handler.value.table.stats(for: key) }.get()
     }
 
-    /// Datagrams no peer claimed since the port opened.
+    /// Datagrams no peer claimed since the port opened, on every shard.
     func unclaimedDatagrams() async -> Int {
-        let handler = self.handler
-        return (try? await channel.eventLoop.submit { handler.value.table.unclaimed }.get()) ?? 0
+        var total = 0
+        for shard in shards {
+            total += (try? await shard.eventLoop.submit { shard.handler.value.table.unclaimed }.get()) ?? 0
+        }
+        return total
     }
 
-    /// Closes every peer (each gets a close_notify), then the socket.
+    /// Datagrams that reached a socket of another loop than their peer's and were handed over.
+    func handedOverDatagrams() async -> Int {
+        var total = 0
+        for shard in shards {
+            total += (try? await shard.eventLoop.submit { shard.handler.value.handedOver }.get()) ?? 0
+        }
+        return total
+    }
+
+    /// Closes every peer (each gets a close_notify), then the sockets.
     func close() async {
-        let handler = self.handler
-        try? await channel.eventLoop.submit { handler.value.send(handler.value.table.removeAll(now: MediaClock.now())) }.get()
-        try? await channel.close()
+        for shard in shards {
+            try? await shard.eventLoop.submit { shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now())) }.get()
+            try? await shard.channel.close()
+        }
     }
 }
 

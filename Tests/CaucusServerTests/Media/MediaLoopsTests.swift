@@ -1,0 +1,82 @@
+import CaucusCore
+import CaucusMedia
+import CaucusMediaTestSupport
+import CaucusProcessTestSupport
+import CaucusStore
+import CaucusTestSupport
+import Foundation
+import Testing
+@testable import CaucusServer
+
+/// The media port served by several channels on one port (`SO_REUSEPORT`), a session's peers on
+/// one loop: what the kernel hands another loop's socket reaches its peer all the same.
+@Suite(.serialized) struct MediaLoopsTests {
+    /// Sixteen users of one session on their own sockets: the kernel spreads their datagrams
+    /// over both sockets by a hash of the addresses, so about half reach the loop that does not
+    /// hold the session (all sixteen on the right one would be a 1 in 65,536 chance). Every
+    /// one connects, its media is decrypted, and some datagrams were handed over.
+    @Test func datagramsOnAnotherLoopsSocketReachTheirPeer() async throws {
+        let server = try await TestServer.start(mediaLoops: 2)
+        let media = server.server.media
+        #expect(media.loopCount == 2)
+        let host = try await server.joined("Host", role: .host)
+        var clients: [MediaTestClient] = [try await MediaTestClient.connect(host, on: server)]
+        for index in 1..<16 {
+            let user = try await server.joined("User \(index)")
+            clients.append(try await MediaTestClient.connect(user, on: server))
+        }
+        #expect(Set(clients.map(\.mediaPort)).count == 1, "one port for every peer")
+        for client in clients { try client.sendMedia(1...5) }
+        for client in clients {
+            let key = client.key
+            let stats = try await within("the server decrypting a client's 5 packets") {
+                while true {
+                    if let stats = await media.stats(for: key), stats.rtpReceived == 5 { return stats }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(stats.isConnected && stats.counters.droppedInbound == 0)
+        }
+        #expect(await media.handedOverDatagrams() > 0)
+        #expect(await media.unclaimedDatagrams() == 0)
+        await server.stop()
+    }
+
+    /// Sessions are spread over the loops by their ids; an answer's ufrag names its loop.
+    @Test func sessionsSpreadOverTheLoopsAndUfragsNameThem() async throws {
+        let server = try await TestServer.start(mediaLoops: 2)
+        let media = server.server.media
+        #expect(Set((1...4).map { media.shardIndex(of: StoredSessionID(rawValue: $0)) }) == [0, 1])
+        let host = try await server.joined("Host", role: .host)
+        let key = try await MediaSignallingTests.key(of: host, on: server)
+        let answer = try #require(try await host.request("mediaOffer", ["sdp": MediaSignallingTests.offer])["sdp"] as? String)
+        let ufrag = try MediaSignallingTests.credentials(in: answer).ufrag
+        #expect(ufrag.hasPrefix("\(media.shardIndex(of: key.session))+"))
+        await server.stop()
+    }
+
+    /// `--media-loops` and `CAUCUS_MEDIA_LOOPS` outside 1…cores, or not a number, stop
+    /// `caucus serve` before it starts, with what is wrong.
+    @Test(arguments: [
+        (["--media-loops", "0"], [:], "The media loops are 1 to"),
+        (["--media-loops", "100000"], [:], "The media loops are 1 to"),
+        ([], ["CAUCUS_MEDIA_LOOPS": "many"], "CAUCUS_MEDIA_LOOPS must be a number"),
+    ] as [([String], [String: String], String)])
+    func aBadLoopCountIsRefused(arguments: [String], environment: [String: String], message: String) async throws {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["serve", "--port", "0", "--data", NSTemporaryDirectory() + "caucus-loops-" + UUID().uuidString] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let (status, text) = try await offThePool {
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        #expect(status != 0)
+        #expect(text.contains(message), "\(text)")
+    }
+}
