@@ -81,32 +81,68 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     // MARK: - Datagrams for other shards
 
-    /// A datagram that reached another shard's socket, handed over on this loop.
-    func receiveHanded(_ datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) {
-        guard let replies = table.receive(datagram, from: source, now: MediaClock.now()) else {
-            pass(datagram, from: source, origin: origin, hopsLeft: hopsLeft)
-            return
-        }
-        handedOver += 1
-        metrics.datagramsHandedOver.increment()
-        send(replies)
-        let (claimer, address) = (shard, source)
-        shards[origin].execute { $0.claimedElsewhere[address] = claimer }
+    /// A datagram on its way to the shard that should have it.
+    struct HandedDatagram: Sendable {
+        let bytes: [UInt8]
+        let source: TransportAddress
+        /// The shard whose socket it reached.
+        let origin: Int
+        /// Shards still to try after the one it goes to.
+        let hopsLeft: Int
     }
 
-    /// Hands an unclaimed datagram on, or counts it when no shard is left to try.
+    /// Datagrams for other shards, by shard, and what origins should learn about addresses
+    /// (claimed by a shard, or by none): sent once per read batch, one task per loop.
+    private var outgoing: [Int: [HandedDatagram]] = [:]
+    private var lessons: [Int: [(TransportAddress, Int?)]] = [:]
+
+    /// Datagrams that reached other shards' sockets, handed over on this loop.
+    func receiveHanded(_ batch: [HandedDatagram]) {
+        guard let context else { return }
+        let now = MediaClock.now()
+        for datagram in batch {
+            guard let replies = table.receive(datagram.bytes, from: datagram.source, now: now) else {
+                pass(datagram.bytes, from: datagram.source, origin: datagram.origin, hopsLeft: datagram.hopsLeft)
+                continue
+            }
+            handedOver += 1
+            metrics.datagramsHandedOver.increment()
+            write(replies, context: context)
+            write(router.drain(), context: context)
+            lessons[datagram.origin, default: []].append((datagram.source, shard))
+        }
+        flushIfNeeded(context: context)
+        handOver()
+    }
+
+    /// Queues an unclaimed datagram for the next shard to try, or counts it when none is left.
     private func pass(_ datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) {
         guard let (next, remaining) = nextShard(for: datagram, from: source, origin: origin, hopsLeft: hopsLeft) else {
             table.countUnclaimed()
-            if origin != shard {
-                let address = source
-                shards[origin].execute { $0.claimedElsewhere[address] = nil }
-            } else {
-                claimedElsewhere[source] = nil
-            }
+            lessons[origin, default: []].append((source, nil))
             return
         }
-        shards[next].execute { $0.receiveHanded(datagram, from: source, origin: origin, hopsLeft: remaining) }
+        outgoing[next, default: []].append(HandedDatagram(bytes: datagram, source: source, origin: origin, hopsLeft: remaining))
+    }
+
+    /// Sends what was queued for other shards: one task per loop.
+    private func handOver() {
+        for (target, batch) in outgoing {
+            shards[target].execute { $0.receiveHanded(batch) }
+        }
+        outgoing.removeAll(keepingCapacity: true)
+        for (origin, learned) in lessons {
+            if origin == shard {
+                learn(learned)
+            } else {
+                shards[origin].execute { $0.learn(learned) }
+            }
+        }
+        lessons.removeAll(keepingCapacity: true)
+    }
+
+    private func learn(_ learned: [(TransportAddress, Int?)]) {
+        for (address, claimer) in learned { claimedElsewhere[address] = claimer }
     }
 
     /// Where to try next, and how many tries are left after it; nil when none.
@@ -127,6 +163,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded(context: context)
+        handOver()
         context.fireChannelReadComplete()
     }
 
