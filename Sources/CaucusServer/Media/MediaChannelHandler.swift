@@ -142,8 +142,13 @@ final class MediaChannelHandler: ChannelInboundHandler {
     }
 
     private func learn(_ learned: [(TransportAddress, Int?)]) {
+        // Only a cache (a miss tries each shard in turn): emptied when full rather than let
+        // the addresses of peers long gone pile up.
+        if claimedElsewhere.count >= Self.claimedElsewhereLimit { claimedElsewhere.removeAll() }
         for (address, claimer) in learned { claimedElsewhere[address] = claimer }
     }
+
+    static let claimedElsewhereLimit = 65_536
 
     /// Where to try next, and how many tries are left after it; nil when none.
     private func nextShard(for datagram: [UInt8], from source: TransportAddress, origin: Int, hopsLeft: Int) -> (Int, Int)? {

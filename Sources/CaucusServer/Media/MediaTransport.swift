@@ -58,7 +58,8 @@ final class MediaTransport: Sendable {
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let tickInterval = TimeAmount(configuration.mediaTickInterval)
-        var port = configuration.mediaPort
+        let host = configuration.mediaBindAddress ?? configuration.mediaAddress
+        var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
         var shards: [MediaShard] = []
         do {
             for index in 0..<configuration.mediaLoops {
@@ -75,7 +76,7 @@ final class MediaTransport: Sendable {
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                     }
-                    .bind(host: configuration.mediaBindAddress ?? configuration.mediaAddress, port: port)
+                    .bind(host: host, port: port)
                     .get()
                 port = channel.localAddress?.port ?? port
                 let handler = try await channel.eventLoop.submit {
@@ -94,6 +95,17 @@ final class MediaTransport: Sendable {
         return MediaTransport(
             candidate: TransportAddress(ip: announced, port: UInt16(port)), certificate: certificate, shards: shards,
             consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30))
+    }
+
+    /// The port to share among the shards, bound once without `SO_REUSEPORT` first: the shards'
+    /// sockets would join any other process of the same user already sharing that port (two
+    /// servers given the same `--media-port` would split each other's traffic), so a port in use
+    /// is refused here, and port 0 gets one nobody else holds.
+    private static func exclusivePort(host: String, port: Int, on eventLoop: any EventLoop) async throws -> Int {
+        let probe = try await DatagramBootstrap(group: eventLoop).bind(host: host, port: port).get()
+        let bound = probe.localAddress?.port ?? port
+        try await probe.close()
+        return bound
     }
 
     /// Answers `key`'s offer and installs its peer, replacing the one it had. A refused offer

@@ -55,6 +55,16 @@ import Testing
         await server.stop()
     }
 
+    /// A second server given the first's media port does not start: its sockets would share the
+    /// port with the first's (`SO_REUSEPORT`) and take half its traffic.
+    @Test func aMediaPortInUseIsRefused() async throws {
+        let first = try await TestServer.start(mediaLoops: 2)
+        await #expect(throws: (any Error).self) { _ = try await TestServer.start(mediaLoops: 2, mediaPort: first.server.mediaPort) }
+        let host = try await first.joined("Host", role: .host)
+        _ = try await MediaTestClient.connect(host, on: first)
+        await first.stop()
+    }
+
     /// `--media-loops` and `CAUCUS_MEDIA_LOOPS` outside 1…cores, or not a number, stop
     /// `caucus serve` before it starts, with what is wrong.
     @Test(arguments: [

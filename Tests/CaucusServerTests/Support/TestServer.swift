@@ -11,7 +11,7 @@ final class TestServer: Sendable {
     static func start(
         limits: SessionLimits = .standard, outboundQueueLimit: Int = 1024, maxFrameBytes: Int = 64 * 1024,
         dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30),
-        rosterWindow: Duration = .milliseconds(5), mediaLoops: Int? = nil
+        rosterWindow: Duration = .milliseconds(5), mediaLoops: Int? = nil, mediaPort: Int = 0
     ) async throws -> TestServer {
         let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits)
         let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory) { configuration in
@@ -20,6 +20,7 @@ final class TestServer: Sendable {
             configuration.keepAliveInterval = keepAliveInterval
             configuration.rosterWindow = rosterWindow
             if let mediaLoops { configuration.mediaLoops = mediaLoops }
+            configuration.mediaPort = mediaPort
         }
         return TestServer(running: running)
     }
