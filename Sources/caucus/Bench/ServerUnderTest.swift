@@ -46,20 +46,9 @@ final class ServerUnderTest: Sendable {
     /// `caucus serve` on `folder` (from `freshFolder`), with `arguments` after the usual ones
     /// (a later `--port` wins).
     convenience init(folder: String, arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { throw BenchError("caucus serve exited before listening") }
-            line += byte
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let (process, text) = try BenchChildProcess.start(
+            ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error"] + arguments,
+            name: "caucus serve")
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")
         else { throw BenchError("no port in: \(text)") }
