@@ -133,6 +133,23 @@ public final class MediaPeer {
         protect(packet, isRTCP: false)
     }
 
+    /// In place, for the forwarding path (no allocation): protects the RTP packet
+    /// `buffer[..<length]`, which has room after it for the tag (``SRTPProfile/tagLength`` of
+    /// ``profile``). Returns the protected length and where it goes; nil (and counted) when not
+    /// connected or the packet is malformed.
+    public func protect(rtp buffer: UnsafeMutableRawBufferPointer, length: Int) -> (length: Int, destination: TransportAddress)? {
+        guard case .connected(let destination) = state, let srtp else {
+            counters.protectFailures += 1
+            return nil
+        }
+        do throws(SRTPError) {
+            return (try srtp.outbound.protect(rtp: buffer, length: length), destination)
+        } catch {
+            counters.protectFailures += 1
+            return nil
+        }
+    }
+
     /// Protects an RTCP compound packet for the peer; nil (and counted) as for RTP.
     public func protect(rtcp packet: [UInt8]) -> AddressedDatagram? {
         protect(packet, isRTCP: true)

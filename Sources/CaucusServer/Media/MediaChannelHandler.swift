@@ -73,7 +73,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         scratch.append(contentsOf: envelope.data.readableBytesView)
         if let replies = table.receive(scratch, from: source, now: MediaClock.now()) {
             write(replies, context: context)
-            write(router.drain(), context: context)
+            writeOutbox(context: context)
         } else {
             pass(scratch, from: source, origin: shard, hopsLeft: shards.count - 1)
         }
@@ -108,7 +108,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
             handedOver += 1
             metrics.datagramsHandedOver.increment()
             write(replies, context: context)
-            write(router.drain(), context: context)
+            writeOutbox(context: context)
             lessons[datagram.origin, default: []].append((datagram.source, shard))
         }
         flushIfNeeded(context: context)
@@ -180,9 +180,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Writes from outside a read (signalling, the timer), flushed at once. Call on the loop.
     func send(_ datagrams: [AddressedDatagram]) {
         guard let context else { return }
-        let datagrams = datagrams + router.drain()
-        guard !datagrams.isEmpty else { return }
         write(datagrams, context: context)
+        writeOutbox(context: context)
         flushIfNeeded(context: context)
     }
 
@@ -193,6 +192,14 @@ final class MediaChannelHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.destination.socketAddress, data: buffer)), promise: nil)
         }
         pendingFlush = true
+    }
+
+    /// What the router produced (forwarded RTP in buffers of its own, RTCP), written as is.
+    private func writeOutbox(context: ChannelHandlerContext) {
+        router.takeOutbox { buffer, destination in
+            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer)), promise: nil)
+            pendingFlush = true
+        }
     }
 
     private func flushIfNeeded(context: ChannelHandlerContext) {

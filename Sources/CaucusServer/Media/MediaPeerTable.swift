@@ -41,7 +41,7 @@ final class MediaPeerTable {
     }
 
     /// Where decrypted media goes: the router plugs in here (it runs on this loop, and sends
-    /// through `protect(rtp:for:)`). Nil: received media is counted and dropped.
+    /// through `protect(rtp:rewrittenAs:for:)`). Nil: received media is counted and dropped.
     var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
 
     private var byKey: [MediaPeerKey: Entry] = [:]
@@ -50,6 +50,7 @@ final class MediaPeerTable {
     /// Peers that closed on their own, kept for `stats` until replaced or dropped.
     private var closed: [MediaPeerKey: Stats] = [:]
     private let metrics: MediaMetrics
+    private let allocator = ByteBufferAllocator()
     /// Datagrams no peer claimed.
     private(set) var unclaimed = 0
 
@@ -134,9 +135,20 @@ final class MediaPeerTable {
         return datagrams
     }
 
-    /// Protects RTP for `key`'s peer (for the router); nil when it is not connected.
-    func protect(rtp packet: [UInt8], for key: MediaPeerKey) -> AddressedDatagram? {
-        byKey[key]?.peer.protect(rtp: packet)
+    /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields, protected, in one
+    /// buffer written once (no intermediate copies); nil when the peer is not connected.
+    func protect(rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, for key: MediaPeerKey) -> (buffer: ByteBuffer, destination: TransportAddress)? {
+        guard let peer = byKey[key]?.peer, let tagLength = peer.profile?.tagLength else { return nil }
+        var buffer = allocator.buffer(capacity: packet.count + tagLength)
+        buffer.writeBytes(packet)
+        buffer.writeRepeatingByte(0, count: tagLength)
+        let protected = buffer.withUnsafeMutableReadableBytes { bytes in
+            header.write(into: bytes)
+            return peer.protect(rtp: bytes, length: packet.count)
+        }
+        guard let (length, destination) = protected else { return nil }
+        buffer.moveWriterIndex(to: buffer.readerIndex + length)
+        return (buffer, destination)
     }
 
     /// Protects RTCP for `key`'s peer (the router's keyframe requests); nil when it is not connected.

@@ -3,6 +3,7 @@ import CaucusJSON
 import CaucusMedia
 import CaucusProtocol
 import CaucusStore
+import NIOCore
 
 /// The media loop's forwarding: one `SessionMediaRouter` per session with peers, fed by the
 /// peer table's `onMedia` hook (decrypted RTP and RTCP) and by the sessions' handovers.
@@ -13,17 +14,18 @@ final class MediaRouter {
     private unowned let table: MediaPeerTable
     private let metrics: MediaMetrics
     private var sessions: [StoredSessionID: SessionMediaRouter] = [:]
-    /// Datagrams to write, drained by the channel handler.
-    private(set) var outbox: [AddressedDatagram] = []
+    /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
+    private var outbox: [(buffer: ByteBuffer, destination: TransportAddress)] = []
 
     init(table: MediaPeerTable, metrics: MediaMetrics) {
         self.table = table
         self.metrics = metrics
     }
 
-    func drain() -> [AddressedDatagram] {
-        defer { outbox.removeAll(keepingCapacity: true) }
-        return outbox
+    /// Hands each waiting datagram to `write` and empties the outbox, keeping its storage.
+    func takeOutbox(_ write: (ByteBuffer, TransportAddress) -> Void) {
+        for (buffer, destination) in outbox { write(buffer, destination) }
+        outbox.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Peers and sessions
@@ -55,16 +57,17 @@ final class MediaRouter {
         guard let router = sessions[key.session] else { return }
         switch event {
         case .rtp(let packet):
-            router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, rewritten in
-                guard let datagram = table.protect(rtp: rewritten, for: MediaPeerKey(session: key.session, user: UserID(subscriber))) else { return }
+            router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header in
+                let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
+                guard let datagram = table.protect(rtp: packet, rewrittenAs: header, for: to) else { return }
                 outbox.append(datagram)
                 metrics.rtpForwarded.increment()
-                metrics.bytesForwarded.increment(by: datagram.bytes.count)
+                metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
             }
         case .rtcp(let packet):
             for (user, rtcp) in router.route(rtcp: packet, from: key.user.rawValue) {
                 if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: key.session, user: UserID(user))) {
-                    outbox.append(datagram)
+                    append(datagram)
                 }
             }
         case .connected, .closed:
@@ -84,8 +87,12 @@ final class MediaRouter {
         for (publisher, ssrc) in requests {
             let pli = RTCPPacket.pictureLossIndication(senderSSRC: SessionMediaRouter.routerSSRC, mediaSSRC: ssrc).encoded()
             if let datagram = table.protect(rtcp: pli, for: MediaPeerKey(session: session, user: UserID(publisher))) {
-                outbox.append(datagram)
+                append(datagram)
             }
         }
+    }
+
+    private func append(_ datagram: AddressedDatagram) {
+        outbox.append((ByteBuffer(bytes: datagram.bytes), datagram.destination))
     }
 }

@@ -117,8 +117,9 @@ final class SessionMediaRouter {
 
     // MARK: - The packet path
 
-    /// A publisher's decrypted RTP: calls `deliver` with each subscriber and its rewritten copy.
-    func forward(rtp packet: [UInt8], arrival: Duration, deliver: (Int, [UInt8]) -> Void) {
+    /// A publisher's decrypted RTP: calls `deliver` with each subscriber and the header its
+    /// copy leaves with (the caller writes the copy straight into its outgoing buffer).
+    func forward(rtp packet: [UInt8], arrival: Duration, deliver: (Int, RewrittenHeader) -> Void) {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return }
         let ssrc = Self.read32(packet, at: 8)
         let destinations = table.destinations(of: ssrc)
@@ -131,9 +132,7 @@ final class SessionMediaRouter {
                     ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: packet.count - 12,
                     arrival: arrival)
             else { continue }
-            var copy = packet
-            copy.withUnsafeMutableBytes { header.write(into: $0) }
-            deliver(destination.subscriber, copy)
+            deliver(destination.subscriber, header)
         }
     }
 

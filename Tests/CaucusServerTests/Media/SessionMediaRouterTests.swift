@@ -39,8 +39,8 @@ import Testing
     /// Where one RTP packet from `ssrc` goes: (subscriber, outgoing SSRC).
     static func forwarded(_ router: SessionMediaRouter, from ssrc: UInt32, sequenceNumber: UInt16) -> Set<[UInt32]> {
         var out = Set<[UInt32]>()
-        router.forward(rtp: rtp(ssrc: ssrc, sequenceNumber: sequenceNumber), arrival: .milliseconds(Int(sequenceNumber) * 20)) { user, packet in
-            out.insert([UInt32(user), UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])])
+        router.forward(rtp: rtp(ssrc: ssrc, sequenceNumber: sequenceNumber), arrival: .milliseconds(Int(sequenceNumber) * 20)) { user, header in
+            out.insert([UInt32(user), header.ssrc])
         }
         return out
     }
@@ -114,7 +114,7 @@ import Testing
         _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:])
         let slot = one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
         var firstOut: UInt16 = 0
-        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, packet in firstOut = UInt16(packet[2]) << 8 | UInt16(packet[3]) }
+        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, header in firstOut = header.sequenceNumber }
         router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _ in }
         return (router, slot, firstOut)
     }
