@@ -92,6 +92,17 @@ import Testing
         // The same datagram again is a replay.
         #expect(pair.client.receive(down.bytes, from: Self.serverAddress, now: pair.now).events.isEmpty)
         #expect(pair.client.counters.replays == 1)
+
+        // The server's in-place path (the forwarding one) makes what the client opens.
+        let next: [UInt8] = [0x80, 111, 0, 2, 0, 0, 0, 2, 0, 0, 0x12, 0x34] + [UInt8](repeating: 9, count: 40)
+        let tagLength = try #require(pair.server.profile).tagLength
+        var buffer = next + [UInt8](repeating: 0, count: tagLength)
+        let inPlace = try #require(buffer.withUnsafeMutableBytes { pair.server.protect(rtp: $0, length: next.count) })
+        #expect(inPlace.destination == Self.clientAddress && inPlace.length == buffer.count)
+        #expect(pair.client.receive(buffer, from: Self.serverAddress, now: pair.now).events == [.rtp(next)])
+        var tooSmall = next
+        #expect(tooSmall.withUnsafeMutableBytes { pair.server.protect(rtp: $0, length: next.count) } == nil)
+        #expect(pair.server.counters.protectFailures == 1)
     }
 
     @Test func keepsConsentSoTheServerKeepsItsPeer() throws {
