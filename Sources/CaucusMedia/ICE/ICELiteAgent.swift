@@ -8,6 +8,15 @@
 /// §10.1.2). Requests without a valid FINGERPRINT are dropped unanswered, because on a
 /// shared port they may not be STUN at all. A peer that claims the controlled role too gets
 /// 487, so that it takes the controlling role a full agent must take opposite a lite one.
+///
+/// **A path moves only on a fresh, authenticated sign from the new address.** A check is
+/// fresh when its transaction ID is one the agent has not accepted before: a captured check
+/// replayed from another address is refused unanswered and changes nothing (`replayed`), and
+/// one repeated from its own address is a STUN retransmission, answered again and otherwise
+/// ignored (`retransmitted`). The peer's media is the other sign (``adopt(_:at:)``): SRTP that
+/// authenticates and is not a replay can only come from the peer itself, so a NAT rebinding
+/// moves media with the first packet from the new address instead of waiting for the next
+/// check. The agent remembers the last ``rememberedTransactions`` transaction IDs it accepted.
 public struct ICELiteAgent: Sendable {
     public let local: ICECredentials
     /// The peer's ufrag from its offer; the second half of every check's USERNAME.
@@ -27,6 +36,12 @@ public struct ICELiteAgent: Sendable {
     public private(set) var state: State = .checking
     /// When each source address last passed a check: only these may send media.
     private var lastValidCheck: [TransportAddress: Duration] = [:]
+    /// The transaction IDs of accepted checks, with where each came from; oldest first in
+    /// `transactionOrder`. A full agent's checks use a fresh ID each (RFC 8489 §6), and at one
+    /// check per pair every 2.5 s or so, 1,024 cover far more than the consent window.
+    private var acceptedTransactions: [STUNTransactionID: TransportAddress] = [:]
+    private var transactionOrder: [STUNTransactionID] = []
+    public static let rememberedTransactions = 1_024
 
     public init(local: ICECredentials, remoteUfrag: String) {
         self.local = local
@@ -57,6 +72,11 @@ public struct ICELiteAgent: Sendable {
         case roleConflict
         /// Consent has lapsed: the peer is gone, whatever it sends.
         case peerDropped
+        /// An accepted check's transaction ID from another address: a replay, never answered.
+        case replayed
+        /// An accepted check's transaction ID again from its own address: answered again, as
+        /// STUN retransmissions are, but it refreshes nothing and moves nothing.
+        case retransmitted
     }
 
     /// Handles one STUN datagram from `source` at `now` (any monotonic clock's reading).
@@ -81,17 +101,30 @@ public struct ICELiteAgent: Sendable {
         if request.iceControlled != nil {
             return Output(response: error(.roleConflict, to: request, signed: true), refusal: .roleConflict)
         }
+        if let original = acceptedTransactions[request.transactionID] {
+            guard original == source else { return Output(refusal: .replayed) }
+            return Output(response: success(to: request, from: source), refusal: .retransmitted)
+        }
+        remember(request.transactionID, from: source)
         lastValidCheck[source] = now
-        var attributes: [STUNAttribute] = [.xorMappedAddress(source)]
-        if let software { attributes.insert(.software(software), at: 0) }
-        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: attributes)
-            .encoded(integrityKey: local.integrityKey, fingerprint: true)
+        let response = success(to: request, from: source)
         var event: Event?
         if request.hasUseCandidate, state != .connected(source) {
             state = .connected(source)
             event = .selected(source)
         }
         return Output(response: response, event: event)
+    }
+
+    /// Moves the selected pair to `source`, whose authenticated, fresh media the caller has
+    /// just verified (see the type's notes), and gives it consent as a check would. Returns
+    /// `selected` when the pair moved. Before a pair is nominated it does nothing.
+    public mutating func adopt(_ source: TransportAddress, at now: Duration) -> Event? {
+        guard case .connected(let current) = state else { return nil }
+        lastValidCheck[source] = now
+        guard current != source else { return nil }
+        state = .connected(source)
+        return .selected(source)
     }
 
     /// Whether media from `source` is to be accepted: it passed a check and still has consent.
@@ -107,6 +140,21 @@ public struct ICELiteAgent: Sendable {
         guard case .connected(let selected) = state, lastValidCheck[selected] == nil else { return nil }
         state = .disconnected
         return .consentExpired
+    }
+
+    private mutating func remember(_ transaction: STUNTransactionID, from source: TransportAddress) {
+        acceptedTransactions[transaction] = source
+        transactionOrder.append(transaction)
+        if transactionOrder.count > Self.rememberedTransactions {
+            acceptedTransactions[transactionOrder.removeFirst()] = nil
+        }
+    }
+
+    private func success(to request: STUNMessage, from source: TransportAddress) -> [UInt8] {
+        var attributes: [STUNAttribute] = [.xorMappedAddress(source)]
+        if let software { attributes.insert(.software(software), at: 0) }
+        return STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: attributes)
+            .encoded(integrityKey: local.integrityKey, fingerprint: true)
     }
 
     private func error(_ code: STUNErrorCode, to request: STUNMessage, signed: Bool) -> [UInt8] {

@@ -160,7 +160,13 @@ public final class MediaPeer {
     private func receiveSTUN(_ datagram: [UInt8], from source: TransportAddress, now: Duration, into output: inout MediaPeerOutput) {
         let answered = ice.receive(datagram, from: source, at: now)
         if let response = answered.response { output.datagrams.append(AddressedDatagram(bytes: response, destination: source)) }
-        if answered.refusal != nil {
+        switch answered.refusal {
+        case nil: break
+        case .retransmitted: return
+        case .replayed:
+            counters.stunReplayed += 1
+            return
+        default:
             counters.stunRefused += 1
             return
         }
@@ -190,11 +196,28 @@ public final class MediaPeer {
             counters.mediaBeforeKeys += 1
             return
         }
-        guard ice.hasConsent(from: source, at: now) else {
+        if ice.hasConsent(from: source, at: now) {
+            if let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
+            return
+        }
+        // From an address without consent: once connected, media that authenticates and is not
+        // a replay can only be the peer's own (a NAT rebinding), and moves the path at once.
+        guard case .connected = state else {
             counters.mediaWithoutConsent += 1
             return
         }
-        if let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
+        var failures = MediaPeerCounters()
+        guard let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &failures) else {
+            counters.mediaWithoutConsent += 1
+            return
+        }
+        if case .selected(let address) = ice.adopt(source, at: now) {
+            selected = address
+            state = .connected(address)
+            lastCheckOnSelected = now
+            counters.pathMovesByMedia += 1
+        }
+        output.events.append(event)
     }
 
     // MARK: - DTLS and state

@@ -46,11 +46,16 @@ public struct MediaPeerOutput: Sendable {
 public struct MediaPeerCounters: Sendable, Hashable {
     /// STUN that the ICE-lite agent refused or did not answer (bad integrity, wrong user, …).
     public var stunRefused = 0
+    /// Checks replayed from another address than the one they first came from: refused, unanswered.
+    public var stunReplayed = 0
+    /// Times the path moved to a new address on the peer's authenticated media (a NAT rebinding).
+    public var pathMovesByMedia = 0
     /// DTLS records from an address that has not passed an ICE check.
     public var dtlsWithoutConsent = 0
     /// RTP or RTCP before DTLS keyed SRTP.
     public var mediaBeforeKeys = 0
-    /// RTP or RTCP from an address without ICE consent (RFC 7675 §5.3).
+    /// RTP or RTCP from an address without ICE consent (RFC 7675 §5.3) that is not the
+    /// connected peer's own authenticated media.
     public var mediaWithoutConsent = 0
     /// SRTP or SRTCP whose tag did not verify: forged, corrupted, or keyed for another peer.
     public var authenticationFailures = 0
@@ -67,7 +72,7 @@ public struct MediaPeerCounters: Sendable, Hashable {
 
     /// Every datagram dropped on the way in.
     public var droppedInbound: Int {
-        stunRefused + dtlsWithoutConsent + mediaBeforeKeys + mediaWithoutConsent + authenticationFailures + replays
+        stunRefused + stunReplayed + dtlsWithoutConsent + mediaBeforeKeys + mediaWithoutConsent + authenticationFailures + replays
             + malformed + afterClose
     }
 }

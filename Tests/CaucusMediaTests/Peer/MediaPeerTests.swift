@@ -108,11 +108,38 @@ import Testing
         harness.toServer([early, early])
         #expect(harness.server.counters.replays == 1)
         #expect(harness.serverRTP.count == 1)
-        var elsewhere = SRTPTestPackets.rtp(sequence: 3)
-        try clientSRTP.protect(rtp: &elsewhere)
-        harness.toServer([elsewhere], from: stranger)
-        #expect(harness.server.counters.mediaWithoutConsent == 1)
-        #expect(harness.server.counters.droppedInbound == 8)
+        // From an address without consent, a replayed packet and a forged one are dropped (only
+        // the peer's own fresh media may move the path: see the next test).
+        harness.toServer([early, forged], from: stranger)
+        #expect(harness.server.counters.mediaWithoutConsent == 2)
+        #expect(harness.server.counters.droppedInbound == 9)
         #expect(harness.server.state == .connected(PeerHarness.clientAddress))
+    }
+
+    /// A NAT rebinding: the peer's socket now reaches the server from another port. Its first
+    /// fresh, authenticated packet from there moves the path (media goes there at once); a
+    /// replay of an earlier packet from a third address does not move it back.
+    @Test func thePeersOwnFreshMediaMovesThePath() throws {
+        var harness = try PeerHarness()
+        harness.connect()
+        let clientSRTP = try #require(harness.clientSRTP)
+        let rebound = TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40_002)
+        var first = SRTPTestPackets.rtp(sequence: 1)
+        try clientSRTP.protect(rtp: &first)
+        harness.toServer([first])
+        var second = SRTPTestPackets.rtp(sequence: 2)
+        try clientSRTP.protect(rtp: &second)
+        harness.toServer([second], from: rebound)
+        #expect(harness.server.state == .connected(rebound))
+        #expect(harness.server.counters.pathMovesByMedia == 1)
+        #expect(harness.serverRTP == [SRTPTestPackets.rtp(sequence: 1), SRTPTestPackets.rtp(sequence: 2)])
+        #expect(harness.server.protect(rtp: SRTPTestPackets.rtp(sequence: 9))?.destination == rebound)
+        #expect(harness.server.hasConsent(from: rebound, at: harness.now))
+
+        let attacker = TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40_003)
+        harness.toServer([first, second], from: attacker)
+        #expect(harness.server.state == .connected(rebound))
+        #expect(harness.server.counters.mediaWithoutConsent == 2)
+        #expect(harness.server.counters.pathMovesByMedia == 1)
     }
 }
