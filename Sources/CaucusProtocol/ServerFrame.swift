@@ -12,7 +12,41 @@ public enum ServerFrame: Sendable, Equatable {
     case unknownEvent(seq: Int, at: Instant, type: String)
     /// Which user fills each of this connection's media receive slots, by mid: sent after a
     /// `mediaOffer` and whenever that changes. Per connection, not a session event: no `seq`.
-    case mediaSlots([MediaSlot])
+    /// `unplayable` lists what this connection may receive but its answer cannot carry.
+    case mediaSlots([MediaSlot], unplayable: [UnplayableMedia] = [])
+}
+
+/// What a connection's slot map says: its slots, and the publications it may receive but
+/// cannot (the server never sends what the subscriber cannot decode).
+public struct MediaSlotMap: Sendable, Equatable {
+    public var slots: [MediaSlot]
+    public var unplayable: [UnplayableMedia]
+
+    public init(slots: [MediaSlot], unplayable: [UnplayableMedia] = []) {
+        self.slots = slots
+        self.unplayable = unplayable
+    }
+}
+
+/// A publication the subscriber may receive (same location, nothing forbids it) that the
+/// server does not send it, and why.
+public struct UnplayableMedia: Sendable, Equatable, Codable {
+    public enum Reason: String, Sendable, Equatable, Codable {
+        /// The subscriber's answer has no codec the publisher sends (say, H.264 to a peer
+        /// that offered only VP8).
+        case codec
+    }
+
+    public let user: UserID
+    /// `audio`, `video` or `screenShare`.
+    public let kind: String
+    public let reason: Reason
+
+    public init(user: UserID, kind: String, reason: Reason) {
+        self.user = user
+        self.kind = kind
+        self.reason = reason
+    }
 }
 
 /// One receive slot of a user's media peer, as the slot map frame tells it.
@@ -55,7 +89,7 @@ public enum ReplyResult: Sendable, Equatable {
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event, media }
-    private enum MediaKeys: String, CodingKey { case slots }
+    private enum MediaKeys: String, CodingKey { case slots, unplayable }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
         case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
@@ -99,9 +133,10 @@ extension ServerFrame: Codable {
             try c.encode(at, forKey: .at)
             var e = c.nestedContainer(keyedBy: EventKeys.self, forKey: .event)
             try e.encode(type, forKey: .type)
-        case .mediaSlots(let slots):
+        case .mediaSlots(let slots, let unplayable):
             var m = c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
             try m.encode(slots, forKey: .slots)
+            if !unplayable.isEmpty { try m.encode(unplayable, forKey: .unplayable) }
         }
     }
 
@@ -120,7 +155,9 @@ extension ServerFrame: Codable {
         }
         if c.contains(.media) && !c.contains(.re) {
             let m = try c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
-            self = .mediaSlots(try m.decodeIfPresent([MediaSlot].self, forKey: .slots) ?? [])
+            self = .mediaSlots(
+                try m.decodeIfPresent([MediaSlot].self, forKey: .slots) ?? [],
+                unplayable: try m.decodeIfPresent([UnplayableMedia].self, forKey: .unplayable) ?? [])
             return
         }
         let re = try c.decodeIfPresent(Int.self, forKey: .re)

@@ -35,6 +35,19 @@ public struct RoutingTable: Sendable {
         self.init(destinations: table)
     }
 
+    /// The table for these routes (incoming SSRC, destination), in any order; a destination
+    /// named twice for one SSRC counts once.
+    public init(routes: [(ssrc: UInt32, destination: SlotDestination)]) {
+        var table: [UInt32: [SlotDestination]] = [:]
+        for (ssrc, destination) in routes where table[ssrc]?.contains(destination) != true {
+            table[ssrc, default: []].append(destination)
+        }
+        for ssrc in table.keys {
+            table[ssrc]?.sort { ($0.subscriber, $0.slot) < ($1.subscriber, $1.slot) }
+        }
+        self.init(destinations: table)
+    }
+
     /// The slots a packet from `ssrc` fills, by subscriber then slot; empty when none.
     public func destinations(of ssrc: UInt32) -> [SlotDestination] { destinationsBySSRC[ssrc] ?? [] }
 

@@ -33,10 +33,33 @@ extension SlotRewriter {
     /// The source and original sequence number of an outgoing one, from the current run or a
     /// recent one.
     func original(of outgoing: UInt16) -> (source: UInt32, sequenceNumber: UInt16)? {
+        origin(of: outgoing).map { ($0.source, $0.sequenceNumber) }
+    }
+
+    /// Where a packet the slot sent as `outgoing` came from (the current run or one of the
+    /// last few), for answering a NACK from the retransmission cache.
+    public func origin(of outgoing: UInt16) -> PacketOrigin? {
         for candidate in ([run].compactMap { $0 } + history.reversed())
         where SerialNumber.contains(outgoing, from: candidate.firstOut, through: candidate.lastOut) {
-            return (candidate.source, outgoing &- candidate.sequenceOffset)
+            return PacketOrigin(
+                source: candidate.source, sequenceNumber: outgoing &- candidate.sequenceOffset, outgoingSSRC: outgoingSSRC,
+                outgoingSequenceNumber: outgoing, timestampOffset: candidate.timestampOffset)
         }
         return nil
+    }
+}
+
+/// A packet a slot forwarded: the source and number it came with, and how it was renumbered.
+public struct PacketOrigin: Hashable, Sendable {
+    public let source: UInt32
+    public let sequenceNumber: UInt16
+    let outgoingSSRC: UInt32
+    let outgoingSequenceNumber: UInt16
+    let timestampOffset: UInt32
+
+    /// The header the packet went out with, given its original timestamp: a retransmission
+    /// carries exactly that.
+    public func header(originalTimestamp: UInt32) -> RewrittenHeader {
+        RewrittenHeader(ssrc: outgoingSSRC, sequenceNumber: outgoingSequenceNumber, timestamp: originalTimestamp &+ timestampOffset)
     }
 }

@@ -4,6 +4,12 @@ public struct RewrittenHeader: Hashable, Sendable {
     public let sequenceNumber: UInt16
     public let timestamp: UInt32
 
+    public init(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32) {
+        self.ssrc = ssrc
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+    }
+
     /// Writes the three fields into an RTP packet's fixed header (RFC 3550 §5.1), in place.
     public func write(into packet: UnsafeMutableRawBufferPointer) {
         guard packet.count >= 12 else { return }
@@ -21,8 +27,16 @@ public struct RewrittenHeader: Hashable, Sendable {
 /// - The first packet of a new source follows the slot's last packet: sequence number +1, and
 ///   a timestamp advanced by the arrival-time gap at the slot's clock rate (at least 1, at most
 ///   a minute), so the receiver's jitter buffer sees time move on, never back.
-/// - Packets that would go back are dropped: the old source's after a switch, a source's late
-///   or repeated ones, and any whose timestamp would precede the slot's last.
+/// - A late packet of the current source (reordered, or retransmitted after a NACK) that
+///   belongs to the current run goes out with the run's mapping, under the number the
+///   subscriber is missing; one from before the run began is dropped (its number would
+///   collide with an earlier source's).
+/// - Dropped besides: other sources' packets, and a new packet whose timestamp would precede
+///   the slot's last.
+/// - A video slot may switch at the new source's keyframe (``SwitchPolicy/atKeyframe(keepingCurrent:)``):
+///   until the new source's first keyframe packet, its packets are dropped and the current
+///   source goes on (or, when it may no longer be forwarded, nothing does), so the subscriber
+///   never decodes a picture predicted from one it never had.
 ///
 /// Time is an input (`arrival`, the caller's monotonic clock). The rewriter is mutable state
 /// owned by whoever owns the subscriber; the routing table says which packets reach it.
@@ -31,6 +45,22 @@ public struct SlotRewriter: Sendable {
     public let outgoingSSRC: UInt32
     /// The incoming SSRC the slot forwards now; nil while the slot is empty.
     public private(set) var source: UInt32?
+    /// The source the slot switches to at its next keyframe, if one is waited for.
+    public private(set) var pending: UInt32?
+    /// When the pending source's first packet arrived (the wait is bounded from there).
+    private var pendingSince: Duration?
+    /// The longest a video slot waits for the new source's keyframe: past it, the slot
+    /// switches at the next packet and the subscriber's own keyframe request repairs.
+    public static let keyframeWait = Duration.seconds(2)
+
+    /// How ``select(source:policy:)`` switches.
+    public enum SwitchPolicy: Hashable, Sendable {
+        /// At once (audio; emptying a slot).
+        case immediately
+        /// At the new source's first keyframe packet; until then the current source goes on
+        /// when `keepingCurrent` (it may still be forwarded), else nothing does.
+        case atKeyframe(keepingCurrent: Bool)
+    }
     /// What this slot has forwarded, for its sender reports.
     public private(set) var packetCount: UInt32 = 0
     public private(set) var octetCount: UInt32 = 0
@@ -40,6 +70,7 @@ public struct SlotRewriter: Sendable {
         let source: UInt32
         let sequenceOffset: UInt16
         let timestampOffset: UInt32
+        let firstIn: UInt16
         let firstOut: UInt16
         var lastOut: UInt16
         var highestIn: UInt16
@@ -65,28 +96,65 @@ public struct SlotRewriter: Sendable {
 
     /// Points the slot at another incoming SSRC (nil empties it). Returns whether the new
     /// source must be asked for a keyframe: a video or screen-share slot that now has another
-    /// source. (`RoutingUpdate` coalesces these across a batch of slots.)
+    /// source, or waits for one. (`RoutingUpdate` coalesces these across a batch of slots.)
     @discardableResult
-    public mutating func select(source newSource: UInt32?) -> Bool {
-        guard newSource != source else { return false }
+    public mutating func select(source newSource: UInt32?, policy: SwitchPolicy = .immediately) -> Bool {
+        if newSource == (pending ?? source) {
+            return false
+        }
+        if newSource == source {
+            // Back to the current source before the other's keyframe came: nothing to wait for.
+            pending = nil
+            pendingSince = nil
+            return false
+        }
+        guard let newSource, case .atKeyframe(let keepingCurrent) = policy else {
+            pending = nil
+            pendingSince = nil
+            switchTo(newSource)
+            return newSource != nil && slot.kind.needsKeyframe
+        }
+        pending = newSource
+        pendingSince = nil
+        if !keepingCurrent { switchTo(nil) }
+        return slot.kind.needsKeyframe
+    }
+
+    private mutating func switchTo(_ newSource: UInt32?) {
         if let run {
             history.append(run)
             if history.count > Self.historyLimit { history.removeFirst() }
         }
         run = nil
         source = newSource
-        return newSource != nil && slot.kind.needsKeyframe
     }
 
     /// The header a packet from `ssrc` leaves with, or nil to drop it.
+    /// `startsKeyframe` says whether the packet opens a keyframe (``KeyframeDetector``); it
+    /// matters only to a slot waiting for one.
     public mutating func rewrite(
-        ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int, arrival: Duration
+        ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int, arrival: Duration,
+        startsKeyframe: Bool = false
     ) -> RewrittenHeader? {
+        if ssrc == pending {
+            let since = pendingSince ?? arrival
+            pendingSince = since
+            guard startsKeyframe || arrival - since >= Self.keyframeWait else { return nil }
+            pending = nil
+            pendingSince = nil
+            switchTo(ssrc)
+        }
         guard ssrc == source else { return nil }
         let outSequence: UInt16
         let outTimestamp: UInt32
         if var current = run {
-            guard SerialNumber.isNewer(sequenceNumber, than: current.highestIn) else { return nil }
+            guard SerialNumber.isNewer(sequenceNumber, than: current.highestIn) else {
+                // Late (reordered or retransmitted): under the run's mapping, if it is the run's.
+                guard SerialNumber.contains(sequenceNumber, from: current.firstIn, through: current.highestIn) else { return nil }
+                return RewrittenHeader(
+                    ssrc: outgoingSSRC, sequenceNumber: sequenceNumber &+ current.sequenceOffset,
+                    timestamp: timestamp &+ current.timestampOffset)
+            }
             outSequence = sequenceNumber &+ current.sequenceOffset
             outTimestamp = timestamp &+ current.timestampOffset
             if let last, SerialNumber.isNewer(last.timestamp, than: outTimestamp) { return nil }
@@ -103,7 +171,7 @@ public struct SlotRewriter: Sendable {
             }
             run = Run(
                 source: ssrc, sequenceOffset: outSequence &- sequenceNumber, timestampOffset: outTimestamp &- timestamp,
-                firstOut: outSequence, lastOut: outSequence, highestIn: sequenceNumber)
+                firstIn: sequenceNumber, firstOut: outSequence, lastOut: outSequence, highestIn: sequenceNumber)
         }
         last = (outSequence, outTimestamp, arrival)
         packetCount &+= 1

@@ -21,6 +21,10 @@ struct MediaMetrics: Sendable {
     let slotSwitches: CoreMetrics.Counter
     /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
     let datagramsHandedOver: CoreMetrics.Counter
+    /// Packets a subscriber NACKed, sent again from the retransmission cache.
+    let retransmissions: CoreMetrics.Counter
+    /// Keyframe requests (PLI) the server sent publishers, after coalescing.
+    let keyframeRequests: CoreMetrics.Counter
 
     init() {
         // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
@@ -38,5 +42,7 @@ struct MediaMetrics: Sendable {
         bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
         slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
+        retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
+        keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")
     }
 }

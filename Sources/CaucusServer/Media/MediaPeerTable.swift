@@ -17,6 +17,7 @@ final class MediaPeerTable {
         let createdAt: Duration
         /// Source addresses that reached this peer's ICE agent with a valid check.
         var addresses: Set<TransportAddress> = []
+        var ssrcs: Set<UInt32> = []
         var isConnected = false
         var rtpReceived = 0
         var rtcpReceived = 0
@@ -47,6 +48,10 @@ final class MediaPeerTable {
     private var byKey: [MediaPeerKey: Entry] = [:]
     private var byUfrag: [String: Entry] = [:]
     private var byAddress: [TransportAddress: Entry] = [:]
+    /// The SSRCs each peer's offer says it sends from: media from an address no check has
+    /// reached yet (a NAT rebinding) finds its peer by them, which then decides, by SRTP,
+    /// whether it is really its own. The first offer to name an SSRC keeps it.
+    private var bySSRC: [UInt32: Entry] = [:]
     /// Peers that closed on their own, kept for `stats` until replaced or dropped.
     private var closed: [MediaPeerKey: Stats] = [:]
     private let metrics: MediaMetrics
@@ -63,13 +68,15 @@ final class MediaPeerTable {
     // MARK: - Peers coming and going
 
     /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
-    /// close_notify to send.
-    func add(_ peer: MediaPeer, for key: MediaPeerKey, now: Duration) -> [AddressedDatagram] {
+    /// close_notify to send. `ssrcs` are those its offer sends from.
+    func add(_ peer: MediaPeer, for key: MediaPeerKey, ssrcs: Set<UInt32> = [], now: Duration) -> [AddressedDatagram] {
         let replaced = remove(key, now: now)
         closed[key] = nil
         let entry = Entry(key: key, peer: peer, createdAt: now)
+        entry.ssrcs = ssrcs
         byKey[key] = entry
         byUfrag[peer.localCredentials.ufrag] = entry
+        for ssrc in ssrcs where bySSRC[ssrc] == nil { bySSRC[ssrc] = entry }
         return replaced
     }
 
@@ -135,15 +142,19 @@ final class MediaPeerTable {
         return datagrams
     }
 
-    /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields, protected, in one
-    /// buffer written once (no intermediate copies); nil when the peer is not connected.
-    func protect(rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, for key: MediaPeerKey) -> (buffer: ByteBuffer, destination: TransportAddress)? {
+    /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields and renumbered by
+    /// `translation`, protected, in one buffer written once (no intermediate copies); nil when
+    /// the peer is not connected.
+    func protect(
+        rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation, for key: MediaPeerKey
+    ) -> (buffer: ByteBuffer, destination: TransportAddress)? {
         guard let peer = byKey[key]?.peer, let tagLength = peer.profile?.tagLength else { return nil }
         var buffer = allocator.buffer(capacity: packet.count + tagLength)
         buffer.writeBytes(packet)
         buffer.writeRepeatingByte(0, count: tagLength)
         let protected = buffer.withUnsafeMutableReadableBytes { bytes in
             header.write(into: bytes)
+            translation.apply(to: bytes, length: packet.count)
             return peer.protect(rtp: bytes, length: packet.count)
         }
         guard let (length, destination) = protected else { return nil }
@@ -165,7 +176,16 @@ final class MediaPeerTable {
         {
             return byUfrag[String(ufrag)]
         }
-        return byAddress[source]
+        if let entry = byAddress[source] { return entry }
+        switch DatagramKind(classifying: datagram) {
+        case .rtp where datagram.count >= 12: return bySSRC[Self.read32(datagram, at: 8)]
+        case .rtcp where datagram.count >= 8: return bySSRC[Self.read32(datagram, at: 4)]
+        default: return nil
+        }
+    }
+
+    private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 
     private func handle(_ events: [MediaPeerEvent], of entry: Entry, now: Duration) {
@@ -219,5 +239,6 @@ final class MediaPeerTable {
         byKey[entry.key] = nil
         byUfrag[entry.peer.localCredentials.ufrag] = nil
         for address in entry.addresses where byAddress[address] === entry { byAddress[address] = nil }
+        for ssrc in entry.ssrcs where bySSRC[ssrc] === entry { bySSRC[ssrc] = nil }
     }
 }

@@ -33,12 +33,12 @@ final class MediaRouter {
     func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
         let router = sessions[key.session] ?? SessionMediaRouter()
         sessions[key.session] = router
-        perform(router.add(key.user.rawValue, plan: plan), in: key.session)
+        perform(router.add(key.user.rawValue, plan: plan, now: MediaClock.now()), in: key.session)
     }
 
     func removePeer(_ key: MediaPeerKey) {
         guard let router = sessions[key.session] else { return }
-        perform(router.remove(key.user.rawValue), in: key.session)
+        perform(router.remove(key.user.rawValue, now: MediaClock.now()), in: key.session)
     }
 
     func removeSession(_ session: StoredSessionID) {
@@ -48,7 +48,7 @@ final class MediaRouter {
     /// The session's latest "who may receive what" and its users' connections.
     func update(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
         guard let router = sessions[session] else { return }
-        perform(router.update(eligible: eligible, connections: connections), in: session)
+        perform(router.update(eligible: eligible, connections: connections, now: MediaClock.now()), in: session)
     }
 
     // MARK: - Packets
@@ -57,18 +57,27 @@ final class MediaRouter {
         guard let router = sessions[key.session] else { return }
         switch event {
         case .rtp(let packet):
-            router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header in
+            let keyframeRequests = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
-                guard let datagram = table.protect(rtp: packet, rewrittenAs: header, for: to) else { return }
+                guard let datagram = table.protect(rtp: packet, rewrittenAs: header, translation: translation, for: to) else { return }
                 outbox.append(datagram)
                 metrics.rtpForwarded.increment()
                 metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
             }
+            if !keyframeRequests.isEmpty { sendKeyframeRequests(keyframeRequests, in: key.session) }
         case .rtcp(let packet):
-            for (user, rtcp) in router.route(rtcp: packet, from: key.user.rawValue) {
+            let routed = router.route(rtcp: packet, from: key.user.rawValue, now: MediaClock.now())
+            for (user, rtcp) in routed.rtcp {
                 if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: key.session, user: UserID(user))) {
                     append(datagram)
                 }
+            }
+            for copy in routed.retransmissions {
+                let to = MediaPeerKey(session: key.session, user: UserID(copy.subscriber))
+                guard let datagram = table.protect(rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, for: to)
+                else { continue }
+                outbox.append(datagram)
+                metrics.retransmissions.increment()
             }
         case .connected, .closed:
             break
@@ -78,12 +87,13 @@ final class MediaRouter {
     private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
         sendKeyframeRequests(changes.keyframeRequests, in: session)
         if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
-        for (connection, slots) in changes.slotMaps {
-            _ = connection.send(SessionActor.encode(.mediaSlots(slots), with: .caucus))
+        for (connection, map) in changes.slotMaps {
+            _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable), with: .caucus))
         }
     }
 
     private func sendKeyframeRequests(_ requests: [(publisher: Int, ssrc: UInt32)], in session: StoredSessionID) {
+        metrics.keyframeRequests.increment(by: requests.count)
         for (publisher, ssrc) in requests {
             let pli = RTCPPacket.pictureLossIndication(senderSSRC: SessionMediaRouter.routerSSRC, mediaSSRC: ssrc).encoded()
             if let datagram = table.protect(rtcp: pli, for: MediaPeerKey(session: session, user: UserID(publisher))) {

@@ -18,10 +18,17 @@ struct MediaSlotPlan: Sendable, Hashable {
         let mid: String
         let slot: SlotID
         let outgoingSSRC: UInt32
+        /// The codec and extension IDs the answer chose for the slot's section; nil until
+        /// ``accept(_:)``.
+        var format: StreamFormat?
     }
 
     private(set) var receiveSlots: [ReceiveSlot] = []
     private(set) var publishedSSRCs: [StreamKind: UInt32] = [:]
+    /// The format each publication is sent in, from the answer (its section's codec and IDs).
+    private(set) var publishedFormats: [StreamKind: StreamFormat] = [:]
+    /// The mid of each publication's section.
+    private var publishedMids: [StreamKind: String] = [:]
 
     init(offer: SessionDescription, screenShareMids: Set<String> = [], outgoingSSRC: () -> UInt32) {
         var counts: [StreamKind: Int] = [:]
@@ -38,13 +45,39 @@ struct MediaSlotPlan: Sendable, Hashable {
             }
             if section.direction.sends, publishedSSRCs[kind] == nil, let ssrc = Self.mediaSSRC(of: section) {
                 publishedSSRCs[kind] = ssrc
+                publishedMids[kind] = mid
             }
         }
     }
 
-    /// Keeps only the slots whose sections the answer accepted (a codec the server forwards).
-    mutating func keep(acceptedMids: Set<String>) {
-        receiveSlots.removeAll { !acceptedMids.contains($0.mid) }
+    /// Takes the answer's choices: the slots and publications whose sections it accepted (a
+    /// codec the server forwards) keep that codec and those extension IDs; the others go.
+    mutating func accept(_ negotiated: [NegotiatedMedia]) {
+        var formats: [String: StreamFormat] = [:]
+        for media in negotiated {
+            if let codec = media.codec { formats[media.mid] = StreamFormat(codec: codec, headerExtensionIDs: media.headerExtensionIDs) }
+        }
+        receiveSlots = receiveSlots.compactMap { slot in
+            guard let format = formats[slot.mid] else { return nil }
+            var accepted = slot
+            accepted.format = format
+            return accepted
+        }
+        for (kind, mid) in publishedMids {
+            if let format = formats[mid] {
+                publishedFormats[kind] = format
+            } else {
+                publishedSSRCs[kind] = nil
+                publishedMids[kind] = nil
+            }
+        }
+    }
+
+    /// The format of the first receive slot of `kind`: what a publication must translate to
+    /// for this subscriber to receive it (every slot of a kind comes from one offer, with the
+    /// same codecs).
+    func receiveFormat(of kind: StreamKind) -> StreamFormat? {
+        receiveSlots.first { $0.slot.kind == kind }?.format
     }
 
     /// The outgoing SSRC per mid, for `SDPAnswerOptions.sendingSSRCs`.

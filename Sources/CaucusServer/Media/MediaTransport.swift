@@ -135,8 +135,9 @@ final class MediaTransport: Sendable {
         } catch {
             throw CaucusError(.mediaOfferRefused, "The offer cannot be answered: \(error).")
         }
-        plan.keep(acceptedMids: Set(answer.media.filter { $0.codec != nil }.map(\.mid)))
+        plan.accept(answer.media)
         let acceptedPlan = plan
+        let sendingSSRCs = Set(offer.media.filter { $0.port != 0 && $0.direction.sends }.flatMap { $0.ssrcs.keys })
         guard
             let fingerprint = answer.remoteFingerprints.lazy.compactMap({ DTLSFingerprint(sdpValue: "\($0.algorithm) \($0.value)") }).first
         else {
@@ -150,7 +151,7 @@ final class MediaTransport: Sendable {
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
                     expectedPeerFingerprint: fingerprint, now: now, consentTimeout: consentTimeout, setupTimeout: setupTimeout)
-                let replaced = handler.value.table.add(peer, for: key, now: now)
+                let replaced = handler.value.table.add(peer, for: key, ssrcs: sendingSSRCs, now: now)
                 handler.value.router.addPeer(key, plan: acceptedPlan)
                 handler.value.send(replaced)
             }.get()

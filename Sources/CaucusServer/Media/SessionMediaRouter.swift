@@ -3,17 +3,24 @@ import CaucusMedia
 import CaucusProtocol
 
 /// One session's routing on the media loop: the subscribers' slots and rewriters, the latest
-/// "who may receive what" the session handed over, and the immutable `RoutingTable` the
-/// packet path reads. Confined to the media channel's loop (it is owned by `MediaRouter`).
+/// "who may receive what" the session handed over, the immutable `RoutingTable` the packet
+/// path reads, and per publisher stream what loss repair needs (its format, its recent packets,
+/// its keyframe requests). Confined to the media channel's loop (it is owned by `MediaRouter`).
+/// Time is an input: each call takes `now` on the media clock.
 ///
-/// Users are plain `Int`s here, as the router's values take them.
+/// Users are plain `Int`s here, as the router's values take them. The packet path (forwarding,
+/// RTCP, retransmissions) is in `SessionMediaRouter+PacketPath.swift`.
 final class SessionMediaRouter {
     /// A user with a media peer: its slots (from its offer) and their rewriters.
     struct Subscriber {
         let plan: MediaSlotPlan
         var rewriters: [SlotID: SlotRewriter]
+        /// Per slot, how its current source's packets are renumbered for this subscriber.
+        var translations: [SlotID: HeaderTranslation] = [:]
+        /// The slot map as the latest recomputation left it.
+        var currentMap: MediaSlotMap?
         /// The slot map last sent, and on which connection.
-        var sentMap: [MediaSlot]?
+        var sentMap: MediaSlotMap?
         var sentTo: ObjectIdentifier?
 
         init(plan: MediaSlotPlan) {
@@ -22,67 +29,93 @@ final class SessionMediaRouter {
                 ($0.slot, SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC))
             })
         }
+
+        func format(of slot: SlotID) -> StreamFormat? {
+            plan.receiveSlots.first { $0.slot == slot }?.format
+        }
     }
 
     /// What one recomputation asks the shell to do.
     struct Changes {
         /// Publishers to ask for a keyframe, with the incoming SSRC to name.
         var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
-        var slotMaps: [(connection: ClientConnection, slots: [MediaSlot])] = []
+        var slotMaps: [(connection: ClientConnection, map: MediaSlotMap)] = []
         /// Receive slots whose source changed.
         var slotSwitches = 0
     }
 
-    private(set) var subscribers: [Int: Subscriber] = [:]
+    var subscribers: [Int: Subscriber] = [:]
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
     /// session's order.
     private var eligible: [Int: [PublishedStream]] = [:]
     private var connections: [Int: ClientConnection] = [:]
     private var assignments: [Int: SlotAssignment] = [:]
-    /// Incoming SSRC → the stream it carries, from the publishers' offers.
-    private var streamsBySSRC: [UInt32: PublishedStream] = [:]
+    /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
+    private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
+    private(set) var formatsBySSRC: [UInt32: StreamFormat] = [:]
+    /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
+    private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
     private(set) var table = RoutingTable.empty
+    /// Recent packets of each video and screen-share stream, for NACKs.
+    var caches: [UInt32: RetransmissionCache] = [:]
+    var keyframeRequests = KeyframeRequests()
+    var upstreamNACKs = UpstreamNACKs()
 
     var isEmpty: Bool { subscribers.isEmpty }
 
-    func add(_ user: Int, plan: MediaSlotPlan) -> Changes {
+    func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
         subscribers[user] = Subscriber(plan: plan)
         assignments[user] = nil
-        return recompute()
+        return recompute(now: now)
     }
 
-    func remove(_ user: Int) -> Changes {
+    func remove(_ user: Int, now: Duration) -> Changes {
         guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
         assignments[user] = nil
-        return recompute()
+        return recompute(now: now)
     }
 
     /// The session's latest state, handed over after a batch of events.
-    func update(eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) -> Changes {
+    func update(eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection], now: Duration) -> Changes {
         self.eligible = eligible
         self.connections = connections
-        return recompute()
+        return recompute(now: now)
     }
 
     /// Reassigns every subscriber's slots from the latest eligibility, re-points the rewriters
     /// whose source changed, builds a new table, and says which keyframes and slot maps to send.
-    private func recompute() -> Changes {
+    private func recompute(now: Duration) -> Changes {
         var incomingSSRC: [PublishedStream: UInt32] = [:]
+        var incomingFormat: [PublishedStream: StreamFormat] = [:]
         for (user, subscriber) in subscribers {
             for (kind, ssrc) in subscriber.plan.publishedSSRCs {
-                incomingSSRC[PublishedStream(publisher: user, kind: kind)] = ssrc
+                let stream = PublishedStream(publisher: user, kind: kind)
+                incomingSSRC[stream] = ssrc
+                incomingFormat[stream] = subscriber.plan.publishedFormats[kind]
             }
         }
-        streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        learnStreams(incomingSSRC, formats: incomingFormat)
 
         var next: [Int: SlotAssignment] = [:]
+        var unplayable: [Int: [PublishedStream]] = [:]
+        var decodable: [Int: Set<PublishedStream>] = [:]
         for (user, subscriber) in subscribers {
-            let streams = eligible[user, default: []].filter { incomingSSRC[$0] != nil }
+            var streams: [PublishedStream] = []
+            for stream in eligible[user, default: []] where incomingSSRC[stream] != nil {
+                // A subscriber with no slot of the kind simply does not receive it; one whose
+                // slots cannot carry the publisher's codec is told so in its slot map.
+                guard let slotFormat = subscriber.plan.receiveFormat(of: stream.kind) else { continue }
+                if let format = incomingFormat[stream], HeaderTranslation(from: format, to: slotFormat) != nil {
+                    streams.append(stream)
+                } else {
+                    unplayable[user, default: []].append(stream)
+                }
+            }
+            decodable[user] = Set(streams)
             next[user] = SlotAssignment.assign(
                 eligible: streams, activity: [:], layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
         }
-        let update = RoutingUpdate(from: assignments, to: next)
-        var keyframes = Set(update.keyframeRequests)
+        var keyframes = Set(RoutingUpdate(from: assignments, to: next).keyframeRequests)
         var switches = 0
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
@@ -90,22 +123,39 @@ final class SessionMediaRouter {
             for slot in subscribers[user]!.rewriters.keys {
                 let stream = assignment.source(in: slot)
                 let ssrc = stream.flatMap { incomingSSRC[$0] }
-                if subscribers[user]!.rewriters[slot]!.source != ssrc { switches += 1 }
-                if subscribers[user]!.rewriters[slot]!.select(source: ssrc), let stream { keyframes.insert(stream) }
+                let rewriter = subscribers[user]!.rewriters[slot]!
+                if (rewriter.pending ?? rewriter.source) != ssrc { switches += 1 }
+                // A video slot keeps its current source until the new one's keyframe, if that
+                // source may still be received; otherwise it goes dark until then.
+                let current = rewriter.source.flatMap { streamsBySSRC[$0] }
+                let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
+                    ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
+                    : .immediately
+                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy), let stream { keyframes.insert(stream) }
+                let slotFormat = subscribers[user]!.format(of: slot)
+                subscribers[user]!.translations[slot] = stream.flatMap { incomingFormat[$0] }.flatMap { format in
+                    slotFormat.flatMap { HeaderTranslation(from: format, to: $0) }
+                }
             }
         }
         assignments = next
-        table = RoutingTable(assignments: next, incomingSSRC: incomingSSRC)
+        table = makeTable()
 
         var changes = Changes(slotSwitches: switches)
         for stream in keyframes.sorted(by: { ($0.publisher, $0.kind.rawValue) < ($1.publisher, $1.kind.rawValue) }) {
-            if let ssrc = incomingSSRC[stream] { changes.keyframeRequests.append((stream.publisher, ssrc)) }
+            if let ssrc = incomingSSRC[stream], keyframeRequests.shouldRequest(ssrc, at: now) {
+                changes.keyframeRequests.append((stream.publisher, ssrc))
+            }
         }
         for user in subscribers.keys.sorted() {
-            guard let connection = connections[user] else { continue }
-            let map = subscribers[user]!.plan.receiveSlots.map {
+            let slots = subscribers[user]!.plan.receiveSlots.map {
                 MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: next[user]?.source(in: $0.slot).map { UserID($0.publisher) })
             }
+            let map = MediaSlotMap(slots: slots, unplayable: unplayable[user, default: []].map {
+                UnplayableMedia(user: UserID($0.publisher), kind: $0.kind.rawValue, reason: .codec)
+            })
+            subscribers[user]!.currentMap = map
+            guard let connection = connections[user] else { continue }
             if subscribers[user]!.sentMap != map || subscribers[user]!.sentTo != ObjectIdentifier(connection) {
                 subscribers[user]!.sentMap = map
                 subscribers[user]!.sentTo = ObjectIdentifier(connection)
@@ -115,75 +165,39 @@ final class SessionMediaRouter {
         return changes
     }
 
-    // MARK: - The packet path
-
-    /// A publisher's decrypted RTP: calls `deliver` with each subscriber and the header its
-    /// copy leaves with (the caller writes the copy straight into its outgoing buffer).
-    func forward(rtp packet: [UInt8], arrival: Duration, deliver: (Int, RewrittenHeader) -> Void) {
-        guard packet.count >= 12, packet[0] >> 6 == 2 else { return }
-        let ssrc = Self.read32(packet, at: 8)
-        let destinations = table.destinations(of: ssrc)
-        guard !destinations.isEmpty else { return }
-        let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
-        let timestamp = Self.read32(packet, at: 4)
-        for destination in destinations {
-            guard
-                let header = subscribers[destination.subscriber]?.rewriters[destination.slot]?.rewrite(
-                    ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: packet.count - 12,
-                    arrival: arrival)
-            else { continue }
-            deliver(destination.subscriber, header)
+    /// Records each stream's SSRC and format; a stream that is gone takes its cache and its
+    /// request bookkeeping with it.
+    private func learnStreams(_ incomingSSRC: [PublishedStream: UInt32], formats: [PublishedStream: StreamFormat]) {
+        let previous = Set(streamsBySSRC.keys)
+        streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        formatsBySSRC = [:]
+        keyframeCodecs = [:]
+        for (stream, ssrc) in incomingSSRC {
+            guard let format = formats[stream] else { continue }
+            formatsBySSRC[ssrc] = format
+            if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: format.codec.name) {
+                keyframeCodecs[ssrc] = codec
+                if caches[ssrc] == nil { caches[ssrc] = RetransmissionCache() }
+            }
+        }
+        for gone in previous.subtracting(streamsBySSRC.keys) {
+            caches[gone] = nil
+            keyframeRequests.forget(gone)
+            upstreamNACKs.forget(gone)
         }
     }
 
-    /// A user's RTCP, as a subscriber and as a publisher, turned into the RTCP the router sends
-    /// on (each to a user, to protect for its peer):
-    /// - a PLI or FIR about one of its slots becomes a PLI to the slot's current source;
-    /// - a NACK of a slot's sequence numbers becomes NACKs to the sources that sent them, with
-    ///   their original numbers (``SlotRewriter/translate(_:senderSSRC:)``);
-    /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
-    ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
-    ///
-    /// Receiver reports, REMB and transport-cc end here: the server answers for its own
-    /// streams, and a publisher's congestion control sees the server, not each subscriber.
-    func route(rtcp packet: [UInt8], from user: Int) -> [(user: Int, rtcp: [UInt8])] {
-        guard let packets = try? RTCPPacket.decodeCompound(packet) else { return [] }
-        var routed: [(user: Int, rtcp: [UInt8])] = []
-        var keyframes: Set<UInt32> = []
-        for rtcp in packets {
-            switch rtcp {
-            case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
-            case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
-            case .genericNACK(let nack):
-                guard let rewriter = subscribers[user]?.rewriters.values.first(where: { $0.outgoingSSRC == nack.mediaSSRC }) else { continue }
-                for translated in rewriter.translate(nack, senderSSRC: Self.routerSSRC) {
-                    if let stream = streamsBySSRC[translated.mediaSSRC] { routed.append((stream.publisher, RTCPPacket.genericNACK(translated).encoded())) }
+    /// Incoming SSRC → the slots it reaches: each slot's current source, and the source it
+    /// waits to switch to (whose keyframe the slot must see).
+    private func makeTable() -> RoutingTable {
+        var routes: [(ssrc: UInt32, destination: SlotDestination)] = []
+        for (user, subscriber) in subscribers {
+            for (slot, rewriter) in subscriber.rewriters {
+                for ssrc in [rewriter.source, rewriter.pending].compactMap({ $0 }) {
+                    routes.append((ssrc, SlotDestination(subscriber: user, slot: slot)))
                 }
-            case .senderReport(let report):
-                guard streamsBySSRC[report.ssrc]?.publisher == user else { continue }
-                for destination in table.destinations(of: report.ssrc) {
-                    if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
-                        routed.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))
-                    }
-                }
-            default: continue
             }
         }
-        if let subscriber = subscribers[user] {
-            for outgoing in keyframes.sorted() {
-                guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
-                    let source = rewriter.keyframeTarget, let stream = streamsBySSRC[source]
-                else { continue }
-                routed.append((stream.publisher, RTCPPacket.pictureLossIndication(senderSSRC: Self.routerSSRC, mediaSSRC: source).encoded()))
-            }
-        }
-        return routed
-    }
-
-    /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
-    static let routerSSRC: UInt32 = 1
-
-    private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        return RoutingTable(routes: routes)
     }
 }

@@ -4,7 +4,8 @@ import Testing
 
 /// One slot fed random source changes and packets from three sources that start near the
 /// sequence-number and timestamp wraps, lose packets, repeat and reorder some: the slot's
-/// stream stays one continuous stream.
+/// stream stays one continuous stream, and a late packet of the current run (reordered, or
+/// retransmitted after a NACK) goes out under the number the subscriber is missing.
 @Suite struct SlotRewriterProperties {
     struct Source {
         let ssrc: UInt32
@@ -32,6 +33,8 @@ import Testing
             var switchedSinceLast = true
             var forwarded = 0
             var originals: [UInt16: (UInt32, UInt16)] = [:]
+            // The current run: its first incoming number, its highest, and its offsets.
+            var run: (firstIn: UInt16, highestIn: UInt16, sequenceOffset: UInt16, timestampOffset: UInt32)?
             for _ in 0..<600 {
                 now += .milliseconds(Int.random(in: 0...40, using: &random))
                 if Int.random(in: 0..<40, using: &random) == 0 {
@@ -55,23 +58,40 @@ import Testing
                 }
                 let ssrc = sources[index].ssrc
                 let header = slot.rewrite(ssrc: ssrc, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadLength: 100, arrival: now)
+                let startsRun = last == nil || switchedSinceLast || last?.source != ssrc
+                let isLateInRun = !startsRun && run.map {
+                    !Self.isNewer(packet.sequenceNumber, than: $0.highestIn)
+                        && (packet.sequenceNumber &- $0.firstIn) <= ($0.highestIn &- $0.firstIn)
+                } == true
                 guard let header else {
-                    // Dropped: another source's, or one that is not new (a repeat, a late one).
-                    let startsRun = last == nil || switchedSinceLast || last?.source != ssrc
+                    // Dropped: another source's, one from before its run, or one whose timestamp
+                    // would go back.
                     let isNew = last.map { Self.isNewer(packet.sequenceNumber, than: $0.inSequence) && !Self.isNewer($0.inTimestamp, than: packet.timestamp) } ?? true
                     #expect(ssrc != slot.source || !(startsRun || isNew), "a new packet of the current source was dropped")
+                    #expect(ssrc != slot.source || !isLateInRun, "a late packet of the current run was dropped")
                     continue
                 }
                 #expect(ssrc == slot.source, "a packet of a source the slot does not carry was forwarded")
                 #expect(header.ssrc == 0xABCD_0001, "the slot's SSRC changed")
+                if isLateInRun, let run, let last {
+                    #expect(header.sequenceNumber == packet.sequenceNumber &+ run.sequenceOffset, "a late packet left under another number")
+                    #expect(header.timestamp == packet.timestamp &+ run.timestampOffset, "a late packet left with another timestamp")
+                    #expect(!Self.isNewer(header.sequenceNumber, than: last.out.sequenceNumber), "a late packet went out as a new one")
+                    continue
+                }
                 if let last {
                     #expect(Self.isNewer(header.sequenceNumber, than: last.out.sequenceNumber), "sequence number went back")
-                    if switchedSinceLast || last.source != ssrc {
+                    if startsRun {
                         #expect(header.sequenceNumber == last.out.sequenceNumber &+ 1, "a new source does not follow on at +1")
                     } else {
                         #expect(header.sequenceNumber &- last.out.sequenceNumber == packet.sequenceNumber &- last.inSequence, "a gap was not kept")
                     }
                     #expect(!Self.isNewer(last.out.timestamp, than: header.timestamp), "timestamp went back")
+                }
+                if startsRun {
+                    run = (packet.sequenceNumber, packet.sequenceNumber, header.sequenceNumber &- packet.sequenceNumber, header.timestamp &- packet.timestamp)
+                } else {
+                    run?.highestIn = packet.sequenceNumber
                 }
                 originals[header.sequenceNumber] = (ssrc, packet.sequenceNumber)
                 last = (header, packet.sequenceNumber, packet.timestamp, ssrc)

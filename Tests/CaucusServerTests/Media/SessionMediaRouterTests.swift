@@ -6,13 +6,44 @@ import Testing
 /// The routing computation on the media loop, driven directly: offers → slot plans, the
 /// session's "who may receive what" → assignments → the routing table and rewritten packets.
 @Suite struct SessionMediaRouterTests {
+    /// The numbering one kind of client gives its offer: payload types and extension IDs.
+    struct Numbering {
+        var opus: UInt8 = 96
+        var video: UInt8 = 97
+        var videoCodec = "VP8/90000"
+        var videoParameters: String?
+        var audioLevelID: UInt8 = 1
+        var midID: UInt8 = 2
+
+        /// aiortc's numbering.
+        static let aiortc = Numbering(audioLevelID: 2, midID: 1)
+        /// Chromium's numbering.
+        static let chromium = Numbering(opus: 111, video: 96, audioLevelID: 1, midID: 4)
+    }
+
     /// An offer like aiortc's: one sendonly audio and video (with an RTX group), then receive-only
     /// sections for the slots.
-    static func offer(audioSSRC: UInt32, videoSSRC: UInt32, audioSlots: Int = 2, videoSlots: Int = 2) -> SessionDescription {
-        var lines = ["v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0"]
+    static func offer(
+        audioSSRC: UInt32, videoSSRC: UInt32, audioSlots: Int = 2, videoSlots: Int = 2, numbering: Numbering = .aiortc
+    ) -> SessionDescription {
+        let mids = (0..<(2 + audioSlots + videoSlots)).map(String.init)
+        var lines = ["v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "a=group:BUNDLE \(mids.joined(separator: " "))"]
         var mid = 0
         func section(_ kind: String, _ direction: String, _ extra: [String]) {
-            lines += ["m=\(kind) 9 UDP/TLS/RTP/SAVPF 96", "a=mid:\(mid)", "a=\(direction)", "a=rtcp-mux"] + extra
+            let payloadType = kind == "audio" ? numbering.opus : numbering.video
+            lines += [
+                "m=\(kind) 9 UDP/TLS/RTP/SAVPF \(payloadType)", "a=mid:\(mid)", "a=\(direction)", "a=rtcp-mux",
+                "a=ice-ufrag:peer", "a=ice-pwd:0123456789abcdefghijkl", "a=setup:actpass",
+                "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
+                "a=extmap:\(numbering.midID) urn:ietf:params:rtp-hdrext:sdes:mid",
+            ]
+            if kind == "audio" {
+                lines += ["a=extmap:\(numbering.audioLevelID) urn:ietf:params:rtp-hdrext:ssrc-audio-level", "a=rtpmap:\(payloadType) opus/48000/2"]
+            } else {
+                lines.append("a=rtpmap:\(payloadType) \(numbering.videoCodec)")
+                if let parameters = numbering.videoParameters { lines.append("a=fmtp:\(payloadType) \(parameters)") }
+            }
+            lines += extra
             mid += 1
         }
         section("audio", "sendonly", ["a=ssrc:\(audioSSRC) cname:x"])
@@ -22,24 +53,35 @@ import Testing
         return try! SessionDescription(parsing: lines.joined(separator: "\r\n"))
     }
 
-    static func plan(audioSSRC: UInt32, videoSSRC: UInt32) -> MediaSlotPlan {
+    /// The plan `caucus serve` makes of such an offer: its slots and publications, with the codecs
+    /// and extension IDs its answer chose.
+    static func plan(audioSSRC: UInt32, videoSSRC: UInt32, numbering: Numbering = .aiortc) -> MediaSlotPlan {
         var next: UInt32 = audioSSRC * 100
-        return MediaSlotPlan(offer: offer(audioSSRC: audioSSRC, videoSSRC: videoSSRC)) {
+        let offer = offer(audioSSRC: audioSSRC, videoSSRC: videoSSRC, numbering: numbering)
+        var plan = MediaSlotPlan(offer: offer) {
             next += 1
             return next
         }
+        let options = SDPAnswerOptions(
+            iceUfrag: "srvr", icePwd: "0123456789abcdefghijkl",
+            fingerprint: SDPFingerprint(algorithm: "sha-256", digest: [UInt8](repeating: 1, count: 32)),
+            candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40000), sessionID: 1)
+        plan.accept(try! SDPAnswer(answering: offer, options: options).media)
+        return plan
     }
 
     static func rtp(ssrc: UInt32, sequenceNumber: UInt16) -> [UInt8] {
         var packet: [UInt8] = [0x80, 96, UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xff), 0, 0, 0, 160]
         packet += withUnsafeBytes(of: ssrc.bigEndian, Array.init)
-        return packet + [1, 2, 3]
+        // A VP8 keyframe's first packet (RFC 7741: S set, partition 0; then P clear), so a video
+        // slot waiting for a keyframe takes it.
+        return packet + [0x10, 0x00, 3]
     }
 
     /// Where one RTP packet from `ssrc` goes: (subscriber, outgoing SSRC).
     static func forwarded(_ router: SessionMediaRouter, from ssrc: UInt32, sequenceNumber: UInt16) -> Set<[UInt32]> {
         var out = Set<[UInt32]>()
-        router.forward(rtp: rtp(ssrc: ssrc, sequenceNumber: sequenceNumber), arrival: .milliseconds(Int(sequenceNumber) * 20)) { user, header in
+        _ = router.forward(rtp: rtp(ssrc: ssrc, sequenceNumber: sequenceNumber), arrival: .milliseconds(Int(sequenceNumber) * 20)) { user, header, _ in
             out.insert([UInt32(user), header.ssrc])
         }
         return out
@@ -74,13 +116,13 @@ import Testing
     @Test func packetsGoExactlyWhereTheSessionSays() {
         let router = SessionMediaRouter()
         let plans = [1: Self.plan(audioSSRC: 1, videoSSRC: 10), 2: Self.plan(audioSSRC: 2, videoSSRC: 20), 3: Self.plan(audioSSRC: 3, videoSSRC: 30)]
-        for (user, plan) in plans.sorted(by: { $0.key < $1.key }) { _ = router.add(user, plan: plan) }
+        for (user, plan) in plans.sorted(by: { $0.key < $1.key }) { _ = router.add(user, plan: plan, now: .zero) }
         func both(_ user: Int) -> [PublishedStream] { [PublishedStream(publisher: user, kind: .audio), PublishedStream(publisher: user, kind: .video)] }
         func slotSSRC(_ user: Int, _ kind: StreamKind, _ index: Int) -> UInt32 {
             plans[user]!.receiveSlots.first { $0.slot == SlotID(kind: kind, index: index) }!.outgoingSSRC
         }
 
-        let first = router.update(eligible: [1: both(2), 2: both(1), 3: []], connections: [:])
+        let first = router.update(eligible: [1: both(2), 2: both(1), 3: []], connections: [:], now: .seconds(1))
         #expect(first.keyframeRequests.map(\.ssrc).sorted() == [10, 20])
         #expect(first.slotSwitches == 4, "1's and 2's first audio and video slots filled")
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 1) == [[1, slotSSRC(1, .audio, 0)]])
@@ -88,19 +130,19 @@ import Testing
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 1).isEmpty)
         #expect(Self.forwarded(router, from: 11, sequenceNumber: 1).isEmpty, "an RTX SSRC is not routed")
 
-        let moved = router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:])
+        let moved = router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:], now: .seconds(2))
         #expect(moved.keyframeRequests.map(\.ssrc).sorted() == [10, 20, 30])
         #expect(moved.slotSwitches == 8, "3's four slots filled, and 1's and 2's second audio and video slots")
-        #expect(router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:]).slotSwitches == 0)
+        #expect(router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:], now: .seconds(3)).slotSwitches == 0)
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 1)], [2, slotSSRC(2, .audio, 1)]])
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 0)], [3, slotSSRC(3, .audio, 1)]],
                 "2 keeps its slot with 1, and fills 3's second")
 
-        _ = router.update(eligible: [1: [], 2: both(3), 3: both(2)], connections: [:])
+        _ = router.update(eligible: [1: [], 2: both(3), 3: both(2)], connections: [:], now: .seconds(4))
         #expect(Self.forwarded(router, from: 1, sequenceNumber: 3).isEmpty)
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 3) == [[3, slotSSRC(3, .audio, 1)]])
 
-        _ = router.remove(3)
+        _ = router.remove(3, now: .seconds(5))
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 4).isEmpty)
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 4).isEmpty, "a user without a peer publishes nothing")
     }
@@ -109,13 +151,13 @@ import Testing
     static func oneWatchingTwo() -> (SessionMediaRouter, slot: UInt32, firstOut: UInt16) {
         let router = SessionMediaRouter()
         let (one, two) = (Self.plan(audioSSRC: 1, videoSSRC: 10), Self.plan(audioSSRC: 2, videoSSRC: 20))
-        _ = router.add(1, plan: one)
-        _ = router.add(2, plan: two)
-        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:])
+        _ = router.add(1, plan: one, now: .zero)
+        _ = router.add(2, plan: two, now: .zero)
+        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:], now: .zero)
         let slot = one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
         var firstOut: UInt16 = 0
-        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, header in firstOut = header.sequenceNumber }
-        router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _ in }
+        _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, header, _ in firstOut = header.sequenceNumber }
+        _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _, _ in }
         return (router, slot, firstOut)
     }
 
@@ -123,22 +165,35 @@ import Testing
     @Test func aPictureLossIndicationGoesToTheSlotsSource() throws {
         let (router, slot, _) = Self.oneWatchingTwo()
         let pli = RTCPPacket.pictureLossIndication(senderSSRC: 5, mediaSSRC: slot).encoded()
-        let routed = router.route(rtcp: pli, from: 1)
-        #expect(routed.map(\.user) == [2])
-        #expect(try routed.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.pictureLossIndication(senderSSRC: 1, mediaSSRC: 20)]])
-        #expect(router.route(rtcp: pli, from: 2).isEmpty, "not one of 2's slots")
+        let routed = router.route(rtcp: pli, from: 1, now: .zero)
+        #expect(routed.rtcp.map(\.user) == [2])
+        #expect(try routed.rtcp.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.pictureLossIndication(senderSSRC: 1, mediaSSRC: 20)]])
+        #expect(router.route(rtcp: pli, from: 2, now: .zero).isEmpty, "not one of 2's slots")
     }
 
-    /// A subscriber's NACK of a slot's numbers reaches the source with the numbers it sent.
-    @Test func aNackGoesToTheSourceWithItsOwnSequenceNumbers() throws {
+    /// A subscriber's NACK of a slot's numbers is answered from the cache, each packet as the slot
+    /// sent it; a number the cache lacks (lost before the server) is asked of the source with its
+    /// own number, once however often it is asked within the coalescing interval.
+    @Test func aNackIsAnsweredFromTheCacheAndTheRestIsAskedOfTheSource() throws {
         let (router, slot, firstOut) = Self.oneWatchingTwo()
-        let nack = RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1])
-        let routed = router.route(rtcp: RTCPPacket.genericNACK(nack).encoded(), from: 1)
-        #expect(routed.map(\.user) == [2])
-        #expect(try routed.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 20, lost: [500, 501]))]])
-        #expect(router.route(rtcp: RTCPPacket.genericNACK(nack).encoded(), from: 2).isEmpty, "not one of 2's slots")
+        // 502 never reaches the server; 503 does.
+        _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 503), arrival: .milliseconds(60)) { _, _, _ in }
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1, firstOut &+ 2])).encoded()
+        let routed = router.route(rtcp: nack, from: 1, now: .milliseconds(70))
+        #expect(routed.retransmissions.map(\.subscriber) == [1, 1])
+        #expect(routed.retransmissions.map(\.header) == [
+            RewrittenHeader(ssrc: slot, sequenceNumber: firstOut, timestamp: 0),
+            RewrittenHeader(ssrc: slot, sequenceNumber: firstOut &+ 1, timestamp: 0),
+        ])
+        #expect(routed.retransmissions.map(\.packet) == [Self.rtp(ssrc: 20, sequenceNumber: 500), Self.rtp(ssrc: 20, sequenceNumber: 501)])
+        #expect(routed.rtcp.map(\.user) == [2])
+        #expect(try routed.rtcp.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 20, lost: [502]))]])
+
+        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(120)).rtcp.isEmpty, "asked 50 ms ago")
+        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(170)).rtcp.count == 1, "asked again after 100 ms")
+        #expect(router.route(rtcp: nack, from: 2, now: .milliseconds(170)).isEmpty, "not one of 2's slots")
         let never = RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut &+ 100])
-        #expect(router.route(rtcp: RTCPPacket.genericNACK(never).encoded(), from: 1).isEmpty, "a number the slot never sent")
+        #expect(router.route(rtcp: RTCPPacket.genericNACK(never).encoded(), from: 1, now: .milliseconds(170)).isEmpty, "a number the slot never sent")
     }
 
     /// A publisher's sender report reaches each slot its stream fills, as that slot's report;
@@ -146,16 +201,16 @@ import Testing
     @Test func aSenderReportReachesTheSlotsItsStreamFills() throws {
         let (router, slot, _) = Self.oneWatchingTwo()
         let report = RTCPSenderReport(ssrc: 20, ntpTimestamp: 0xABCD_0000_1234, rtpTimestamp: 160, packetCount: 2, octetCount: 6)
-        let routed = router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 2)
-        #expect(routed.map(\.user) == [1])
-        let decoded = try RTCPPacket.decodeCompound(try #require(routed.first).rtcp)
+        let routed = router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 2, now: .zero)
+        #expect(routed.rtcp.map(\.user) == [1])
+        let decoded = try RTCPPacket.decodeCompound(try #require(routed.rtcp.first).rtcp)
         guard case .senderReport(let translated) = decoded.first else {
             Issue.record("not a sender report: \(decoded)")
             return
         }
         #expect(translated.ssrc == slot && translated.ntpTimestamp == report.ntpTimestamp && translated.packetCount == 2)
-        #expect(router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 1).isEmpty, "1 does not send SSRC 20")
+        #expect(router.route(rtcp: RTCPPacket.senderReport(report).encoded(), from: 1, now: .zero).isEmpty, "1 does not send SSRC 20")
         let receiverOnly = RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: 5, reports: [])).encoded()
-        #expect(router.route(rtcp: receiverOnly, from: 1).isEmpty)
+        #expect(router.route(rtcp: receiverOnly, from: 1, now: .zero).isEmpty)
     }
 }

@@ -1,0 +1,102 @@
+/// How a publisher's packets are renumbered for one subscriber: the subscriber's payload type
+/// for the same codec, and each header extension under the subscriber's ID for its URI. An
+/// extension the subscriber did not negotiate is blanked to padding, and so is the MID
+/// (RFC 8843 §15): it names the *publisher's* section, which in the subscriber's description
+/// is some other transceiver; the subscriber finds the slot by the SSRC its answer announced.
+///
+/// Applied in place on the forwarded copy (no allocation): the payload type is 7 bits of the
+/// second byte, and an element's ID is a nibble (one-byte form) or a byte (two-byte form) of
+/// its own, so renumbering never moves a byte. Blanking writes zeros, which RFC 8285 §4.2 and
+/// §4.3 define as padding between elements.
+public struct HeaderTranslation: Hashable, Sendable {
+    public let payloadType: UInt8
+    /// The subscriber's ID for each of the publisher's (the index); 0 blanks the element.
+    private let extensionIDs: [UInt8]
+    /// Nothing to change: the same payload type and the same ID for every element kept.
+    public let isIdentity: Bool
+
+    /// Nil when the subscriber's format cannot carry the publisher's codec.
+    public init?(from source: StreamFormat, to destination: StreamFormat) {
+        guard source.carriesSameCodec(as: destination) else { return nil }
+        payloadType = destination.codec.payloadType & 0x7F
+        var ids = [UInt8](repeating: 0, count: 256)
+        var identity = payloadType == source.codec.payloadType & 0x7F
+        for (uri, id) in source.headerExtensionIDs {
+            let outgoing = uri == RTPExtensionURI.mid ? nil : destination.headerExtensionIDs[uri]
+            ids[Int(id)] = outgoing ?? 0
+            if outgoing != id { identity = false }
+        }
+        extensionIDs = ids
+        isIdentity = identity
+    }
+
+    /// The subscriber's ID for one of the publisher's extension IDs; nil when it is blanked.
+    public func extensionID(for incoming: UInt8) -> UInt8? {
+        let id = extensionIDs[Int(incoming)]
+        return id == 0 ? nil : id
+    }
+
+    /// Rewrites `packet[..<length]`, an RTP packet, in place. A malformed header is left as
+    /// it is past the payload type (the forwarding path only forwards what SRTP authenticated,
+    /// and a receiver drops what it cannot parse).
+    public func apply(to packet: UnsafeMutableRawBufferPointer, length: Int) {
+        guard !isIdentity, length >= 12, length <= packet.count else { return }
+        packet[1] = packet[1] & 0x80 | payloadType
+        guard packet[0] & 0x10 != 0 else { return }
+        let header = 12 + Int(packet[0] & 0x0F) * 4
+        guard header + 4 <= length else { return }
+        let profile = UInt16(packet[header]) << 8 | UInt16(packet[header + 1])
+        let words = Int(packet[header + 2]) << 8 | Int(packet[header + 3])
+        let start = header + 4
+        let end = min(start + words * 4, length)
+        if profile == 0xBEDE {
+            rewriteOneByteElements(packet, from: start, to: end)
+        } else if profile & 0xFFF0 == 0x1000 {
+            rewriteTwoByteElements(packet, from: start, to: end)
+        }
+    }
+
+    private func rewriteOneByteElements(_ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
+        var offset = start
+        while offset < end {
+            let byte = packet[offset]
+            if byte == 0 {
+                offset += 1
+                continue
+            }
+            let id = byte >> 4
+            // ID 15 ends the block (RFC 8285 §4.2).
+            if id == 15 { return }
+            let elementEnd = offset + 1 + Int(byte & 0x0F) + 1
+            guard elementEnd <= end else { return }
+            let outgoing = extensionIDs[Int(id)]
+            if outgoing == 0 || outgoing > 14 {
+                for index in offset..<elementEnd { packet[index] = 0 }
+            } else {
+                packet[offset] = outgoing << 4 | byte & 0x0F
+            }
+            offset = elementEnd
+        }
+    }
+
+    private func rewriteTwoByteElements(_ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
+        var offset = start
+        while offset < end {
+            let id = packet[offset]
+            if id == 0 {
+                offset += 1
+                continue
+            }
+            guard offset + 2 <= end else { return }
+            let elementEnd = offset + 2 + Int(packet[offset + 1])
+            guard elementEnd <= end else { return }
+            let outgoing = extensionIDs[Int(id)]
+            if outgoing == 0 {
+                for index in offset..<elementEnd { packet[index] = 0 }
+            } else {
+                packet[offset] = outgoing
+            }
+            offset = elementEnd
+        }
+    }
+}

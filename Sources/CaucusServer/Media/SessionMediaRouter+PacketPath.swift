@@ -1,0 +1,145 @@
+import CaucusMedia
+
+/// The packet path of a session's routing: forwarding each publisher packet to the slots it
+/// fills, and each user's RTCP — keyframe requests paced per publisher, NACKs answered from
+/// the retransmission cache where it can, the rest asked of the publisher once.
+extension SessionMediaRouter {
+    /// A copy to send one subscriber: a packet, the header it leaves with and its renumbering
+    /// (the caller writes it straight into its outgoing buffer).
+    struct Copy {
+        let subscriber: Int
+        let packet: [UInt8]
+        let header: RewrittenHeader
+        let translation: HeaderTranslation
+    }
+
+    /// What a user's RTCP asks the shell to send.
+    struct RoutedRTCP {
+        /// RTCP for users (keyframe requests and NACKs to publishers, sender reports to subscribers).
+        var rtcp: [(user: Int, rtcp: [UInt8])] = []
+        /// Retransmissions from the cache, for the subscriber that asked.
+        var retransmissions: [Copy] = []
+
+        var isEmpty: Bool { rtcp.isEmpty && retransmissions.isEmpty }
+    }
+
+    /// A publisher's decrypted RTP: calls `deliver` with each subscriber, the header its copy
+    /// leaves with and the renumbering of its payload type and extensions. Returns the keyframe
+    /// requests it calls for (a slot still waiting for this stream's keyframe, once the last
+    /// request has had time to be answered).
+    func forward(
+        rtp packet: [UInt8], arrival: Duration, deliver: (Int, RewrittenHeader, HeaderTranslation) -> Void
+    ) -> [(publisher: Int, ssrc: UInt32)] {
+        guard packet.count >= 12, packet[0] >> 6 == 2 else { return [] }
+        let ssrc = Self.read32(packet, at: 8)
+        let destinations = table.destinations(of: ssrc)
+        guard !destinations.isEmpty else { return [] }
+        let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        let timestamp = Self.read32(packet, at: 4)
+        var startsKeyframe = false
+        if let codec = keyframeCodecs[ssrc] {
+            caches[ssrc]?.insert(packet, sequenceNumber: sequenceNumber)
+            startsKeyframe = KeyframeDetector.startsKeyframe(packet, codec: codec)
+            if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
+        }
+        var stillWaiting = false
+        for destination in destinations {
+            guard
+                let header = subscribers[destination.subscriber]?.rewriters[destination.slot]?.rewrite(
+                    ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: packet.count - 12,
+                    arrival: arrival, startsKeyframe: startsKeyframe)
+            else {
+                if subscribers[destination.subscriber]?.rewriters[destination.slot]?.pending == ssrc { stillWaiting = true }
+                continue
+            }
+            // No translation: the slot cannot carry this codec; never send what cannot decode.
+            guard let translation = subscribers[destination.subscriber]?.translations[destination.slot] else { continue }
+            deliver(destination.subscriber, header, translation)
+        }
+        guard stillWaiting, let stream = streamsBySSRC[ssrc], keyframeRequests.shouldRequest(ssrc, at: arrival) else { return [] }
+        return [(stream.publisher, ssrc)]
+    }
+
+    /// A user's RTCP, as a subscriber and as a publisher, turned into what the router sends on:
+    /// - a PLI or FIR about one of its slots becomes a PLI to the slot's current source, unless
+    ///   one is outstanding (``KeyframeRequests``);
+    /// - a NACK of a slot's sequence numbers is answered from the cache, each packet sent again
+    ///   as the slot sent it (its SSRC, number and timestamp); what the cache lacks becomes a
+    ///   NACK to the source that sent it, with its own numbers, once per ``UpstreamNACKs/interval``;
+    /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
+    ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
+    ///
+    /// Receiver reports, REMB and transport-cc end here: the server answers for its own
+    /// streams, and a publisher's congestion control sees the server, not each subscriber.
+    func route(rtcp packet: [UInt8], from user: Int, now: Duration) -> RoutedRTCP {
+        guard let packets = try? RTCPPacket.decodeCompound(packet) else { return RoutedRTCP() }
+        var routed = RoutedRTCP()
+        var keyframes: Set<UInt32> = []
+        for rtcp in packets {
+            switch rtcp {
+            case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
+            case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
+            case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
+            case .senderReport(let report):
+                guard streamsBySSRC[report.ssrc]?.publisher == user else { continue }
+                for destination in table.destinations(of: report.ssrc) {
+                    if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
+                        routed.rtcp.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))
+                    }
+                }
+            default: continue
+            }
+        }
+        if let subscriber = subscribers[user] {
+            for outgoing in keyframes.sorted() {
+                guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
+                    let source = rewriter.pending ?? rewriter.keyframeTarget, let stream = streamsBySSRC[source],
+                    keyframeRequests.shouldRequest(source, at: now)
+                else { continue }
+                routed.rtcp.append((stream.publisher, RTCPPacket.pictureLossIndication(senderSSRC: Self.routerSSRC, mediaSSRC: source).encoded()))
+            }
+        }
+        return routed
+    }
+
+    private func answer(_ nack: RTCPGenericNACK, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
+        guard let subscriber = subscribers[user],
+            let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == nack.mediaSSRC })
+        else { return }
+        var missing: [(source: UInt32, lost: [UInt16])] = []
+        for lost in nack.lostSequenceNumbers {
+            guard let origin = rewriter.origin(of: lost) else { continue }
+            if let cached = caches[origin.source]?.packet(origin.sequenceNumber),
+                let translation = translation(from: origin.source, to: subscriber, slot: slot)
+            {
+                let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
+                routed.retransmissions.append(Copy(subscriber: user, packet: cached, header: header, translation: translation))
+            } else if let index = missing.firstIndex(where: { $0.source == origin.source }) {
+                missing[index].lost.append(origin.sequenceNumber)
+            } else {
+                missing.append((origin.source, [origin.sequenceNumber]))
+            }
+        }
+        for (source, lost) in missing {
+            guard let stream = streamsBySSRC[source] else { continue }
+            let ask = upstreamNACKs.toAsk(lost, of: source, at: now)
+            guard !ask.isEmpty else { continue }
+            let upstream = RTCPGenericNACK(senderSSRC: Self.routerSSRC, mediaSSRC: source, lost: ask)
+            routed.rtcp.append((stream.publisher, RTCPPacket.genericNACK(upstream).encoded()))
+        }
+    }
+
+    /// How `source`'s packets are renumbered for `subscriber`'s `slot` (a retransmission may
+    /// come from a source the slot has since left).
+    private func translation(from source: UInt32, to subscriber: Subscriber, slot: SlotID) -> HeaderTranslation? {
+        guard let format = formatsBySSRC[source], let slotFormat = subscriber.format(of: slot) else { return nil }
+        return HeaderTranslation(from: format, to: slotFormat)
+    }
+
+    /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
+    static let routerSSRC: UInt32 = 1
+
+    static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+}
