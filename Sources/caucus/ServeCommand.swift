@@ -40,6 +40,8 @@ struct Serve: AsyncParsableCommand {
     var mediaBindAddress: String?
     @Option(help: "Datagram channels serving the media port, one per event loop (default: one per core).")
     var mediaLoops: Int?
+    @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
+    var mediaTCPPort: String?
     @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
     var nodeURL: String?
     @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
@@ -75,6 +77,16 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("The media loops are 1 to \(System.coreCount) (one per core at most).")
             }
             configuration.mediaLoops = loops
+        }
+        if let tcp = mediaTCPPort ?? environment["CAUCUS_MEDIA_TCP_PORT"] {
+            if tcp == "off" {
+                configuration.mediaTCPPort = nil
+            } else {
+                guard let port = Int(tcp), (0...65535).contains(port) else {
+                    throw ValidationError("The media TCP port is 0 to 65535, or off.")
+                }
+                configuration.mediaTCPPort = port
+            }
         }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] {
@@ -157,7 +169,8 @@ struct Serve: AsyncParsableCommand {
         if let cluster = server.configuration.cluster {
             lines.append("Node \(cluster.nodeURL) of several sharing one store (lease \(cluster.leaseDuration)).")
         }
-        lines.append("Media (WebRTC, UDP): \(server.configuration.mediaAddress):\(server.mediaPort)")
+        lines.append("Media (WebRTC, UDP): \(server.configuration.mediaAddress):\(server.mediaPort)"
+            + (server.mediaTCPPort.map { ", ICE-TCP: \(server.configuration.mediaAddress):\($0)" } ?? ""))
         lines.append("Console: \(base)/ (in a browser)")
         lines.append("Health: \(base)/healthz · Metrics: \(base)/metrics · API: \(base)/openapi.json")
         // Written unbuffered: a supervisor (or a test) reading a pipe learns the port at once.

@@ -4,6 +4,9 @@ public struct MediaServerEndpoint: Sendable, Hashable {
     public var credentials: ICECredentials
     public var address: TransportAddress
     public var fingerprint: DTLSFingerprint
+    /// The passive ICE-TCP candidate (RFC 6544), when the answer has one: where a client
+    /// without UDP connects, sending the same packets framed by RFC 4571.
+    public var tcpAddress: TransportAddress?
 
     public init(credentials: ICECredentials, address: TransportAddress, fingerprint: DTLSFingerprint) {
         self.credentials = credentials
@@ -19,14 +22,17 @@ public struct MediaServerEndpoint: Sendable, Hashable {
         guard
             let fingerprint = section.fingerprints.lazy.compactMap({ DTLSFingerprint(sdpValue: "\($0.algorithm) \($0.value)") }).first
         else { throw .noFingerprint }
-        guard let address = section.candidates.lazy.compactMap(Self.hostAddress).first else { throw .noCandidate }
+        guard let address = section.candidates.lazy.compactMap({ Self.hostAddress($0, transport: "udp") }).first else { throw .noCandidate }
         self.init(credentials: ICECredentials(ufrag: ufrag, pwd: pwd), address: address, fingerprint: fingerprint)
+        tcpAddress = section.candidates.lazy.compactMap { Self.hostAddress($0, transport: "tcp") }.first
     }
 
-    /// `1 1 udp 2130706431 127.0.0.1 59807 typ host` → 127.0.0.1:59807.
-    private static func hostAddress(_ candidate: String) -> TransportAddress? {
+    /// `1 1 udp 2130706431 127.0.0.1 59807 typ host` → 127.0.0.1:59807 (for "udp"); the same
+    /// with `tcp … typ host tcptype passive` for "tcp".
+    private static func hostAddress(_ candidate: String, transport: String) -> TransportAddress? {
         let fields = candidate.split(separator: " ")
-        guard fields.count >= 8, fields[2].lowercased() == "udp", fields[6] == "typ", fields[7] == "host",
+        guard fields.count >= 8, fields[2].lowercased() == transport, fields[6] == "typ", fields[7] == "host",
+            transport == "udp" || fields.dropFirst(8).starts(with: ["tcptype", "passive"]),
             let ip = IPAddress(String(fields[4])), let port = UInt16(fields[5])
         else { return nil }
         return TransportAddress(ip: ip, port: port)

@@ -6,6 +6,8 @@ public struct SDPAnswerOptions: Sendable {
     public var fingerprint: SDPFingerprint
     /// The address and port announced in the one host candidate (`--media-address`).
     public var candidate: TransportAddress
+    /// A passive ICE-TCP candidate (RFC 6544), announced after the UDP one when set.
+    public var tcpCandidate: TransportAddress?
     /// The `o=` line's session ID; any number that stays the same for this peer.
     public var sessionID: UInt64
     /// Header extensions answered when offered (the offerer's IDs are kept).
@@ -142,6 +144,11 @@ public struct SDPAnswer: Sendable {
             }
             // RFC 8445 §5.1.2.1 host priority: type preference 126, local 65535, component 1.
             lines.append("a=candidate:1 1 udp 2130706431 \(address) \(options.candidate.port) typ host")
+            if let tcp = options.tcpCandidate {
+                // Type preference 90 (below UDP's 126), so a peer that can use UDP does; the
+                // discard port 9 in an active candidate, our listening port in this passive one.
+                lines.append("a=candidate:2 1 tcp 1526726655 \(tcp.ip) \(tcp.port) typ host tcptype passive")
+            }
             lines.append("a=end-of-candidates")
         }
         return lines.joined(separator: "\r\n") + "\r\n"

@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable {
     /// Datagram channels serving the media port, one per event loop (`SO_REUSEPORT`); a
     /// session's peers live on one of them. By default one per core.
     public var mediaLoops: Int
+    /// ICE over TCP (RFC 6544) for peers without UDP: the passive TCP candidate's port. 0, the
+    /// default: the UDP media port's number (or a free port when that one is taken); nil: no
+    /// TCP candidate.
+    public var mediaTCPPort: Int? = 0
     /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
     public var mediaConsentTimeout: Duration
     /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).

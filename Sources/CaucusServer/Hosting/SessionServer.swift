@@ -169,6 +169,8 @@ public final class SessionServer: Sendable {
 
     /// The UDP port media goes to, as every answer announces it.
     public var mediaPort: Int { Int(media.candidate.port) }
+    /// The ICE-TCP candidate's port, when enabled.
+    public var mediaTCPPort: Int? { media.tcpCandidate.map { Int($0.port) } }
 
     /// Closes the media port (every peer gets a close_notify). `run` does it on shutdown;
     /// a caller that runs only `application` calls it when done.

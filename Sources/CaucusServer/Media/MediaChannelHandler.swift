@@ -31,6 +31,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private var scratch: [UInt8] = []
     /// Kept for writes that start outside a read (signalling, the timer).
     private var context: ChannelHandlerContext?
+    /// ICE-TCP connections (RFC 6544) by their remote address: what is sent there goes back on
+    /// the connection instead of the UDP socket.
+    private var tcpConnections: [TransportAddress: MediaTCPConnection] = [:]
 
     init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount) {
         let router = MediaRouter(table: table, metrics: metrics)
@@ -166,6 +169,26 @@ final class MediaChannelHandler: ChannelInboundHandler {
         return next == shard ? nil : (next, hopsLeft - 1)
     }
 
+    // MARK: - ICE over TCP
+
+    /// A packet from an ICE-TCP connection, on this loop.
+    func receiveTCP(_ bytes: [UInt8], from source: TransportAddress, on connection: MediaTCPConnection) {
+        guard let context else { return }
+        tcpConnections[source] = connection
+        if let replies = table.receive(bytes, from: source, now: MediaClock.now()) {
+            write(replies, context: context)
+            writeOutbox(context: context)
+            flushIfNeeded(context: context)
+        } else {
+            table.countUnclaimed()
+        }
+    }
+
+    /// An ICE-TCP connection closed: its peer is reached no more (its consent runs out).
+    func tcpClosed(_ source: TransportAddress) {
+        tcpConnections[source] = nil
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded(context: context)
         handOver()
@@ -189,6 +212,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard !datagrams.isEmpty else { return }
         for datagram in datagrams {
             let buffer = context.channel.allocator.buffer(bytes: datagram.bytes)
+            if !tcpConnections.isEmpty, let connection = tcpConnections[datagram.destination] {
+                connection.write(buffer)
+                continue
+            }
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.destination.socketAddress, data: buffer)), promise: nil)
         }
         pendingFlush = true
@@ -197,6 +224,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// What the router produced (forwarded RTP in buffers of its own, RTCP), written as is.
     private func writeOutbox(context: ChannelHandlerContext) {
         router.takeOutbox { buffer, destination in
+            if !tcpConnections.isEmpty, let connection = tcpConnections[destination] {
+                connection.write(buffer)
+                return
+            }
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer)), promise: nil)
             pendingFlush = true
         }

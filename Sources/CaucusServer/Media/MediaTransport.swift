@@ -25,15 +25,21 @@ import Darwin
 final class MediaTransport: Sendable {
     /// The host candidate every answer announces: `--media-address` and the bound port.
     let candidate: TransportAddress
+    /// The passive ICE-TCP candidate, when enabled: the same address, the TCP port.
+    let tcpCandidate: TransportAddress?
     let certificate: DTLSCertificate
     private let shards: [MediaShard]
+    private let tcpListener: (any Channel)?
     private let consentTimeout: Duration
     private let setupTimeout: Duration
 
     private init(
-        candidate: TransportAddress, certificate: DTLSCertificate, shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration
+        candidate: TransportAddress, tcp: (candidate: TransportAddress, listener: any Channel)?, certificate: DTLSCertificate,
+        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration
     ) {
         self.candidate = candidate
+        self.tcpCandidate = tcp?.candidate
+        self.tcpListener = tcp?.listener
         self.certificate = certificate
         self.shards = shards
         self.consentTimeout = consentTimeout
@@ -92,8 +98,22 @@ final class MediaTransport: Sendable {
         for shard in shards {
             try await shard.eventLoop.submit { shard.handler.value.shards = all }.get()
         }
+        var tcp: (candidate: TransportAddress, listener: any Channel)?
+        if let tcpPort = configuration.mediaTCPPort {
+            let listener: any Channel
+            do {
+                listener = try await MediaTCPListener.bind(host: host, port: tcpPort == 0 ? port : tcpPort, shards: all)
+            } catch where tcpPort == 0 {
+                // The UDP port's number is taken for TCP: any free port does, the answer says which.
+                listener = try await MediaTCPListener.bind(host: host, port: 0, shards: all)
+            } catch {
+                for shard in shards { try? await shard.channel.close() }
+                throw error
+            }
+            tcp = (TransportAddress(ip: announced, port: UInt16(listener.localAddress?.port ?? 0)), listener)
+        }
         return MediaTransport(
-            candidate: TransportAddress(ip: announced, port: UInt16(port)), certificate: certificate, shards: shards,
+            candidate: TransportAddress(ip: announced, port: UInt16(port)), tcp: tcp, certificate: certificate, shards: shards,
             consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30))
     }
 
@@ -128,6 +148,7 @@ final class MediaTransport: Sendable {
             iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
             fingerprint: SDPFingerprint(algorithm: "sha-256", digest: certificate.fingerprint.bytes),
             candidate: candidate, sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
+        options.tcpCandidate = tcpCandidate
         options.sendingSSRCs = plan.sendingSSRCs
         let answer: SDPAnswer
         do {
@@ -215,6 +236,7 @@ final class MediaTransport: Sendable {
 
     /// Closes every peer (each gets a close_notify), then the sockets.
     func close() async {
+        try? await tcpListener?.close()
         for shard in shards {
             try? await shard.eventLoop.submit { shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now())) }.get()
             try? await shard.channel.close()
