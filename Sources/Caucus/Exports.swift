@@ -12,7 +12,6 @@ public typealias HelpRequestID = CaucusCore.HelpRequestID
 public typealias MessageID = CaucusCore.MessageID
 public typealias CaucusRole = CaucusCore.Role
 public typealias CaucusLocation = CaucusCore.Location
-public typealias CaucusError = CaucusCore.CaucusError
 public typealias SessionMode = CaucusCore.SessionMode
 public typealias SessionSettings = CaucusCore.SessionSettings
 public typealias SessionLimits = CaucusCore.SessionLimits
@@ -24,6 +23,19 @@ public typealias ParentControl = CaucusCore.ParentControl
 public typealias HelpRequest = CaucusCore.HelpRequest
 public typealias HelpResult = CaucusCore.HelpResult
 public typealias LeaveReason = CaucusCore.LeaveReason
+public typealias EndReason = CaucusCore.EndReason
+public typealias RoomCreators = CaucusCore.RoomCreators
 public typealias UserMove = CaucusCore.UserMove
 public typealias MediaKind = CaucusCore.MediaKind
 public typealias MediaKinds = CaucusCore.MediaKinds
+
+/// The server's error codes (`docs/errors.md`): `SessionError.code` and `ServerError.errorCode`
+/// are one, compared with constants such as `CaucusError.Code.needPassword`.
+///
+/// Only a namespace in the SDK: the core's error type (which carries the engine's `Command`
+/// in `failureStatus(of:)`) never reaches an app, and `Code` is declared here, so that an
+/// app's own library can put `CaucusError.Code` in its public signatures with `import Caucus`
+/// alone (a nested type of the core's would need `import CaucusCore` there).
+public enum CaucusError {
+    public typealias Code = CaucusCore.CaucusError.Code
+}

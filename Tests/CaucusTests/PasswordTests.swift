@@ -84,4 +84,5 @@ final class PasswordDelegate: CaucusSessionDelegate {
     }
 
     func sessionDidJoin(_ session: CaucusSession) { joined = true }
+    func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser], reason: LeaveReason) {}
 }

@@ -29,6 +29,7 @@ import Testing
                 RoomDefinition.self, PlannedRoom.self, StartOptions.self, SubsessionStatus.self, ParentControl.self,
                 BreakoutTimer.self, HelpRequest.self, HelpResult.self, ChatMessage.self, LeaveReason.self, UserMove.self,
                 MediaKind.self, MediaKinds.self, ConnectionState.self, SessionLeftReason.self, SettingsChange.self,
+                EndReason.self, RoomCreators.self,
             ]
 
             """)
@@ -62,5 +63,101 @@ import Testing
 
             """)
         #expect(result.succeeded, "\(result.output)")
+    }
+
+    /// The engine's members do not reach an app through the values it can name: the failure
+    /// status of a `Command`, and the bare role's `isManaging` (a user has `canManageSubsessions`).
+    @Test(arguments: [
+        ("let status = CaucusError.failureStatus(of: .commit)", "failureStatus"),
+        ("func manages(_ user: CaucusUser) -> Bool { user.role.isManaging }", "isManaging"),
+        ("func manages(_ role: CaucusRole) -> Bool { role.isManaging }", "isManaging"),
+    ])
+    func anEngineMemberIsNotReachable(_ line: String, _ member: String) async throws {
+        let result = try await Typecheck.run("import Caucus\n\n\(line)\n")
+        #expect(!result.succeeded, "an app can write \(line)")
+        #expect(result.output.contains("'\(member)' is inaccessible") || result.output.contains("has no member '\(member)'"), "\(result.output)")
+    }
+
+    /// The types that appear in the SDK's signatures can be named, the reasons included, and
+    /// what the engine hid has its public counterpart.
+    @Test func whatTheSignaturesSpeakInCanBeNamed() async throws {
+        let result = try await Typecheck.run("""
+            import Caucus
+
+            func why(_ reason: SessionLeftReason) -> EndReason? {
+                if case .sessionEnded(let ended) = reason { return ended }
+                return nil
+            }
+
+            func whoCreates(_ settings: SessionSettings) -> RoomCreators { settings.roomCreators }
+
+            func manages(_ user: CaucusUser) -> Bool { user.canManageSubsessions }
+
+            func role(_ snapshot: CaucusSession.Snapshot) -> (CaucusRole, CaucusLocation) { (snapshot.myRole, snapshot.location) }
+
+            """)
+        #expect(result.succeeded, "\(result.output)")
+    }
+
+    /// An app's own library can speak in the SDK's values in its public signatures, with
+    /// `import Caucus` alone.
+    @Test func anAppsLibraryCanPutTheSDKsValuesInItsPublicSignatures() async throws {
+        let result = try await Typecheck.run(
+            """
+            import Caucus
+
+            public struct Refusal: Error {
+                public let code: CaucusError.Code
+                public let user: UserID?
+                public let role: CaucusRole
+                public init(code: CaucusError.Code, user: UserID?, role: CaucusRole) {
+                    self.code = code
+                    self.user = user
+                    self.role = role
+                }
+            }
+
+            public func isPasswordProblem(_ code: CaucusError.Code) -> Bool { code == .needPassword || code == .passwordWrong }
+
+            public func code(of error: SessionError) -> CaucusError.Code? { error.code }
+
+            """, asLibrary: true)
+        #expect(result.succeeded, "\(result.output)")
+    }
+
+    /// The SDK's declarations show the names an app writes: `CaucusRole` and `CaucusLocation`,
+    /// never the core's `Role` and `Location` (which an app cannot write). Read from the
+    /// symbol graph of the built module, as documentation and code completion show it.
+    @Test func declarationsShowTheNamesAnAppWrites() async throws {
+        // An alias's own declaration names what it stands for (`CaucusRole = Role`): that is its point.
+        let symbols = try await Typecheck.publicSymbols(of: "Caucus").filter { $0.kind != "swift.typealias" }
+        let shown = symbols.flatMap { symbol in symbol.typeNames.map { (symbol.path, $0) } }
+        #expect(!shown.isEmpty)
+        let hidden = shown.filter { PublicSurfaceTests.engine.contains($0.1) }
+        #expect(hidden.isEmpty, "declarations that show an engine name: \(hidden)")
+    }
+
+    /// A delegate written for `usersDidLeave`'s old shape (before it gained `reason:`) does
+    /// not compile, rather than compiling and never being called.
+    @Test func aDelegateWithTheOldShapeOfARenamedCallbackDoesNotCompile() async throws {
+        let old = try await Typecheck.run("""
+            import Caucus
+
+            @MainActor final class Roster: CaucusSessionDelegate {
+                func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser]) { print(users) }
+            }
+
+            """)
+        #expect(!old.succeeded, "the old shape compiled")
+        #expect(old.output.contains("usersDidLeave:reason:"), "\(old.output)")
+        let new = try await Typecheck.run("""
+            import Caucus
+
+            @MainActor final class Roster: CaucusSessionDelegate {
+                func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser], reason: LeaveReason) { print(users, reason) }
+            }
+
+            """)
+        #expect(new.succeeded, "\(new.output)")
     }
 }

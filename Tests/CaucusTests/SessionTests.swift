@@ -144,6 +144,7 @@ final class CallbackRecorder: CaucusSessionDelegate {
     func session(_ session: CaucusSession, usersDidJoin users: [CaucusUser]) {
         calls.append("usersJoined " + users.map(\.name).joined(separator: ","))
     }
+    func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser], reason: LeaveReason) {}
     func session(_ session: CaucusSession, subsessionStatusDidChange status: SubsessionStatus, subsessions: [SubsessionKit]) {
         calls.append("status \(status.rawValue)")
     }

@@ -64,6 +64,7 @@ extension SessionEngine {
         let model = LocalModel(snapshot: snapshot)
         self.model = model
         phase = .connected
+        if let socket { startKeepalive(on: socket) }
         setConnection(.connected)
         releaseWaiters(.success(()))
         startCheckingForMissedEvents()
@@ -78,19 +79,49 @@ extension SessionEngine {
         return view
     }
 
-    /// Leaves; a host may end the session for everyone. Returns once the server has let go.
+    /// Leaves; a host may end the session for everyone. Returns once the server has let go,
+    /// or at once while the connection is down: the session is over for this user there and
+    /// then (`sessionLeft(.left)`), and the server hears of it when the connection returns
+    /// within its grace (a `Farewell`), else when the seat expires.
     func leave(endSession: Bool) async throws(SessionError) {
-        if phase == .joining || phase == .reconnecting { try await waitUntilConnected() }
+        if phase == .joining { try await waitUntilConnected() }
+        if phase == .reconnecting { return leaveOffline(endSession: endSession, dropped: reconnectProgress.dropped) }
         guard phase == .connected, let socket else { throw .notJoined }
         phase = .leaving
-        switch await exchange(.leave(endSession: endSession), on: socket) {
+        // Bounded by silence, as the keepalive is: on a connection that died without a word,
+        // leaving must not wait out `requestTimeout`.
+        switch await exchange(.leave(endSession: endSession), on: socket, patience: .quiet(configuration.connectTimeout)) {
         case .success, .failure(.connectionLost):
             // Ending the session closes every connection before the reply can be sent.
             finish(endReason ?? .left)
+        case .failure(.timedOut) where phase == .leaving:
+            // Dead, as far as anyone can tell: leave as if offline.
+            self.socket = nil
+            failPending(on: socket.id)
+            socket.abandon()
+            leaveOffline(endSession: endSession, dropped: .now)
+        case .failure where phase == .closed:
+            // The session ended meanwhile (`sessionLeft` told why): nothing left to leave.
+            return
         case .failure(let error):
-            if phase == .leaving { phase = .connected }
+            if phase == .leaving {
+                phase = .connected
+                startKeepalive(on: socket)
+            }
             throw error
         }
+    }
+
+    /// Leaves without the server: over for this user now, and a `Farewell` tells the server
+    /// if the connection comes back while the seat is held.
+    private func leaveOffline(endSession: Bool, dropped: ContinuousClock.Instant) {
+        if let secret, let lastSeq = model?.seq {
+            let farewell = Farewell(
+                url: url, secret: secret, lastSeq: lastSeq, endSession: endSession, configuration: configuration,
+                schedule: reconnectSchedule(), dropped: dropped)
+            Task { await farewell.run() }
+        }
+        finish(.left)
     }
 
     /// The socket ended. An unexpected end (a drop, a restart, being too slow) starts a
@@ -115,6 +146,7 @@ extension SessionEngine {
         phase = .closed
         reconnectTask?.cancel()
         reconnectTask = nil
+        stopKeepalive()
         stopCheckingForMissedEvents()
         networkWatcher.stop()
         socket?.close()
@@ -140,6 +172,7 @@ extension SessionEngine {
             failPending()
             releaseWaiters(.failure(.notJoined))
         }
+        stopKeepalive()
         stopCheckingForMissedEvents()
         networkWatcher.stop()
         hub.finish()

@@ -25,18 +25,7 @@ extension SessionEngine {
     }
 
     private func checkSocketAfterNetworkChange() async {
-        // One check per socket at a time: a path monitor reports changes in bursts.
-        guard let socket, probedSocket != socket.id else { return }
-        probedSocket = socket.id
-        defer { if probedSocket == socket.id { probedSocket = nil } }
-        let answer = await exchange(WireRequest(.ping), on: socket, within: configuration.connectTimeout)
-        // Meanwhile the socket may have closed (a reconnect has begun) or the session ended.
-        guard phase == .connected, self.socket === socket, case .failure = answer else { return }
-        configuration.logger.info("no answer on the connection after a network change; reconnecting")
-        self.socket = nil
-        failPending(on: socket.id)
-        // Not `close()`, whose closing handshake would wait for an answer a dead path never brings.
-        socket.abandon()
-        beginReconnect()
+        guard let socket else { return }
+        await probe(socket, after: "no answer after a network change")
     }
 }

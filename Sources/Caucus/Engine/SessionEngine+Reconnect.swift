@@ -13,6 +13,7 @@ extension SessionEngine {
     }
 
     func beginReconnect() {
+        stopKeepalive()
         phase = .reconnecting
         setConnection(.reconnecting)
         reconnectProgress = ReconnectProgress()
@@ -22,19 +23,30 @@ extension SessionEngine {
     /// Starts the reconnect loop on a fresh schedule: an attempt at once, then the backoff,
     /// until the deadline counted from the drop.
     func startReconnecting() {
-        // The server holds the seat for its grace (the limits it sent); past it, a resume can
-        // only be refused. Attempts stop a margin later, for the time the server took to notice.
-        let grace = model?.state.limits.reconnectGraceSeconds ?? 30
-        let schedule = ReconnectSchedule(
-            delays: configuration.reconnectDelay, deadline: .seconds(grace) + configuration.reconnectExtraTime)
+        let schedule = reconnectSchedule()
         reconnectTask = Task { await self.reconnect(following: schedule) }
     }
 
-    /// Cuts the wait short after a network change: an attempt waiting out its backoff, or
-    /// opening on what may have been the old path, is given up and a new one made at once. An
-    /// attempt already resuming on an open socket is left to finish.
+    /// A fresh schedule of attempts to reach the seat again.
+    func reconnectSchedule() -> ReconnectSchedule {
+        // The server holds the seat for its grace (the limits it sent); past it, a resume can
+        // only be refused. Attempts stop a margin later, for the time the server took to notice.
+        let grace = model?.state.limits.reconnectGraceSeconds ?? 30
+        return ReconnectSchedule(delays: configuration.reconnectDelay, deadline: .seconds(grace) + configuration.reconnectExtraTime)
+    }
+
+    /// Cuts the wait short after a network change: the attempt under way (waiting out its
+    /// backoff, opening on what may have been the old path, or resuming on a socket that may
+    /// have died with it) is given up and a new one made at once.
     func reconnectNow() {
-        guard phase == .reconnecting, reconnectProgress.stage != .resuming else { return }
+        guard phase == .reconnecting else { return }
+        if reconnectProgress.stage == .resuming, let socket {
+            // Its resume (or the ping after it) fails with `connectionLost`, and the cancelled
+            // attempt ends there.
+            self.socket = nil
+            failPending(on: socket.id)
+            socket.abandon()
+        }
         reconnectTask?.cancel()
         startReconnecting()
     }
@@ -78,7 +90,12 @@ extension SessionEngine {
         }
         reconnectProgress.stage = .resuming
         attach(socket)
-        var result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket)
+        // Bounded like opening, not by `requestTimeout`: a path that dies just after the
+        // upgrade must cost one short attempt, not the seat (the server's grace is no longer
+        // than `requestTimeout`). The missed events come after the reply, and the ping after
+        // them, so those waits are bounded by silence: a long replay is still awaited.
+        let patience = SessionEngine.Patience.quiet(configuration.connectTimeout)
+        var result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket, patience: patience)
         var redirects = 0
         while let next = Self.redirect(result), redirects < Self.redirectLimit, phase == .reconnecting {
             // Several nodes: another node serves the session (or took it over); resume there.
@@ -91,7 +108,7 @@ extension SessionEngine {
                 url = nextEntryURL()
                 return false
             }
-            result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket)
+            result = await exchange(.resume(secret: secret, lastSeq: lastSeq), on: socket, patience: patience)
         }
         switch result {
         case .success(.resumed(_, _, let fresh)):
@@ -103,13 +120,14 @@ extension SessionEngine {
             }
             // The server sends the missed events right after the resume reply, before it reads
             // the next request: once a ping is answered, all of them have been delivered.
-            guard case .success = await exchange(WireRequest(.ping), on: socket), phase == .reconnecting,
-                self.socket === socket
+            guard case .success = await exchange(WireRequest(.ping), on: socket, patience: patience),
+                phase == .reconnecting, self.socket === socket
             else {
                 drop(socket)
                 return phase != .reconnecting
             }
             phase = .connected
+            startKeepalive(on: socket)
             setConnection(.connected)
             releaseWaiters(.success(()))
             return true
@@ -123,11 +141,13 @@ extension SessionEngine {
         }
     }
 
+    /// Gives up an attempt's socket. Abandoned, not closed: it may be dead (a closing
+    /// handshake would wait for an answer that never comes).
     private func drop(_ socket: Socket) {
         if self.socket === socket {
             self.socket = nil
             failPending(on: socket.id)
         }
-        socket.close()
+        socket.abandon()
     }
 }

@@ -13,8 +13,18 @@ actor SessionEngine {
 
     struct Pending {
         let socket: Int
+        let sent: ContinuousClock.Instant
         let continuation: CheckedContinuation<Result<ReplyResult, SessionError>, Never>
         let timeout: Task<Void, Never>
+    }
+
+    /// How long a request may wait for its reply.
+    enum Patience: Sendable {
+        /// At most this long in all.
+        case total(Duration)
+        /// As long as its socket keeps bringing frames, but never this long without one: a
+        /// reply queued behind a long replay is still awaited, a dead connection is not.
+        case quiet(Duration)
     }
 
     nonisolated let configuration: CaucusSession.Configuration
@@ -42,6 +52,10 @@ actor SessionEngine {
     /// Tells the engine when the device's network changes (Apple platforms only).
     nonisolated let networkWatcher = NetworkWatcher()
     var missedEventCheckTask: Task<Void, Never>?
+    /// Pings the current socket every `pingInterval` (SessionEngine+Keepalive).
+    var keepaliveTask: Task<Void, Never>?
+    /// When the current socket last brought a frame (or was attached).
+    private var lastHeard: (socket: Int, at: ContinuousClock.Instant)?
     /// `getSnapshot` requests whose reply replaces the model (an event went missing).
     var resynchronizingRequests: Set<Int> = []
     private var nextRequestID = 1
@@ -68,10 +82,10 @@ actor SessionEngine {
         return try await exchange(request, on: socket).get()
     }
 
-    /// Sends a request on `socket` and waits for its reply (or the socket's end, or the timeout:
-    /// `limit`, else `requestTimeout`).
+    /// Sends a request on `socket` and waits for its reply (or the socket's end, or the bound:
+    /// `patience`, else `requestTimeout` in all).
     func exchange(
-        _ request: WireRequest, on socket: Socket, resynchronizing: Bool = false, within limit: Duration? = nil
+        _ request: WireRequest, on socket: Socket, resynchronizing: Bool = false, patience: Patience? = nil
     ) async -> Result<ReplyResult, SessionError> {
         let id = nextRequestID
         nextRequestID += 1
@@ -82,16 +96,33 @@ actor SessionEngine {
         } catch {
             return .failure(error)
         }
-        let limit = limit ?? configuration.requestTimeout
+        let patience = patience ?? .total(configuration.requestTimeout)
         return await withCheckedContinuation { continuation in
             let timeout = Task { [weak self] in
-                try? await Task.sleep(for: limit)
-                guard !Task.isCancelled else { return }
-                await self?.complete(id, .failure(.timedOut))
+                var wait = patience.duration
+                while true {
+                    try? await Task.sleep(for: wait)
+                    guard !Task.isCancelled, let self, let more = await self.stillWaiting(id, patience) else { return }
+                    wait = more
+                }
             }
-            pending[id] = Pending(socket: socket.id, continuation: continuation, timeout: timeout)
+            pending[id] = Pending(socket: socket.id, sent: .now, continuation: continuation, timeout: timeout)
             socket.send(text)
         }
+    }
+
+    /// The bound of request `id` came: times it out, or (patience `quiet`, and its socket
+    /// heard from meanwhile) says how much longer it may wait.
+    private func stillWaiting(_ id: Int, _ patience: Patience) -> Duration? {
+        guard let request = pending[id] else { return nil }
+        if case .quiet(let limit) = patience {
+            var heard = request.sent
+            if let lastHeard, lastHeard.socket == request.socket { heard = max(heard, lastHeard.at) }
+            let quiet = ContinuousClock.now - heard
+            if quiet < limit { return limit - quiet }
+        }
+        complete(id, .failure(.timedOut))
+        return nil
     }
 
     private func complete(_ id: Int, _ result: Result<ReplyResult, SessionError>) {
@@ -134,6 +165,7 @@ actor SessionEngine {
     /// Makes `socket` the current one and starts reading it.
     func attach(_ socket: Socket) {
         self.socket = socket
+        lastHeard = (socket.id, .now)
         Task {
             for await item in socket.inbound {
                 switch item {
@@ -146,6 +178,7 @@ actor SessionEngine {
 
     private func receive(_ text: String, from socketID: Int) {
         guard socketID == socket?.id else { return }
+        lastHeard = (socketID, .now)
         let frame: ServerFrame
         do {
             frame = try decoder.decode(ServerFrame.self, from: Data(text.utf8))
@@ -230,5 +263,13 @@ actor SessionEngine {
         guard var scratch = model?.state else { return [] }
         scratch.apply(.statusChanged(breakout))
         return scratch.kits(engine: self)
+    }
+}
+
+extension SessionEngine.Patience {
+    var duration: Duration {
+        switch self {
+        case .total(let limit), .quiet(let limit): limit
+        }
     }
 }

@@ -60,8 +60,8 @@ final class Socket: Sendable {
         let (opened, opening) = AsyncStream.makeStream(of: Void.self)
         let loop = OwnedEventLoop()
         let socket = Socket(inbound: inbound, outgoing: sender, loop: loop)
-        let client = WebSocketClientConfiguration(
-            maxFrameSize: configuration.maxFrameSize, autoPing: .enabled(timePeriod: configuration.pingInterval))
+        // The session's own keepalive decides when a connection is dead (SessionEngine+Keepalive).
+        let client = WebSocketClientConfiguration(maxFrameSize: configuration.maxFrameSize, autoPing: .disabled)
         let maxSize = configuration.maxFrameSize
         let logger = configuration.logger
         Task {

@@ -5,9 +5,9 @@ import Foundation
 public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConvertible {
     public let id: UserID
     public let name: String
-    public let role: Role
+    public let role: CaucusRole
     /// The main session or the subsession the user is in.
-    public let location: Location
+    public let location: CaucusLocation
     /// False while the user's connection is down and the server holds their seat.
     public let isConnected: Bool
     /// `user_identity` from the user's token, if any.
@@ -18,7 +18,7 @@ public struct CaucusUser: Sendable, Hashable, Identifiable, CustomStringConverti
     public let publishing: MediaKinds
 
     public init(
-        id: UserID, name: String, role: Role, location: Location = .main, isConnected: Bool = true, identity: String? = nil,
+        id: UserID, name: String, role: CaucusRole, location: CaucusLocation = .main, isConnected: Bool = true, identity: String? = nil,
         joinedAt: Date, publishing: MediaKinds = []
     ) {
         self.id = id

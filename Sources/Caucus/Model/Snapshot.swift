@@ -29,7 +29,7 @@ extension CaucusSession {
             model.myself ?? CaucusUser(id: model.me, name: "", role: .participant, isConnected: false, joinedAt: Date(timeIntervalSince1970: 0))
         }
 
-        public var myRole: Role { myself.role }
+        public var myRole: CaucusRole { myself.role }
         /// Everyone present (connected or holding their seat while reconnecting), in join order.
         public var users: [CaucusUser] { state.caucusUsers(Array(state.users.keys)) }
         /// Everyone but this user.
@@ -51,7 +51,7 @@ extension CaucusSession {
         public func subsession(_ id: RoomID) -> SubsessionKit? { state.kit(id, engine: engine) }
         public func subsession(named name: String) -> SubsessionKit? { subsessions.first { $0.name == name } }
         /// Where this user is.
-        public var location: Location { myself.location }
+        public var location: CaucusLocation { myself.location }
         /// The subsession this user is in; nil in the main session.
         public var mySubsession: SubsessionKit? { location.roomID.flatMap(subsession) }
         /// The room this user is invited to and has not answered.

@@ -11,11 +11,17 @@ extension CaucusSession {
         /// How long opening a connection (TCP, then the WebSocket upgrade) may take before the
         /// attempt is abandoned and counted as failed. Short, and separate from
         /// `requestTimeout`: a proxy whose upstream is down, or a path that swallows packets,
-        /// must cost one short attempt, not the server's whole reconnect grace.
+        /// must cost one short attempt, not the server's whole reconnect grace. The same bound,
+        /// counted from the last frame heard, applies to what must be answered for the
+        /// connection to count as alive: a resume's reply and the ping after its replay, a
+        /// keepalive or network-change ping, and `leave()`.
         public var connectTimeout: Duration
-        /// How often the SDK pings the server; a connection that stops answering is treated
-        /// as dropped and reconnected. A network change (`CaucusSession.networkDidChange()`,
-        /// called by the SDK itself on Apple platforms) checks at once instead.
+        /// How often the SDK pings the server while connected. A ping not answered within
+        /// `connectTimeout` (of silence) means the connection died without a word: it is
+        /// dropped and the seat resumed on a new one. So a silently dead connection is noticed
+        /// within `pingInterval + connectTimeout` (20 s by default). A network change
+        /// (`CaucusSession.networkDidChange()`, called by the SDK itself on Apple platforms)
+        /// checks at once instead.
         public var pingInterval: Duration
         /// Delays between reconnect attempts: the first attempt comes at once, the second
         /// after `lowerBound`, then doubling, at most `upperBound` (each ±25 % jitter).
@@ -37,7 +43,7 @@ extension CaucusSession {
 
         public init(
             maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),
-            pingInterval: Duration = .seconds(20),
+            pingInterval: Duration = .seconds(15),
             reconnectDelay: ClosedRange<Duration> = .milliseconds(250) ... .seconds(2), reconnectExtraTime: Duration = .seconds(5),
             logger: Logger = Configuration.quietLogger
         ) {

@@ -102,6 +102,15 @@ public final class CaucusSession: Sendable {
     }
 
     /// Leaves the session. The host may end it for everyone with `endSession`.
+    ///
+    /// Returns once the server has let go of the seat; or, while the connection is down (the
+    /// session is reconnecting, or the connection died without a word and the leave got no
+    /// answer within `connectTimeout`), at once: the session is over for this user there and
+    /// then (`sessionLeft(.left)`, no snapshot). The server learns it when the connection
+    /// returns while it still holds the seat (the SDK keeps trying in the background, for as
+    /// long as it would have tried to reconnect, and the others hear that the user left), or
+    /// else when the seat expires after its reconnect grace (the others hear `timedOut`). A
+    /// host's `endSession` made offline ends the session only if it gets through that way.
     public func leave(endSession: Bool = false) async throws(SessionError) {
         try await engine.leave(endSession: endSession)
     }
@@ -110,12 +119,13 @@ public final class CaucusSession: Sendable {
 
     /// Tells the session the device's network changed (the path came back, or moved to
     /// another interface) or the app returned to the foreground: its connection may have died
-    /// without a word, and the next ping that would notice is up to `pingInterval` away.
+    /// without a word, and the keepalive that would notice may be `pingInterval` away.
     ///
     /// Connected, the session pings the server at once (bounded by `connectTimeout`); if no
     /// answer comes, it drops the connection and resumes its seat on a new one, as after any
-    /// drop: same user, same room, every missed event. Reconnecting, it makes its next attempt
-    /// now instead of after the backoff. Otherwise it does nothing. Returns once the check is
+    /// drop: same user, same room, every missed event. Reconnecting, it gives up the attempt
+    /// under way (waiting out its backoff, opening, or resuming on a socket that may have died
+    /// with the old path) and makes a new one now. Otherwise it does nothing. Returns once the check is
     /// done (at once if one is already under way). A connection that answers is kept, so
     /// calling it when nothing happened costs a ping.
     ///

@@ -2,10 +2,16 @@ import CaucusCore
 
 /// Callbacks for those who prefer a delegate to `CaucusSession.events`: one for each kind of
 /// `SessionEvent`, named after the seeds' callbacks where they have one. They arrive on the
-/// main actor in the order the events happened, and all have default implementations that do
-/// nothing: implement only those you need. When one is called, `session.snapshot` already
-/// includes what it reports. After the specific callback comes the catch-all,
+/// main actor in the order the events happened, and all but one have default implementations
+/// that do nothing: implement only those you need. When one is called, `session.snapshot`
+/// already includes what it reports. After the specific callback comes the catch-all,
 /// `session(_:didReceive:)`, with the event itself.
+///
+/// The exception is `session(_:usersDidLeave:reason:)`, which every delegate implements (empty
+/// if it does not care): it gained `reason:`, and a default would let a delegate written for
+/// the old shape, `session(_:usersDidLeave:)`, compile and never be called. Without one, such
+/// a delegate does not compile, and the error names the method to write. (Swift does not warn
+/// about implementing a deprecated requirement, so deprecating the old shape would not show.)
 ///
 /// A private session's password is asked of `sessionNeedsPassword` and
 /// `sessionPasswordWasWrong` (unless `join` was given a hook of its own): those are the
@@ -33,6 +39,8 @@ public protocol CaucusSessionDelegate: AnyObject, Sendable {
     // MARK: Users
 
     func session(_ session: CaucusSession, usersDidJoin users: [CaucusUser])
+    /// Users left the session: `reason` says whether they left, were removed, or timed out.
+    /// No default: see the protocol's documentation.
     func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser], reason: LeaveReason)
     /// The host role passed from `oldHost` (nil if they had left) to `newHost`.
     func session(_ session: CaucusSession, hostDidChangeFrom oldHost: CaucusUser?, to newHost: CaucusUser)
@@ -112,7 +120,6 @@ extension CaucusSessionDelegate {
     public func sessionPasswordWasWrong(_ session: CaucusSession) async -> String? { nil }
 
     public func session(_ session: CaucusSession, usersDidJoin users: [CaucusUser]) {}
-    public func session(_ session: CaucusSession, usersDidLeave users: [CaucusUser], reason: LeaveReason) {}
     public func session(_ session: CaucusSession, hostDidChangeFrom oldHost: CaucusUser?, to newHost: CaucusUser) {}
     public func session(_ session: CaucusSession, managerDidChange user: CaucusUser) {}
     public func session(_ session: CaucusSession, userWasRenamed user: CaucusUser) {}

@@ -16,7 +16,8 @@ public enum Role: String, Sendable, Codable, CaseIterable, Comparable {
     public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
 
     /// Host and managers hold the subsession-manager powers (start, stop, broadcast, moves).
-    public var isManaging: Bool { self >= .manager }
+    /// Package-only: an app asks a user (`CaucusUser.canManageSubsessions`), not a bare role.
+    package var isManaging: Bool { self >= .manager }
 }
 
 /// What the token asked for (`role_type` 1 or 0).

@@ -74,7 +74,7 @@ struct ClientCommand: AsyncParsableCommand {
         let now = Instant(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
         do {
             return try TokenMinter.mint(app: app, sessionName: session, role: role.claim, issuedAt: now)
-        } catch let error as CaucusError {
+        } catch let error as CaucusCore.CaucusError {
             throw TokenCommand.Failure(description: error.message)
         }
     }

@@ -27,6 +27,9 @@ final class TCPProxy: Sendable {
         case blackhole
         /// Reads the upgrade request, then resets (SO_LINGER 0, then close: an RST).
         case reset
+        /// Relays the WebSocket upgrade, then goes silently dead both ways, as `stall()`: a
+        /// path that dies just after the upgrade.
+        case stallAfterUpgrade
     }
 
     let port: Int
@@ -109,6 +112,13 @@ final class TCPProxy: Sendable {
             }
         }
 
+        /// These channels (both sides of one relayed connection) go silently dead from now on.
+        func stall(_ channels: [any Channel]) {
+            state.withLockedValue { state in
+                for channel in channels { state.stalled[ObjectIdentifier(channel)] = channel }
+            }
+        }
+
         func isStalled(_ channel: any Channel) -> Bool {
             state.withLockedValue { $0.stalled[ObjectIdentifier(channel)] != nil }
         }
@@ -127,7 +137,8 @@ final class TCPProxy: Sendable {
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
-                switch connections.admit() {
+                let admitted = connections.admit()
+                switch admitted {
                 case .refuse:
                     return inbound.eventLoop.makeFailedFuture(Refused())
                 case .acceptAndClose:
@@ -143,8 +154,10 @@ final class TCPProxy: Sendable {
                     return inbound.eventLoop.makeCompletedFuture {
                         try inbound.pipeline.syncOperations.addHandler(Blackhole(connections: connections))
                     }
-                case .forward:
-                    let relayed = relay(inbound, to: connections.target, connections: connections, dropping: dropping)
+                case .forward, .stallAfterUpgrade:
+                    let relayed = relay(
+                        inbound, to: connections.target, connections: connections, dropping: dropping,
+                        stallAfterUpgrade: admitted == .stallAfterUpgrade)
                     relayed.whenFailure { _ in connections.noteUnreachableServer() }
                     return relayed
                 }
@@ -155,14 +168,16 @@ final class TCPProxy: Sendable {
     }
 
     private static func relay(
-        _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker
+        _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker,
+        stallAfterUpgrade: Bool
     ) -> EventLoopFuture<Void> {
         // Both sides on the inbound channel's loop, so each relay is set up on its own loop.
         ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
                 outbound.eventLoop.makeCompletedFuture {
                     try outbound.pipeline.syncOperations.addHandlers(
-                        ServerFrameFilter(dropping: dropping), Relay(to: inbound, connections: connections))
+                        ServerFrameFilter(dropping: dropping),
+                        Relay(to: inbound, connections: connections, stallAfterFirstRead: stallAfterUpgrade))
                 }
             }
             .connect(host: "127.0.0.1", port: target)
@@ -253,15 +268,19 @@ private final class Relay: ChannelInboundHandler {
 
     private let partner: any Channel
     private let connections: TCPProxy.Connections
+    /// On the server's side in `stallAfterUpgrade` mode: the first read is the upgrade's answer.
+    private let stallAfterFirstRead: Bool
 
-    init(to partner: any Channel, connections: TCPProxy.Connections) {
+    init(to partner: any Channel, connections: TCPProxy.Connections, stallAfterFirstRead: Bool = false) {
         self.partner = partner
         self.connections = connections
+        self.stallAfterFirstRead = stallAfterFirstRead
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !connections.isStalled(context.channel) else { return }
         partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        if stallAfterFirstRead { connections.stall([context.channel, partner]) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

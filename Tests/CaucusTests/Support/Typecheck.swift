@@ -12,11 +12,70 @@ enum Typecheck {
         let output: String
     }
 
-    static func run(_ source: String) async throws -> Result {
+    /// `asLibrary`: as a file of an app's own library module in Swift 6 mode (where a public
+    /// declaration may only use types from modules the file imports), rather than an app's
+    /// main file.
+    static func run(_ source: String, asLibrary: Bool = false) async throws -> Result {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-typecheck-\(UUID().uuidString).swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try await swiftc(["-typecheck"] + buildModules() + [file.path])
+        let library = asLibrary ? ["-swift-version", "6", "-parse-as-library", "-module-name", "AppLibrary"] : []
+        return try await swiftc(["-typecheck"] + library + buildModules() + [file.path])
+    }
+
+    /// One public declaration of a built module, from its symbol graph.
+    struct Symbol {
+        /// Its name, with the types it is nested in (`CaucusUser.role`).
+        let path: String
+        /// `swift.property`, `swift.typealias`…
+        let kind: String
+        /// The type names its declaration shows, as written there.
+        let typeNames: [String]
+    }
+
+    /// The public declarations of `module` as this build made it, from
+    /// `swift-symbolgraph-extract`: what documentation and code completion show an app.
+    static func publicSymbols(of module: String) async throws -> [Symbol] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-symbols-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await run(
+            tool: "swift-symbolgraph-extract",
+            ["-module-name", module, "-minimum-access-level", "public", "-output-dir", folder.path, "-skip-synthesized-members"]
+                + buildModules())
+        guard result.succeeded else { throw CannotExtract(output: result.output) }
+        var symbols: [Symbol] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix(module + ".") {
+            let graph = try JSONDecoder().decode(Graph.self, from: Data(contentsOf: folder.appendingPathComponent(file)))
+            for symbol in graph.symbols {
+                let names = symbol.declarationFragments?.filter { $0.kind == "typeIdentifier" }.map(\.spelling) ?? []
+                symbols.append(Symbol(path: symbol.pathComponents.joined(separator: "."), kind: symbol.kind.identifier, typeNames: names))
+            }
+        }
+        return symbols
+    }
+
+    private struct Graph: Decodable {
+        struct Fragment: Decodable {
+            let kind: String
+            let spelling: String
+        }
+
+        struct Kind: Decodable {
+            let identifier: String
+        }
+
+        struct Entry: Decodable {
+            let kind: Kind
+            let pathComponents: [String]
+            let declarationFragments: [Fragment]?
+        }
+
+        let symbols: [Entry]
+    }
+
+    struct CannotExtract: Error {
+        let output: String
     }
 
     /// The arguments that find the modules as this build made them, and the C modules' maps
@@ -43,6 +102,11 @@ enum Typecheck {
     /// tests at once everything else stalls, the servers of the other tests included, until
     /// their calls time out.
     static func swiftc(_ arguments: [String]) async throws -> Result {
+        try await run(tool: "swiftc", arguments)
+    }
+
+    /// Runs one of the toolchain's tools, as `swiftc` above.
+    private static func run(tool: String, _ arguments: [String]) async throws -> Result {
         await gate.enter()
         defer { Task { await gate.leave() } }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-swiftc-\(UUID().uuidString).log")
@@ -51,7 +115,7 @@ enum Typecheck {
         let output = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc"] + arguments
+        process.arguments = [tool] + arguments
         process.standardOutput = output
         process.standardError = output
         try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
