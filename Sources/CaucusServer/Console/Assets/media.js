@@ -104,6 +104,8 @@ export class MediaSession extends EventTarget {
     for (let i = 0; i < VIDEO_SLOTS; i++) receiving.push(["video", pc.addTransceiver("video", { direction: "recvonly" })]);
     receiving.push(["screenShare", pc.addTransceiver("video", { direction: "recvonly" })]);
     await pc.setLocalDescription(await pc.createOffer());
+    // The slot map for this offer may arrive before its answer is applied: kept until then.
+    this.pendingSlots = null;
     const screenShareMids = [this.sendScreen.mid, receiving.at(-1)[1].mid];
     const reply = await this.connection.request("mediaOffer", { sdp: pc.localDescription.sdp, screenShareMids });
     if (this.pc !== pc) return;
@@ -114,6 +116,7 @@ export class MediaSession extends EventTarget {
       this.slots.set(transceiver.mid, { kind, track: transceiver.receiver.track, user: previous.get(transceiver.mid)?.user ?? null });
       if (kind === "audio") this.play(transceiver.receiver.track);
     }
+    if (this.pendingSlots) this.setSlots(this.pendingSlots);
     if (this.screen) await this.sendScreen.sender.replaceTrack(this.screen);
     await this.publish();
     clearInterval(this.timer);
@@ -195,6 +198,7 @@ export class MediaSession extends EventTarget {
 
   /** The server's slot map frame: who fills which receive slot now. */
   setSlots(slots) {
+    this.pendingSlots = slots;
     for (const slot of slots) {
       const known = this.slots.get(slot.mid);
       if (known) known.user = slot.user ?? null;
