@@ -54,7 +54,7 @@ class DisplayTests(ConsoleTestCase):
         host.click(css_for("stop"))
         bo.wait_text(css_for("status"), "Rooms closing")
         bo.wait_gone(css_for("timer-warning"), "the timer warning to go during the countdown")
-        self.assertNotIn("seconds left", bo.body_text().split("Notices")[0])
+        self.assertNotIn("seconds left", bo.body_text().split("NOTICES")[0])
         host.click(css_for("start"))
         host.wait_text(css_for("inline-error"), "The rooms are closing")
         self.assertNotIn("no rooms ready", host.text(css_for("inline-error")))
