@@ -235,14 +235,17 @@ function started(initial) {
   });
   connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); save(); });
   connection.addEventListener("state", (event) => {
-    fill(byTestId("connection-state"), event.detail === "connected" ? "" : event.detail);
+    fill(byTestId("connection-state"), event.detail);
     byTestId("connection-state").dataset.state = event.detail;
     if (event.detail === "connected") save();
   });
   connection.addEventListener("closed", (event) => sessionOver(event.detail));
   byTestId("landing").hidden = true;
   byTestId("session-bar").hidden = false;
-  if (connection.state !== "reconnecting") byTestId("connection-state").dataset.state = "connected";
+  if (connection.state !== "reconnecting") {
+    fill(byTestId("connection-state"), "connected");
+    byTestId("connection-state").dataset.state = "connected";
+  }
   render();
   if (connection.secret) save();
   clearInterval(ticking);

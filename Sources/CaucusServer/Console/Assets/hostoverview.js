@@ -12,7 +12,11 @@ export class Overview {
   }
 
   render(model, media) {
-    const places = [null, ...model.rooms.map((room) => room.id)];
+    // Past a dozen rooms the empty ones are named on one line, so 50 rooms stay short.
+    const many = model.rooms.length > 12;
+    const empty = many ? model.rooms.filter((room) => model.usersIn(room.id).length === 0) : [];
+    const hidden = new Set(empty.map((room) => room.id));
+    const places = [null, ...model.rooms.map((room) => room.id).filter((id) => !hidden.has(id))];
     const helpers = new Set(model.helpRequests.map((request) => request.requester));
     fill(this.list, places.map((place) => {
       const people = model.usersIn(place);
@@ -35,6 +39,6 @@ export class Overview {
             h("span", { class: "chip-name", title: user.name }, user.name),
             flags.map((flag) => h("span", { class: `flag flag-${flag.split(" ")[0]}` }, flag)));
         })));
-    }));
+    }), empty.length ? h("p", { class: "muted overview-empty", testid: "overview-empty" }, `Empty: ${empty.map((room) => room.name).join(", ")}`) : null);
   }
 }
