@@ -61,12 +61,16 @@ class MediaPageTests(ConsoleTestCase):
         page.wait(all_heard, f"audio of {others} with a level above 0 (heard: {heard})")
 
     def offers(self, page):
-        return page.driver.execute_script("return window.__offers ?? 0;")
+        """mediaOffers sent and getUserMedia calls (permission prompts) since `count_offers`."""
+        return page.driver.execute_script("return [window.__offers ?? 0, window.__prompts ?? 0];")
 
     def count_offers(self, page):
         page.driver.execute_script(
             """
             window.__offers = 0;
+            window.__prompts = 0;
+            const ask = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+            navigator.mediaDevices.getUserMedia = (constraints) => { window.__prompts += 1; return ask(constraints); };
             const connection = window.caucusConsole.connection;
             const send = connection.send.bind(connection);
             connection.send = (op, args) => { if (op === "mediaOffer") window.__offers += 1; return send(op, args); };
@@ -96,6 +100,19 @@ class MediaPageTests(ConsoleTestCase):
         for page in (host, col, dee):
             page.wait(lambda page=page: any(tile["name"] == "Bo" and tile["muted"] == "false" for tile in self.tiles(page)), "Bo unmuted")
 
+        # A screen share is shown large on the others' pages, and goes when it stops.
+        bo.click(css_for("toggle-screen"))
+        bo.wait(lambda: bo.find(css_for("toggle-screen")).get_attribute("aria-pressed") == "true", "Bo's share button pressed")
+        for page in (host, col, dee):
+            page.wait(lambda page=page: page.driver.execute_script(
+                "const f = document.querySelector('.view:not([hidden]) [data-testid=screen-share]');"
+                "return !f.hidden && f.querySelector('video').videoWidth > 0 && f.textContent.includes('Bo is sharing');"),
+                "Bo's screen, large and decoding")
+        host.screenshot("media-host-screen-share.png")
+        bo.click(css_for("toggle-screen"))
+        for page in (host, col, dee):
+            page.wait_gone(f".view:not([hidden]) {css_for('screen-share')}", "the shared screen to go")
+
         # During: Bo and Col in Red, Dee in Blue, the host in the main session.
         for page in (bo, col, dee):
             self.count_offers(page)
@@ -120,11 +137,16 @@ class MediaPageTests(ConsoleTestCase):
         self.wait_playing(bo, ["Col"])
         self.wait_playing(col, ["Bo"])
         for page in (bo, col, dee):
-            self.assertEqual(self.offers(page), 0, f"{page.who} made a new offer to move")
+            self.assertEqual(self.offers(page), [0, 0], f"{page.who} made a new offer or asked for the devices again to move")
         host.wait_visible(css_for("overview-room", room="Red"))
         self.assertIn("Bo", host.text(css_for("overview-room", room="Red")))
         self.assertIn("Dee", host.text(css_for("overview-room", room="Blue")))
         host.screenshot("media-host-breakout.png")
+        # A muted main session says so where the host is.
+        host.click(css_for("mute-parent"))
+        host.wait_text(css_for("media-note"), "off")
+        host.click(css_for("mute-parent"))
+        host.wait_gone(css_for("media-note"), "the note to go with the mute")
         col.screenshot("media-participant-breakout.png")
 
         # A reload mid-breakout: the same seat in Red, and the media again.
