@@ -87,6 +87,11 @@ class MediaPageTests(ConsoleTestCase):
         for page, me in ((host, "Ann"), (bo, "Bo"), (col, "Col"), (dee, "Dee")):
             self.wait_tiles(page, everyone)
             self.wait_playing(page, [name for name in everyone if name != me])
+        # Who speaks (the fake microphone beeps): a ring on the tile, and a flag in the host's overview.
+        for page in (host, dee):
+            page.wait(lambda page=page: page.find(css_for("tile", userName="Bo")).get_attribute("data-speaking") == "true", "Bo shown speaking")
+        host.wait(lambda: "speaking" in (host.find(css_for("overview-person", userName="Bo")).get_attribute("data-flags") or ""),
+                  "Bo speaking in the host's overview")
         host.screenshot("media-host-main.png")
         bo.screenshot("media-participant-main.png")
 
@@ -96,6 +101,10 @@ class MediaPageTests(ConsoleTestCase):
         for page in (host, col, dee):
             page.wait(lambda page=page: any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(page)), "Bo shown muted")
             self.assertIn("muted", next(tile["label"] for tile in self.tiles(page) if tile["name"] == "Bo"))
+        # Muted, Bo is never shown speaking, however his microphone beeps.
+        for _ in range(8):
+            self.assertEqual(host.find(css_for("tile", userName="Bo")).get_attribute("data-speaking"), "false")
+            time.sleep(0.25)
         bo.click(css_for("toggle-mic"))
         for page in (host, col, dee):
             page.wait(lambda page=page: any(tile["name"] == "Bo" and tile["muted"] == "false" for tile in self.tiles(page)), "Bo unmuted")
@@ -138,9 +147,10 @@ class MediaPageTests(ConsoleTestCase):
         self.wait_playing(col, ["Bo"])
         for page in (bo, col, dee):
             self.assertEqual(self.offers(page), [0, 0], f"{page.who} made a new offer or asked for the devices again to move")
-        host.wait_visible(css_for("overview-room", room="Red"))
-        self.assertIn("Bo", host.text(css_for("overview-room", room="Red")))
-        self.assertIn("Dee", host.text(css_for("overview-room", room="Blue")))
+        # (The overview is redrawn as people speak: read it with waits.)
+        host.wait_text(css_for("overview-room", room="Red"), "Bo")
+        host.wait_text(css_for("overview-room", room="Red"), "Col")
+        host.wait_text(css_for("overview-room", room="Blue"), "Dee")
         host.screenshot("media-host-breakout.png")
         # A muted main session says so where the host is.
         host.click(css_for("mute-parent"))

@@ -13,14 +13,28 @@ function identity(element) {
   return { selector, ownerSelector, value: "value" in element ? element.value : null };
 }
 
-/** Runs `render`, then gives focus back to the element that had it, or to its replacement. */
+function findAgain(before) {
+  const scope = before.ownerSelector ? document.querySelector(before.ownerSelector) : document;
+  return scope?.querySelector(before.selector) ?? null;
+}
+
+// Pickers whose choice waits for a button ("Add", "Move ticked"): a redraw keeps what was chosen.
+// (A move picker acts on its change, so it starts empty again.)
+const KEPT_PICKERS = '.view select[data-testid]:not([data-testid="user-move-select"])';
+
+/** Runs `render`, then gives focus back to the element that had it, or to its replacement,
+ *  and puts back what was chosen in pickers that wait for a button. */
 export function keepingFocus(render) {
   const active = document.activeElement;
   const before = identity(active);
+  const chosen = [...document.querySelectorAll(KEPT_PICKERS)].filter((select) => select.value).map((select) => [identity(select), select.value]);
   render();
+  for (const [picker, value] of chosen) {
+    const again = picker && findAgain(picker);
+    if (again && again.value === "" && [...again.options].some((option) => option.value === value)) again.value = value;
+  }
   if (!before || active.isConnected) return;
-  const scope = before.ownerSelector ? document.querySelector(before.ownerSelector) : document;
-  const again = scope?.querySelector(before.selector) ?? document.querySelector(before.selector);
+  const again = findAgain(before) ?? document.querySelector(before.selector);
   if (!again) return;
   again.focus({ preventScroll: true });
 }
