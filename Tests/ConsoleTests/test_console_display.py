@@ -65,8 +65,11 @@ class DisplayTests(ConsoleTestCase):
         host.join("Focus", "Ann", "host")
         bo.join("Focus", "Bo", "participant")
         host.wait_visible(css_for("user-row", userName="Bo"))
+        # Once Bo's media is up (his publish is an event too), nothing else is on its way.
+        host.wait(lambda: host.find(css_for("tile", userName="Bo")).get_attribute("data-video") == "true", "Bo's video")
         manager = f"{css_for('user-row', userName='Bo')} {css_for('user-manager')}"
-        host.driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].focus();", host.find(manager))
+        # Found and focused in one step: the page may be redrawn between two WebDriver calls.
+        host.driver.execute_script("const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'}); e.focus();", manager)
         scroll = host.box(manager)["scrollY"]
         # Bo speaks: the host's page applies the event and redraws the people list.
         bo.type(css_for("chat-text"), "hello")
