@@ -85,35 +85,59 @@ import Testing
         #expect(app.status == 404)
         #expect(Self.errorCode(app.body) == 1012)
         #expect(!app.body.contains(server.app.secret))
-        let token = try await RawHTTP.send(port: server.port, "POST", "/console/dev/token", body: #"{"session":"Class","role":"host"}"#)
-        #expect(token.status == 404)
-        #expect(Self.errorCode(token.body) == 1012)
+        for path in ["/console/dev/token", "/console/dev/session"] {
+            let token = try await RawHTTP.send(port: server.port, "POST", path, body: #"{"session":"Class","invite":"x"}"#)
+            #expect(token.status == 404)
+            #expect(Self.errorCode(token.body) == 1012)
+        }
         await server.stop()
     }
 
-    @Test func onTheDevelopmentAppTheConsoleGetsCredentialsAndTokens() async throws {
+    @Test func onTheDevelopmentAppTheConsoleGetsInviteCodesAndTokensOfTheirRoleButNeverTheSecret() async throws {
         let running = try await Self.developmentServer()
         let development = try #require(running.server.developmentApp)
         let status = try await RawHTTP.send(port: running.port, "GET", "/console/dev")
         #expect(Self.json(status.body)["development"] as? Bool == true)
-        let app = Self.json(try await RawHTTP.send(port: running.port, "GET", "/console/dev/app").body)
-        #expect(app["key"] as? String == development.key)
-        #expect(app["secret"] as? String == development.secret)
-        let minted = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"host"}"#)
+        // The credentials are not served.
+        let app = try await RawHTTP.send(port: running.port, "GET", "/console/dev/app")
+        #expect(app.status == 404)
+        #expect(!app.body.contains(development.secret))
+        let created = try await RawHTTP.send(port: running.port, "POST", "/console/dev/session", body: #"{"session":"Studio"}"#)
+        #expect(created.status == 200)
+        #expect(!created.body.contains(development.secret))
+        let invites = Self.json(created.body)
+        let hostInvite = try #require(invites["hostInvite"] as? String)
+        let participantInvite = try #require(invites["participantInvite"] as? String)
+        // Before the host opens the session, a participant code gives no token (whoever joined
+        // first would host it).
+        let early = try await RawHTTP.send(
+            port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","invite":"\#(participantInvite)"}"#)
+        #expect(early.status == 409)
+        #expect(Self.errorCode(early.body) == 1022)
+        let minted = try await RawHTTP.send(
+            port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","invite":"\#(hostInvite)","role":"participant"}"#)
         #expect(minted.status == 200)
         #expect(minted.header("Content-Type") == "application/json")
+        #expect(Self.json(minted.body)["role"] as? String == "host")
         let token = try #require(Self.json(minted.body)["token"] as? String)
         // The token verifies as the server's own, and the session listing shows it was used.
         let client = try await TestClient.connect(url: running.webSocketURL)
         try await client.join(session: "Studio", userName: "Ada", token: token)
         #expect(await client.joinSnapshot["you"] as? Int == 1)
+        // Now the participant code gives a participant token, whatever else is asked.
         let participant = Self.json(
-            try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","role":"participant","userIdentity":"bo@example.com"}"#).body)
+            try await RawHTTP.send(
+                port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","invite":"\#(participantInvite)","role":"host"}"#
+            ).body)
+        #expect(participant["role"] as? String == "participant")
         let second = try await TestClient.connect(url: running.webSocketURL)
         try await second.join(session: "Studio", userName: "Bo", token: try #require(participant["token"] as? String))
         let users = await second.joinSnapshot["users"] as? [[String: any Sendable]] ?? []
-        #expect(users.first { $0["name"] as? String == "Bo" }?["identity"] as? String == "bo@example.com")
         #expect(users.first { $0["name"] as? String == "Bo" }?["role"] as? String == "participant")
+        // A running session's name gives no new host code.
+        let again = try await RawHTTP.send(port: running.port, "POST", "/console/dev/session", body: #"{"session":"STUDIO"}"#)
+        #expect(again.status == 409)
+        #expect(Self.errorCode(again.body) == 1021)
         let sessions = try await ControlAPI(port: running.port, app: development).sessions()
         #expect(sessions.first?.string("name") == "Studio")
         #expect(sessions.first?.int("users") == 2)
@@ -122,19 +146,29 @@ import Testing
 
     @Test func aBadTokenRequestIsRefusedWithItsCode() async throws {
         let running = try await Self.developmentServer()
-        let cases: [(String, Int)] = [
-            ("not json", 1004),
-            (#"{"session":"Studio"}"#, 1004),
-            (#"{"session":"Studio","role":"emperor"}"#, 1004),
-            (#"{"session":"   ","role":"host"}"#, 2001),
-            (#"{"session":"\#(String(repeating: "s", count: 151))","role":"host"}"#, 2002),
-            (#"{"session":"Studio","role":"host","userIdentity":"\#(String(repeating: "i", count: 36))"}"#, 2006),
+        let development = try #require(running.server.developmentApp)
+        // A join token of the app itself is not an invite code.
+        let joinToken = try TokenMinter.mint(app: development, sessionName: "Studio", role: .host, issuedAt: Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)), lifetimeSeconds: 3600)
+        let cases: [(String, String, Int)] = [
+            ("/console/dev/token", "not json", 1004),
+            ("/console/dev/token", #"{"session":"Studio"}"#, 1004),
+            ("/console/dev/token", #"{"session":"Studio","role":"host"}"#, 1004),
+            ("/console/dev/token", #"{"session":"Studio","invite":"not a code"}"#, 1020),
+            ("/console/dev/token", #"{"session":"Studio","invite":"\#(joinToken)"}"#, 1020),
+            ("/console/dev/session", "not json", 1004),
+            ("/console/dev/session", #"{"session":"   "}"#, 2001),
+            ("/console/dev/session", #"{"session":"\#(String(repeating: "s", count: 151))"}"#, 2002),
         ]
-        for (body, code) in cases {
-            let reply = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: body)
+        for (path, body, code) in cases {
+            let reply = try await RawHTTP.send(port: running.port, "POST", path, body: body)
             #expect(reply.status == 400, "\(body)")
             #expect(Self.errorCode(reply.body) == code, "\(body): \(reply.body)")
         }
+        // A code for one session is refused for another.
+        let created = Self.json(try await RawHTTP.send(port: running.port, "POST", "/console/dev/session", body: #"{"session":"Studio"}"#).body)
+        let hostInvite = try #require(created["hostInvite"] as? String)
+        let other = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Other","invite":"\#(hostInvite)"}"#)
+        #expect(Self.errorCode(other.body) == 1020)
         await running.stop()
     }
 }

@@ -21,6 +21,8 @@ sys.path.insert(0, str(ROOT / "Tests" / "PythonSupport"))
 from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
 
 SCREENSHOTS = ROOT / ".build" / "console-screenshots"
+# Each session's participant link, as its host's page shows it, for the participants' `join`.
+PARTICIPANT_LINKS = {}
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 
@@ -28,7 +30,10 @@ CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 def chromium():
     options = Options()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1600,1000"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1600,1000",
+                     # A camera and microphone that need no person: a test pattern and a beep, allowed without a prompt.
+                     "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                     "--autoplay-policy=no-user-gesture-required"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
@@ -50,6 +55,11 @@ def http_json(url, credentials=None):
         request.add_header("Authorization", f"Basic {token}")
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
+
+
+def development_app(server):
+    """The development app's key and secret, from the file `caucus serve` keeps in its data folder."""
+    return json.loads((pathlib.Path(server.data) / "development-app.json").read_text())
 
 
 def essentials(session):
@@ -81,7 +91,7 @@ class Page:
         self.who = who
         # Cleared from a page that is not the console, which would save its seat again.
         self.driver.get(self.base + "/console/dev")
-        self.driver.execute_script("sessionStorage.clear();")
+        self.driver.execute_script("sessionStorage.clear(); localStorage.clear();")
         self.desktop()
 
     def phone(self):
@@ -195,19 +205,33 @@ class Page:
 
     # --- The console's own steps ---
 
-    def fill_join_form(self, session, name, role, password=""):
-        """Opens the console at `/`, fills the join form and gets a development token."""
+    def create(self, session, name, password=""):
+        """Starts a session from the console at `/` (development app: one click) as its host,
+        and keeps its participant link for the others (`PARTICIPANT_LINKS`)."""
         self.driver.get(self.base + "/")
         self.wait_visible(css_for("dev-banner"))
-        self.click(css_for(f"role-{role}"))
-        self.type(css_for("session-name"), session)
+        self.wait_visible(css_for("create-form"))
+        self.type(css_for("create-session-name"), session)
+        self.type(css_for("create-user-name"), name)
+        self.type(css_for("create-password"), password)
+        self.click(css_for("create-session"))
+        self.wait_joined(name, "host")
+        self.wait(lambda: "invite=" in (self.find(css_for("invite-link")).get_attribute("value") or ""), "the participant link")
+        PARTICIPANT_LINKS[session] = self.find(css_for("invite-link")).get_attribute("value")
+
+    def fill_join_form(self, session, name, role="participant", password=""):
+        """Opens the session's participant link (made by its host's `create`) and types the name."""
+        assert role == "participant", "the host starts the session with `create`"
+        self.driver.get(PARTICIPANT_LINKS[session])
+        self.wait_visible(css_for("join-form"))
         self.type(css_for("user-name"), name)
         self.type(css_for("password"), password)
-        self.click(css_for("dev-token"))
-        self.wait(lambda: self.find(css_for("token")).get_attribute("value").count(".") == 2, "a development token")
 
     def join(self, session, name, role, password=""):
-        """Joins with a development token and waits for the view of the role."""
+        """The host starts the session; a participant joins by its participant link."""
+        if role == "host":
+            self.create(session, name, password)
+            return
         self.fill_join_form(session, name, role, password)
         self.click(css_for("join"))
         self.wait_joined(name, role)
@@ -279,8 +303,9 @@ class ConsoleTestCase(unittest.TestCase):
         return page
 
     def server_view(self, session):
-        """The session as the HTTP control API shows it, read with the development app's credentials."""
-        app = http_json(self.server.base + "/console/dev/app")
+        """The session as the HTTP control API shows it, read with the development app's
+        credentials from the server's data folder (no page ever sees them)."""
+        app = development_app(self.server)
         sessions = http_json(self.server.base + "/v1/sessions", app)["sessions"]
         session_id = next(listed["id"] for listed in sessions if listed["name"] == session)
         return http_json(f"{self.server.base}/v1/sessions/{session_id}", app)

@@ -260,16 +260,16 @@ class ClassroomTests(ConsoleTestCase):
     def test_the_host_desk_start_in_sight_no_jump_plan_settled_refusals_in_words_and_checks_before_sending(self):
         host, bo = self.page("host Ann"), self.page("participant Bo")
         host.driver.get(self.server.base + "/")
-        host.wait_visible(css_for("join-form"))
-        host.click(css_for("role-host"))
+        host.wait_visible(css_for("create-form"))
         self.assertFalse(host.visible(css_for("app-key")), "a first-time host is asked for an app key and secret")
         host.join("Desk", "Ann", "host")
-        # Bo comes by the invite link the host copies: it names the session, as a participant.
+        # Bo comes by the participant link the host copies: it names the session and carries its invite.
         link = host.find(css_for("invite-link")).get_attribute("value")
         self.assertIn("session=Desk", link)
+        self.assertIn("invite=", link)
         bo.driver.get(link)
-        bo.wait(lambda: bo.find(css_for("session-name")).get_attribute("value") == "Desk", "the link's session in the form")
-        self.assertTrue(bo.find(css_for("role-participant")).is_selected())
+        bo.wait_text(css_for("join-heading"), "Join Desk")
+        self.assertFalse(bo.visible(css_for("token")), "a participant link asks for a token")
         bo.join("Desk", "Bo", "participant")
         host.wait_visible(css_for("user-row", userName="Bo"))
 
@@ -301,7 +301,8 @@ class ClassroomTests(ConsoleTestCase):
 
         # A refusal in plain words, next to the button.
         host.click(css_for("start"))
-        host.wait_text(css_for("inline-error"), "There are no rooms ready to start")
+        # (Issue 24: it said "no rooms ready to start" while the rooms were open.)
+        host.wait_text(css_for("inline-error"), "The rooms are open already")
         error = host.box(css_for("inline-error"))
         start = host.box(css_for("start"))
         self.assertLess(abs(error["top"] - start["bottom"]), 60, f"the error is far from Start: {start} {error}")

@@ -9,6 +9,7 @@ import time
 import unittest
 
 import jwt
+from selenium.webdriver.common.by import By
 
 from console_support import CaucusServer, ConsoleTestCase, Page, css_for, http_json
 
@@ -19,9 +20,9 @@ class ConsoleRoundTests(ConsoleTestCase):
     def test_a_host_and_two_participants_run_a_full_breakout_round(self):
         host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
 
-        # Everyone opens the console at "/" and joins with a development token.
+        # The host starts the session at "/" in one click; the others join by its participant link.
         host.join(SESSION, "Ann", "host")
-        self.assertTrue(host.driver.current_url.endswith("/console/"))
+        self.assertIn("invite=", host.driver.current_url, "the host's page becomes its host link")
         host.wait_text(css_for("status"), "No rooms yet")
         bo.join(SESSION, "Bo", "participant")
         col.join(SESSION, "Col", "participant")
@@ -29,12 +30,14 @@ class ConsoleRoundTests(ConsoleTestCase):
             participant.wait_text(css_for("my-location"), "Main session")
             participant.wait_text(css_for("room-choices"), "No breakout rooms yet.")
 
-        # The host sees everyone live, and the app's sessions through the HTTP control API.
+        # The host sees everyone live.
         host.wait_visible(css_for("user-row", userName="Bo"))
         host.wait_visible(css_for("user-row", userName="Col"))
-        host.open_details(css_for("sessions-toggle"))
-        host.click(css_for("dev-fill-app"))
-        host.wait_text(css_for("session-row", session=SESSION), "3 people · No rooms yet")
+        # Participants choose rooms only once the host lets them (off in a new session).
+        col.wait_text(css_for("room-choices"), "No breakout rooms yet.")
+        self.assertFalse(host.find(css_for("setting-self-select")).is_selected(), "self-select is on in a new session")
+        host.click(css_for("setting-self-select"))
+        host.wait(lambda: host.find(css_for("setting-self-select")).is_selected(), "self-select on")
 
         # Plan: two rooms; Bo pre-assigned by selection, Col by drag and drop; commit.
         host.type(css_for("plan-names"), "Red, Blue")
@@ -85,11 +88,14 @@ class ConsoleRoundTests(ConsoleTestCase):
         col.click(css_for("chat-send"))
         col.wait_text(css_for("chat-log"), "Col: Hello Blue")
 
-        # Col chooses another room (self-select is on by default).
+        # Col chooses another room (the host turned self-select on), and the host sees the switch.
         col.click(f"{css_for('room-choice', room='Red')} {css_for('join-room')}")
         col.wait_text(css_for("my-location"), "Red")
         bo.wait_text(css_for("room-people"), "Col")
         host.wait_text(f"{css_for('room-card', room='Red')} {css_for('room-occupants')}", "Col")
+        host.wait_text(css_for("notices"), "Col switched to Red.")
+        host.wait(lambda: "switched rooms" in (host.find(css_for("overview-person", userName="Col")).get_attribute("data-flags") or ""),
+                  "Col marked as switched in the overview")
 
         # Bo asks for help; the host sees the request in the queue.
         bo.click(css_for("request-help"))
@@ -133,8 +139,7 @@ class ConsoleRoundTests(ConsoleTestCase):
         for name in ("Ann", "Bo", "Col"):
             host.wait_text(f"{css_for('user-row', userName=name)} {css_for('user-location')}", "Main session")
         host.wait_text(css_for("pause-parent"), "Pause main session")
-        host.click(css_for("load-sessions"))
-        host.wait_text(css_for("session-row", session=SESSION), "3 people · Rooms closed")
+        host.wait_text(css_for("overview"), "Main session")
         self.assert_models_agree(SESSION)
 
         for page in self.pages:
@@ -163,6 +168,8 @@ class ConsoleRoundTests(ConsoleTestCase):
         bo.join("Lab", "Bo", "participant")
         col.join("Lab", "Col", "participant")
         host.wait_visible(css_for("user-row", userName="Col"))
+        host.click(css_for("setting-self-select"))
+        host.wait(lambda: host.find(css_for("setting-self-select")).is_selected(), "self-select on")
 
         # Two rooms, the two participants invited one to each.
         host.open_details(f'{css_for("quick-rooms")} summary')
@@ -280,13 +287,12 @@ class ConsoleRoundTests(ConsoleTestCase):
         host.wait_text(css_for("inline-error"), "The plan has no rooms yet: add rooms first.")
         self.assertEqual(host.find(css_for("inline-error")).get_attribute("data-code"), "4006")
         self.assertIn("Development only", host.text(css_for("dev-banner")))
-        self.assertIn("Development only", host.find(css_for("dev-fill-app")).get_attribute("textContent"))
         self.assertEqual(http_json(self.server.base + "/console/dev"), {"development": True})
 
 
 class ConfiguredAppsTests(unittest.TestCase):
     """On a server with production apps the console has no development helpers: the app
-    mints tokens and the host types its key and secret."""
+    mints tokens, and the page never asks for the app's key or secret."""
 
     APP = {"key": "school", "secret": "school-secret-for-the-console-test"}
 
@@ -299,7 +305,7 @@ class ConfiguredAppsTests(unittest.TestCase):
         self.addCleanup(host.quit)
         host.driver.get(self.server.base + "/")
         host.wait(lambda: host.find("body").get_attribute("data-development") == "off", "the development check")
-        for helper in ("dev-banner", "dev-token", "dev-fill-app"):
+        for helper in ("dev-banner", "create-form"):
             self.assertFalse(host.visible(css_for(helper)), f"{helper} shows without the development app")
 
         now = int(time.time())
@@ -310,15 +316,9 @@ class ConfiguredAppsTests(unittest.TestCase):
         host.type(css_for("token"), token)
         host.click(css_for("join"))
         host.wait_joined("Ann", "host")
+        self.assertEqual(host.driver.find_elements(By.CSS_SELECTOR, "input[type=password][data-testid^=app]"), [], "the page asks for the app's secret")
+        self.assertIn("session=Class", host.find(css_for("invite-link")).get_attribute("value"))
 
-        host.open_details(css_for("sessions-toggle"))
-        host.type(css_for("app-key"), self.APP["key"])
-        host.type(css_for("app-secret"), "not the secret")
-        host.click(css_for("load-sessions"))
-        host.wait_text(css_for("inline-error"), "The app key or secret is wrong.")
-        host.type(css_for("app-secret"), self.APP["secret"])
-        host.click(css_for("load-sessions"))
-        host.wait_text(css_for("session-row", session="Class"), "Class · 1 person · No rooms yet")
         host.assert_no_error()
 
 

@@ -62,6 +62,12 @@ extension CaucusError.Code {
     public static let methodNotAllowed = Self(1014, "methodNotAllowed")
     /// Several nodes: another node serves the session; the error names it (`url`).
     public static let otherNode = Self(1015, "otherNode")
+    /// The web console's development helpers: an invite code this server did not make, or not for that session.
+    public static let inviteInvalid = Self(1020, "inviteInvalid")
+    /// The web console's development helpers: a new session's name is taken by a live session.
+    public static let sessionAlreadyLive = Self(1021, "sessionAlreadyLive")
+    /// The web console's development helpers: a participant invite for a session its host has not opened.
+    public static let sessionNotOpenYet = Self(1022, "sessionNotOpenYet")
 
     public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
     public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
@@ -141,7 +147,8 @@ extension CaucusError.Code {
     /// Every code this build knows, in catalog order.
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
-        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .otherNode, .sessionNameEmpty,
+        .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .otherNode,
+        .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,

@@ -1,3 +1,4 @@
+import CaucusAuth
 import CaucusCore
 import Foundation
 import Hummingbird
@@ -19,20 +20,55 @@ extension SessionServer {
         router.get("/console/dev") { _, _ in
             Self.json(DevelopmentStatus(development: self.developmentApp != nil))
         }
-        router.get("/console/dev/app") { _, _ in
+        router.post("/console/dev/session") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
-            return Self.json(["key": app.key, "secret": app.secret])
+            do {
+                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
+                let asked = try ConsoleSessionRequest.decode(Data(buffer: body))
+                // A live session's host link is the only way to host it: handing out a new host
+                // code for it would let anyone with its name take the host role back.
+                if try await self.isLive(asked.session, of: app) {
+                    return Self.conflict(CaucusError(.sessionAlreadyLive, "A session named \(asked.session) is running: open its host link, or choose another name."))
+                }
+                let now = self.clock()
+                return Self.json(
+                    ConsoleSessionInvites(
+                        session: asked.session, hostInvite: try ConsoleInvites.code(for: asked.session, role: .host, app: app, at: now),
+                        participantInvite: try ConsoleInvites.code(for: asked.session, role: .participant, app: app, at: now)))
+            } catch let error as CaucusError {
+                return Self.failure(error, status: nil)
+            }
         }
         router.post("/console/dev/token") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
             do {
                 let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
-                let asked = try DevelopmentTokenRequest.decode(Data(buffer: body))
-                return Self.json(DevelopmentToken(token: try asked.mint(for: app, at: self.clock()), appKey: app.key))
+                let asked = try ConsoleTokenRequest.decode(Data(buffer: body))
+                let now = self.clock()
+                let role = try ConsoleInvites.role(of: asked.invite, session: asked.session, app: app, at: now)
+                // Whoever joins a session that is not running creates it and hosts it: a
+                // participant's link waits for the host instead.
+                if role == .participant, try await !self.isLive(asked.session, of: app) {
+                    return Self.conflict(CaucusError(.sessionNotOpenYet, "\(asked.session) has not been opened by its host yet."))
+                }
+                let token = try TokenMinter.mint(app: app, sessionName: asked.session, role: role, issuedAt: now)
+                return Self.json(ConsoleToken(token: token, role: role == .host ? "host" : "participant"))
             } catch let error as CaucusError {
                 return Self.failure(error, status: nil)
+            } catch {
+                return Self.failure(CaucusError(.internalError, "Could not mint a token."), status: nil)
             }
         }
+    }
+
+    private func isLive(_ session: String, of app: AppCredentials) async throws -> Bool {
+        try await liveSessions(of: app).contains { SessionName.matches($0.name, session) }
+    }
+
+    private static func conflict(_ error: CaucusError) -> Response {
+        var response = failure(error, status: nil)
+        response.status = .conflict
+        return response
     }
 
     private static func asset(_ name: String, in assets: ConsoleAssets) -> Response {
@@ -57,7 +93,7 @@ extension SessionServer {
 /// answers of `ControlRouteTable` (a test checks that the router agrees).
 enum ConsoleRoutes {
     static let methods: [String: Set<String>] = [
-        "/": ["GET"], "/console": ["GET"], "/console/{file}": ["GET"], "/console/dev": ["GET"], "/console/dev/app": ["GET"],
+        "/": ["GET"], "/console": ["GET"], "/console/{file}": ["GET"], "/console/dev": ["GET"], "/console/dev/session": ["POST"],
         "/console/dev/token": ["POST"],
     ]
 }

@@ -1,23 +1,18 @@
-// HTTP calls: the app's control API (/v1, HTTP Basic with the app key and secret) and the
-// console's development helpers (/console/dev, answered only on the development app).
+// HTTP calls: the console's development helpers (/console/dev, answered only on the
+// development app). They take a session name or an invite code, never the app's key or
+// secret, which stay on the server.
 
 import { ProtocolError } from "./protocol.js";
 
-async function call(method, path, { body, credentials } = {}) {
+async function call(method, path, { body } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (credentials) headers.Authorization = "Basic " + btoa(`${credentials.key}:${credentials.secret}`);
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await response.json().catch(() => ({}));
   if (!response.ok) {
     throw new ProtocolError(json.error ?? { code: response.status, name: "httpError", message: `${method} ${path} answered ${response.status}.` });
   }
   return json;
-}
-
-/** The app's live sessions: `[{id, name, users, status, createdAt, seq}]`. */
-export async function liveSessions(credentials) {
-  return (await call("GET", "/v1/sessions", { credentials })).sessions;
 }
 
 /** Whether this server runs on its development app. */
@@ -29,12 +24,19 @@ export async function developmentMode() {
   }
 }
 
-/** The development app's key and secret (development only). */
-export function developmentApp() {
-  return call("GET", "/console/dev/app");
+/** A new session's two invite codes: `{session, hostInvite, participantInvite}` (development only). */
+export function createSession(session) {
+  return call("POST", "/console/dev/session", { body: { session } });
 }
 
-/** A join token for the development app (development only). */
-export async function developmentToken(session, role) {
-  return (await call("POST", "/console/dev/token", { body: { session, role } })).token;
+/** A join token of the role the invite code grants: `{token, role}` (development only). */
+export function tokenForInvite(session, invite) {
+  return call("POST", "/console/dev/token", { body: { session, invite } });
+}
+
+/** The console link for an invite code. */
+export function inviteLink(session, invite) {
+  const link = new URL("/console/", location.href);
+  link.search = new URLSearchParams({ session, invite }).toString();
+  return link.toString();
 }

@@ -1,24 +1,32 @@
-// The console's entry point: the join form (or the resume of this tab's seat after a
-// reload), development helpers, leaving, and choosing the view.
+// The console's entry point: starting a session (development app), joining by an invite
+// link or with a token, resuming this browser's seat, media, leaving, and choosing the view.
 
 import { byTestId, fill, h } from "./dom.js";
 import { CaucusConnection, ProtocolError } from "./protocol.js";
 import { SessionModel } from "./state.js";
-import { liveSessions, developmentMode, developmentApp, developmentToken } from "./api.js";
+import { developmentMode, createSession, tokenForInvite, inviteLink } from "./api.js";
 import { HostView } from "./host.js";
 import { ParticipantView } from "./participant.js";
 import { timerText } from "./panels.js";
 import { describeError, statusWords } from "./words.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
-import { saveSeat, loadSeat, forgetSeat } from "./seat.js";
+import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks } from "./seat.js";
+import { MediaSession } from "./media.js";
+import { keepingFocus } from "./focus.js";
 
 const form = byTestId("join-form");
+const createForm = byTestId("create-form");
 const field = (name) => form.elements.namedItem(name);
-const sessionsPanel = byTestId("sessions-panel");
+const wanted = new URLSearchParams(location.search);
+// An invite link: `?session=…&invite=…`. The role is the code's, decided by the server.
+const invite = wanted.get("invite") && wanted.get("session") ? { session: wanted.get("session"), code: wanted.get("invite") } : null;
+let development = false;
 let connection = null;
 let model = null;
 let view = null;
 let details = null;
+let media = null;
+let ended = false;
 
 function showError(error, op) {
   const element = byTestId("error");
@@ -40,104 +48,123 @@ async function act(op, args = {}, origin = null) {
     clearError();
     return true;
   } catch (error) {
-    if (origin?.isConnected) showErrorNear(origin, describeError(error, op), error?.code);
+    if (origin?.isConnected) showErrorNear(origin, describeError(error, op, model?.status), error?.code);
     else showError(error, op);
     return false;
   }
 }
 
-// --- The app's credentials and its live sessions (HTTP control API) ---
+// --- The landing: start a session, join by a link, or join with a token ---
 
-function credentials() {
-  return { key: byTestId("app-key").value.trim(), secret: byTestId("app-secret").value };
-}
-
-// Events that change what the session list shows (users, status).
-const LISTED_CHANGES = new Set(["userJoined", "userLeft", "statusChanged"]);
-let refreshing = null;
-
-/** Keeps a list the host has loaded current, without flashing errors for it. */
-function refreshSessionsQuietly() {
-  if (!credentials().key || byTestId("sessions-list").childElementCount === 0 || refreshing) return;
-  refreshing = setTimeout(() => { refreshing = null; loadSessions({ quiet: true }); }, 300);
-}
-
-async function loadSessions({ quiet = false } = {}) {
-  const app = credentials();
-  // sessionStorage: the secret stays in this tab and is gone when it closes.
-  sessionStorage.setItem("caucus.appKey", app.key);
-  sessionStorage.setItem("caucus.appSecret", app.secret);
-  const origin = byTestId("load-sessions");
-  try {
-    const sessions = await liveSessions(app);
-    if (!quiet) clearErrorNear(origin);
-    fill(byTestId("sessions-list"), sessions.length === 0 ? h("li", { class: "muted" }, "No live sessions.") : sessions.map((session) =>
-      h("li", { class: "row spread", testid: "session-row", dataset: { session: session.name } },
-        h("span", { class: "name" }, h("strong", {}, session.name), ` · ${session.users} ${session.users === 1 ? "person" : "people"} · ${statusWords(session.status)}`),
-        model ? null : h("button", { type: "button", class: "quiet", testid: "session-pick", onclick: () => { field("session").value = session.name; } }, "Use"))));
-  } catch (error) {
-    if (!quiet) showErrorNear(origin, describeError(error), error?.code);
-  }
-}
-
-// --- Development mode ---
-
-async function setUpDevelopmentMode() {
-  const on = await developmentMode();
+async function setUpLanding() {
+  development = await developmentMode();
   // Says on the page that the check is done, and how it came out.
-  document.body.dataset.development = on ? "on" : "off";
-  if (!on) return;
-  byTestId("dev-banner").hidden = false;
-  for (const element of document.querySelectorAll(".dev-only")) element.hidden = false;
-  byTestId("dev-fill-app").addEventListener("click", async (event) => {
-    try {
-      const app = await developmentApp();
-      byTestId("app-key").value = app.key;
-      byTestId("app-secret").value = app.secret;
-      await loadSessions();
-    } catch (error) { showErrorNear(event.currentTarget, describeError(error), error?.code); }
-  });
-  byTestId("dev-token").addEventListener("click", async (event) => {
-    const origin = event.currentTarget;
-    try {
-      field("token").value = await developmentToken(field("session").value.trim(), form.elements.namedItem("role").value);
-      clearErrorNear(origin);
-    } catch (error) { showErrorNear(origin, describeError(error), error?.code); }
-  });
+  document.body.dataset.development = development ? "on" : "off";
+  byTestId("dev-banner").hidden = !development;
+  if (invite) {
+    fill(byTestId("join-heading"), `Join ${invite.session}`);
+    byTestId("session-field").hidden = true;
+    byTestId("token-field").hidden = true;
+    field("session").value = invite.session;
+    field("session").required = false;
+    return;
+  }
+  // With no link: a development server starts sessions in one click; any server takes a token.
+  createForm.hidden = !development;
+  byTestId("token-field").hidden = false;
+  field("token").required = true;
+  if (wanted.get("session")) field("session").value = wanted.get("session");
 }
-
-// --- Joining, and resuming this tab's seat ---
 
 function newConnection() {
   return new CaucusConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
 }
 
-async function join(event) {
-  event.preventDefault();
-  details = { session: field("session").value.trim(), userName: field("userName").value.trim() };
-  const joinButton = byTestId("join");
-  joinButton.disabled = true;
+/** Joins on a fresh (or password-retried) connection; the model takes over from its snapshot. */
+async function joinWith({ session, userName, token, password }, origin) {
+  if (!connection || connection.socket?.readyState !== WebSocket.OPEN || connection.user != null) {
+    connection = newConnection();
+    await connection.open();
+  }
   try {
-    // A refused password may be retried on the same connection.
-    if (!connection || connection.socket?.readyState !== WebSocket.OPEN || connection.user != null) {
-      connection = newConnection();
-      await connection.open();
-    }
-    const result = await connection.join({ ...details, token: field("token").value.trim(), password: field("password").value });
-    clearErrorNear(joinButton);
-    started(new SessionModel(result.snapshot));
+    const result = await connection.join({ session, userName, token, password });
+    clearErrorNear(origin);
+    return result;
   } catch (error) {
     if (error instanceof ProtocolError && (error.name === "needPassword" || error.name === "passwordWrong")) {
       fill(byTestId("password-hint"), describeError(error));
       field("password").focus();
     }
+    throw error;
+  }
+}
+
+let waitingForHost = null;
+
+async function join(event) {
+  event?.preventDefault();
+  clearTimeout(waitingForHost);
+  const joinButton = byTestId("join");
+  details = { session: field("session").value.trim(), userName: field("userName").value.trim(), invite: invite?.code };
+  if (!details.userName) { showErrorNear(joinButton, "Type your name."); return; }
+  joinButton.disabled = true;
+  try {
+    let token = field("token").value.trim();
+    if (invite) {
+      try {
+        token = (await tokenForInvite(invite.session, invite.code)).token;
+      } catch (error) {
+        if (error?.name === "sessionNotOpenYet") {
+          // Whoever joins first hosts: a participant's link waits for the host instead.
+          say(`${invite.session} has not started yet: you join as soon as the host opens it.`);
+          waitingForHost = setTimeout(join, 2000);
+          return;
+        }
+        throw error;
+      }
+    }
+    const result = await joinWith({ ...details, token, password: field("password").value }, joinButton);
+    say(null);
+    started(new SessionModel(result.snapshot));
+  } catch (error) {
     showErrorNear(joinButton, describeError(error, "join"), error?.code);
   } finally {
     joinButton.disabled = false;
   }
 }
 
-/** After a reload: back into the same seat, room and chat, without joining again. */
+function say(note) {
+  fill(byTestId("join-note"), note ?? "");
+  byTestId("join-note").hidden = !note;
+}
+
+/** Development app: one click makes the session, its two links, and joins as its host. */
+async function create(event) {
+  event.preventDefault();
+  const button = byTestId("create-session");
+  const session = createForm.elements.namedItem("session").value.trim();
+  const userName = createForm.elements.namedItem("userName").value.trim();
+  if (!session || !userName) { showErrorNear(button, session ? "Type your name." : "Type a session name."); return; }
+  button.disabled = true;
+  try {
+    const links = await createSession(session);
+    const hostToken = (await tokenForInvite(session, links.hostInvite)).token;
+    saveLinks(session, { host: inviteLink(session, links.hostInvite), participant: inviteLink(session, links.participantInvite) });
+    details = { session, userName, invite: links.hostInvite };
+    const result = await joinWith({ session, userName, token: hostToken, password: createForm.elements.namedItem("password").value }, button);
+    // From now on this page is the host link: a reload or reopening it resumes this seat.
+    history.replaceState(null, "", inviteLink(session, links.hostInvite));
+    started(new SessionModel(result.snapshot));
+    // Participants choose rooms only when the host lets them (Settings).
+    if (model.users.size === 1 && model.settings.selfSelectAllowed) act("updateSettings", { settings: { selfSelectAllowed: false } });
+  } catch (error) {
+    showErrorNear(button, describeError(error, "join"), error?.code);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** After a reload or reopening the link: back into the same seat, room and chat. */
 async function resumeSavedSeat(seat) {
   details = seat.details;
   byTestId("landing").hidden = true;
@@ -148,7 +175,8 @@ async function resumeSavedSeat(seat) {
     await connection.resumeSeat(seat);
   } catch (error) {
     if (error instanceof ProtocolError && error.name === "resumeRefused") {
-      forgetSeat();
+      forgetSeat(details?.invite);
+      stopMedia();
       showLanding(`Your place in ${details.session} has expired: join again.`);
       return;
     }
@@ -164,19 +192,39 @@ function showLanding(note) {
   byTestId("session-bar").hidden = true;
   byTestId("host-view").hidden = byTestId("participant-view").hidden = true;
   byTestId("landing").hidden = false;
-  byTestId("landing").append(sessionsPanel);
   if (details) {
     field("session").value = details.session;
     field("userName").value = details.userName;
   }
-  fill(byTestId("join-note"), note);
-  byTestId("join-note").hidden = !note;
+  say(note);
 }
+
+// --- In the session ---
 
 let ticking = null;
 
+function stopMedia() {
+  media?.close();
+  media = null;
+}
+
+function startMedia() {
+  media = new MediaSession(connection);
+  window.caucusConsole.media = media;
+  connection.addEventListener("slots", (event) => media?.setSlots(event.detail));
+  const redraw = () => { if (model && view && !ended) view.tiles.render(model); };
+  media.addEventListener("change", redraw);
+  media.addEventListener("levels", () => { redraw(); view?.renderMedia?.(model); });
+  media.start().catch((error) => {
+    if (media) media.problem = `Audio and video could not start (${describeError(error)}): you can still chat.`;
+    redraw();
+  });
+  view?.tiles.attach(media);
+}
+
 function started(initial) {
   model = initial;
+  ended = false;
   const save = () => saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
   connection.addEventListener("event", (event) => {
     const notice = model.apply(event.detail);
@@ -184,27 +232,45 @@ function started(initial) {
     if (notice?.kind === "host") showRoleBanner(notice.text);
     render();
     save();
-    if (LISTED_CHANGES.has(event.detail.event.type)) refreshSessionsQuietly();
   });
   connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); save(); });
   connection.addEventListener("state", (event) => {
     fill(byTestId("connection-state"), event.detail);
+    byTestId("connection-state").dataset.state = event.detail;
     if (event.detail === "connected") save();
   });
-  connection.addEventListener("closed", (event) => {
-    forgetSeat();
-    const closed = byTestId("closed");
-    fill(closed, event.detail, " ", h("button", { type: "button", testid: "start-again", onclick: () => location.reload() }, "Join again"));
-    closed.hidden = false;
-    fill(byTestId("connection-state"), "closed");
-  });
+  connection.addEventListener("closed", (event) => sessionOver(event.detail));
   byTestId("landing").hidden = true;
   byTestId("session-bar").hidden = false;
-  if (connection.state !== "reconnecting") fill(byTestId("connection-state"), "connected");
+  if (connection.state !== "reconnecting") {
+    fill(byTestId("connection-state"), "connected");
+    byTestId("connection-state").dataset.state = "connected";
+  }
   render();
   if (connection.secret) save();
   clearInterval(ticking);
-  ticking = setInterval(() => { if (model) fill(byTestId("timer"), timerText(model)); }, 500);
+  ticking = setInterval(() => { if (model && !ended) fill(byTestId("timer"), timerText(model)); }, 500);
+  startMedia();
+}
+
+/** The session is over for this page: nothing on it may look live or take a click. */
+function sessionOver(reason) {
+  ended = true;
+  forgetSeat(details?.invite);
+  stopMedia();
+  clearInterval(ticking);
+  const closed = byTestId("closed");
+  fill(closed, h("strong", {}, reason), " ", h("button", { type: "button", testid: "start-again", onclick: () => location.reload() }, "Join again"));
+  closed.hidden = false;
+  fill(byTestId("connection-state"), "");
+  fill(byTestId("timer"), "");
+  fill(byTestId("status"), "Ended");
+  byTestId("status").dataset.status = "ended";
+  byTestId("leave").hidden = true;
+  byTestId("leave-panel").hidden = true;
+  document.body.dataset.ended = "true";
+  for (const section of [byTestId("host-view"), byTestId("participant-view")]) section.inert = true;
+  closed.querySelector("button").focus();
 }
 
 function showRoleBanner(text) {
@@ -217,21 +283,35 @@ const ROLE_WORDS = { host: "host", manager: "manager", participant: "participant
 
 /** Managers and the host get the host view; it follows the role as it changes. */
 function render() {
-  const managing = model.canManage;
-  const wanted = managing ? HostView : ParticipantView;
-  if (!(view instanceof wanted)) {
-    byTestId("host-view").hidden = !managing;
-    byTestId("participant-view").hidden = managing;
-    view = managing
-      ? new HostView(byTestId("host-view"), act, sessionsPanel)
-      : new ParticipantView(byTestId("participant-view"), act);
+  if (ended) return;
+  keepingFocus(() => {
+    const managing = model.canManage;
+    const wantedView = managing ? HostView : ParticipantView;
+    if (!(view instanceof wantedView)) {
+      byTestId("host-view").hidden = !managing;
+      byTestId("participant-view").hidden = managing;
+      view = managing
+        ? new HostView(byTestId("host-view"), act, { links: () => links() })
+        : new ParticipantView(byTestId("participant-view"), act);
+      if (media) view.tiles.attach(media);
+    }
+    const me = model.me;
+    fill(byTestId("session-title"), `${model.name} · ${me ? me.name : "?"} (${ROLE_WORDS[model.myRole]})`);
+    fill(byTestId("status"), statusWords(model.status));
+    byTestId("status").dataset.status = model.status;
+    fill(byTestId("timer"), timerText(model));
+    view.render(model);
+  });
+}
+
+/** The session's links, for the host view: kept by the browser that created the session. */
+function links() {
+  if (!development) {
+    const link = new URL("/console/", location.href);
+    link.search = new URLSearchParams({ session: model.name }).toString();
+    return { participant: link.toString() };
   }
-  const me = model.me;
-  fill(byTestId("session-title"), `${model.name} · ${me ? me.name : "?"} (${ROLE_WORDS[model.myRole]})`);
-  fill(byTestId("status"), statusWords(model.status));
-  byTestId("status").dataset.status = model.status;
-  fill(byTestId("timer"), timerText(model));
-  view.render(model);
+  return loadLinks(model.name) ?? {};
 }
 
 // --- Leaving ---
@@ -242,16 +322,22 @@ function nextHost() {
   return others.find((user) => model.role(user.id) === "manager") ?? others[0] ?? null;
 }
 
+function closeLeavePanel() {
+  const panel = byTestId("leave-panel");
+  if (panel.hidden) return;
+  panel.hidden = true;
+  byTestId("leave").focus();
+}
+
 function askToLeave() {
   if (!connection || !model) return;
   const panel = byTestId("leave-panel");
-  const close = () => { panel.hidden = true; };
   const leave = async (endSession, button) => {
     try {
       connection.leaving = true;
-      forgetSeat();
+      forgetSeat(details?.invite);
       await connection.leave(endSession);
-      close();
+      panel.hidden = true;
     } catch (error) {
       // Ending the session closes the connection before any reply: that is the success.
       if (!(endSession && error?.name === "connectionLost")) showErrorNear(button, describeError(error, "leave"), error?.code);
@@ -265,33 +351,28 @@ function askToLeave() {
   } else {
     buttons.push(h("button", { type: "button", class: "danger", testid: "leave-confirm", onclick: (event) => leave(model.myRole === "host", event.currentTarget) }, "Leave"));
   }
-  buttons.push(h("button", { type: "button", class: "quiet", testid: "leave-cancel", onclick: close }, "Stay"));
+  buttons.push(h("button", { type: "button", class: "quiet", testid: "leave-cancel", onclick: closeLeavePanel }, "Stay"));
   const question = model.myRole === "host" && heir
     ? `Leave ${model.name}? You are the host: end the session for everyone, or leave it running with ${heir.name} as the host.`
     : model.myRole === "host" ? `Leave ${model.name}? You are the only one here, so it ends.` : `Leave ${model.name}?`;
-  fill(panel, h("p", {}, question), h("div", { class: "row" }, buttons));
+  fill(panel, h("p", { id: "leave-question" }, question), h("div", { class: "row" }, buttons));
   panel.hidden = false;
+  panel.querySelector("button").focus();
 }
 
 // --- Start ---
 
 form.addEventListener("submit", join);
-byTestId("sessions-form").addEventListener("submit", (event) => { event.preventDefault(); loadSessions(); });
+createForm.addEventListener("submit", create);
 byTestId("error-dismiss").addEventListener("click", clearError);
 byTestId("leave").addEventListener("click", askToLeave);
-function showSessionsPanelForHosts() {
-  sessionsPanel.hidden = form.elements.namedItem("role").value !== "host";
-}
-for (const radio of form.querySelectorAll('input[name="role"]')) radio.addEventListener("change", showSessionsPanelForHosts);
-byTestId("app-key").value = sessionStorage.getItem("caucus.appKey") ?? "";
-byTestId("app-secret").value = sessionStorage.getItem("caucus.appSecret") ?? "";
-const wanted = new URLSearchParams(location.search);
-if (wanted.get("session")) field("session").value = wanted.get("session");
-if (wanted.get("role") === "host") byTestId("role-host").checked = true;
-showSessionsPanelForHosts();
-setUpDevelopmentMode();
-const seat = loadSeat();
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeLeavePanel(); });
+window.caucusConsole = { get connection() { return connection; }, get model() { return model; }, media: null };
+const seat = loadSeat(invite?.code);
 if (seat) resumeSavedSeat(seat);
-
-// For debugging from the browser's console, and for the browser tests.
-window.caucusConsole = { get connection() { return connection; }, get model() { return model; } };
+setUpLanding().then(() => {
+  if (invite && !seat) {
+    byTestId("invite-role").hidden = false;
+    fill(byTestId("invite-role"), "Type your name and join: the link says what you may do in the session.");
+  }
+});

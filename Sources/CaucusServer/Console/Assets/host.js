@@ -1,10 +1,12 @@
 // The host's (and managers') view: the breakout controls first (always in the same place,
-// whatever the status), then the plan and the rooms; people on one side, help, broadcast
+// whatever the status; banners come below them, so a banner never moves a button), then the plan and the rooms; people on one side, help, broadcast
 // and chat on the other. On a phone, one column: controls, plan and rooms, help and chat, people.
 
 import { h, fill } from "./dom.js";
 import { askNear, showErrorNear, clearErrorNear } from "./feedback.js";
-import { Banners, ChatPanel, NoticePanel, tileArea, tooLong } from "./panels.js";
+import { Banners, ChatPanel, NoticePanel, tooLong } from "./panels.js";
+import { TileArea } from "./tiles.js";
+import { Overview } from "./hostoverview.js";
 import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
 
 const NEXT_STEP = {
@@ -17,7 +19,7 @@ const NEXT_STEP = {
 };
 
 export class HostView {
-  constructor(root, act, sessionsPanel) {
+  constructor(root, act, { links }) {
     this.act = act;
     this.model = null;
     this.selected = new Set();
@@ -31,21 +33,28 @@ export class HostView {
     this.controls = this.buildControls();
     this.plan = new PlanCard(this);
     this.rooms = new RoomsCard(this);
-    this.inviteLink = h("input", { readonly: true, testid: "invite-link", "aria-label": "Invite link", onfocus: (event) => event.target.select() });
-    sessionsPanel.hidden = false;
+    this.links = links;
+    this.tiles = new TileArea();
+    this.overview = new Overview();
+    this.inviteLink = h("input", { readonly: true, testid: "invite-link", "aria-label": "Link for participants", onfocus: (event) => event.target.select() });
+    this.hostLink = h("input", { readonly: true, testid: "host-link", "aria-label": "Your host link", onfocus: (event) => event.target.select() });
     const peopleCard = h("section", { class: "card area-people" }, h("h3", {}, "People"),
       h("div", { class: "unplaced-box" }, h("strong", {}, "Not in a room yet: "), this.unplaced),
       h("p", { class: "muted" }, "Tick people to move several at once, or drag a person onto a room."),
       this.bulk, this.people);
+    this.hostLinkRow = h("div", {}, h("p", { class: "muted small" }, "Your host link: keep it to yourself. Opening it again in this browser brings you back to your seat."),
+      h("div", { class: "row" }, this.hostLink));
     const inviteCard = h("section", { class: "card area-invite" }, h("h3", {}, "Invite people"),
+      h("p", { class: "muted small" }, "Send this link to participants: it lets them join, never host."),
       h("div", { class: "row" }, this.inviteLink,
-        h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")));
+        h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")),
+      this.hostLinkRow);
     fill(root, h("div", { class: "host-grid" },
-      h("div", { class: "area-main" }, this.banners.element, this.controls.element, tileArea(), this.plan.element, this.rooms.element),
+      h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
       h("div", { class: "area-side" },
         h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
         this.buildBroadcast(), this.chat.element),
-      h("div", { class: "area-left" }, peopleCard, inviteCard, this.buildSettings(), this.notices.element, sessionsPanel)));
+      h("div", { class: "area-left" }, peopleCard, inviteCard, this.buildSettings(), this.notices.element)));
   }
 
   async copyLink(button) {
@@ -146,7 +155,7 @@ export class HostView {
       this.act("updateSettings", { settings: { timerWarningSeconds: seconds } }, save);
     };
     this.settings = h("section", { class: "card settings" }, h("h3", {}, "Settings"),
-      h("label", { class: "row" }, this.selfSelect, " participants choose their room"),
+      h("label", { class: "row" }, this.selfSelect, " participants may switch rooms themselves (their switches show in the overview)"),
       h("label", { class: "row" }, this.returnAllowed, " participants may return to the main session"),
       h("form", { class: "row", onsubmit: saveWarnings }, h("span", {}, "Timer warnings (seconds before the end)"), this.warnAt, save));
     return this.settings;
@@ -185,16 +194,21 @@ export class HostView {
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.settings.hidden = model.myRole !== "host";
     if (document.activeElement !== this.warnAt) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
-    const link = new URL(location.href);
-    link.search = new URLSearchParams({ session: model.name, role: "participant" }).toString();
-    link.hash = "";
-    this.inviteLink.value = link.toString();
+    const links = this.links();
+    this.inviteLink.value = links.participant ?? "";
+    this.hostLink.value = links.host ?? "";
+    this.hostLinkRow.hidden = !links.host || model.myRole !== "host";
     this.renderPeople(model);
     this.plan.render(model);
     this.rooms.render(model);
     this.renderHelp(model);
     this.chat.render(model);
+    this.tiles.render(model);
+    this.overview.render(model, this.tiles.media);
   }
+
+  /** Speaking changed: only the tiles and the overview say so. */
+  renderMedia(model) { this.overview.render(model, this.tiles.media); }
 
   renderPeople(model) {
     for (const id of this.selected) if (!model.users.has(id)) this.selected.delete(id);

@@ -1,4 +1,4 @@
-// Panels both views show: room chat, notices, banners, the video tile area, the timer line.
+// Panels both views show: room chat, notices, banners, the timer line.
 
 import { h, fill, formatDuration, formatClock } from "./dom.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
@@ -108,11 +108,6 @@ export function parentWords(model) {
   return inMain
     ? `The main session is ${state}${paused ? ": chat here is closed until the host resumes it" : ""}.`
     : `The main session is ${state} while you are in your room.`;
-}
-
-/** Where video tiles go once the console has audio and video; empty until then. */
-export function tileArea() {
-  return h("section", { class: "tiles", testid: "tiles", "aria-label": "Video" }, h("p", { class: "muted" }, "Video will appear here."));
 }
 
 /** "Ends in 4:59", "Everyone returns in 0:05", or nothing to count. */

@@ -1,9 +1,10 @@
 // The participant's view: where you are, the rooms to choose from, help, invitations, chat.
-// On a phone it is one column in the order a student needs it: banners, where you are,
-// chat, then the rest.
+// On a phone it is one column in the order a student needs it: where you are (with its
+// buttons, which a banner never moves), banners, the video, chat, then the rest.
 
 import { h, fill } from "./dom.js";
-import { Banners, ChatPanel, NoticePanel, tileArea } from "./panels.js";
+import { Banners, ChatPanel, NoticePanel } from "./panels.js";
+import { TileArea } from "./tiles.js";
 import { describeHelpResult } from "./state.js";
 import { statusWords } from "./words.js";
 
@@ -14,6 +15,7 @@ export class ParticipantView {
     this.chat = new ChatPanel(act, () => this.model);
     this.notices = new NoticePanel();
     this.banners = new Banners();
+    this.tiles = new TileArea();
     this.location = h("p", { class: "location", testid: "my-location" });
     this.actions = h("div", { class: "row" });
     this.helpStatus = h("p", { class: "muted", testid: "help-status" });
@@ -22,11 +24,12 @@ export class ParticipantView {
     this.people = h("ul", { class: "chips", testid: "room-people" });
     this.chat.element.classList.add("area-chat");
     fill(root, h("div", { class: "participant-grid" },
-      h("div", { class: "area-top" }, this.banners.element, this.invitation,
-        h("section", { class: "card" }, h("h3", {}, "You are in"), this.location, this.actions, this.helpStatus)),
+      h("div", { class: "area-top" },
+        h("section", { class: "card" }, h("h3", {}, "You are in"), this.location, this.actions, this.helpStatus),
+        this.banners.element, this.invitation,
+        this.tiles.element),
       this.chat.element,
       h("div", { class: "area-rest" },
-        tileArea(),
         h("section", { class: "card" }, h("h3", {}, "With you"), this.people),
         h("section", { class: "card" }, h("h3", {}, "Rooms"), this.rooms),
         this.notices.element)));
@@ -59,6 +62,7 @@ export class ParticipantView {
     this.renderRooms(model, here, self);
     fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}`, title: user.name }, user.id === model.you ? `${user.name} (you)` : user.name)));
     this.chat.render(model);
+    this.tiles.render(model);
   }
 
   async requestHelp(model, origin) {

@@ -26,7 +26,7 @@ const FINAL_CLOSES = new Map([
  * One user's connection to one session. Dispatches DOM-style events:
  * `event` (detail: the frame `{seq, at, event}`), `snapshot` (detail: a snapshot that
  * replaces the state), `state` (detail: "connecting" | "connected" | "reconnecting" | "closed"),
- * `closed` (detail: a reason for people).
+ * `closed` (detail: a reason for people), `slots` (detail: the slot map's slots, after a mediaOffer).
  */
 export class CaucusConnection extends EventTarget {
   constructor(url) {
@@ -132,6 +132,10 @@ export class CaucusConnection extends EventTarget {
       this.pending.delete(frame.re);
       if (frame.error) waiter.reject(new ProtocolError(frame.error));
       else waiter.resolve(frame.result);
+      return;
+    }
+    if (frame.media && Array.isArray(frame.media.slots)) {
+      this.dispatchEvent(new CustomEvent("slots", { detail: frame.media.slots }));
       return;
     }
     if (typeof frame.seq !== "number") return;

@@ -84,6 +84,20 @@ export class SessionModel {
     return [...this.users.values()].filter((user) => (user.location ?? null) == null && !planned.has(user.id) && this.role(user.id) === "participant");
   }
 
+  /** Whether the room you are in lets `kind` through (the main session always does). */
+  roomAllows(kind) {
+    const here = this.location;
+    return here == null || this.room(here)?.definition?.[kind] !== false;
+  }
+
+  /** A participant in a room the plan did not put them in: they chose it (or were moved there). */
+  switched(id) {
+    const user = this.users.get(id);
+    if (!user || user.location == null || this.role(id) !== "participant") return false;
+    const room = this.room(user.location);
+    return Boolean(room && this.rooms.some((other) => other.assigned.includes(id)) && !room.assigned.includes(id));
+  }
+
   room(id) { return this.rooms.find((room) => room.id === id) ?? null; }
   roomName(location) { return location == null ? "Main session" : this.room(location)?.name ?? `Room ${location}`; }
   userName(id) { return this.users.get(id)?.name ?? `User ${id}`; }
@@ -146,7 +160,7 @@ export class SessionModel {
         this.preList = event.preList;
         return null;
       case "mediaChanged":
-        // What the user publishes now; the console has no media yet, so nothing to announce.
+        // What the user publishes now: the tiles show it (muted, camera off).
         if (this.users.has(event.user)) this.users.get(event.user).publishing = event.publishing;
         return null;
       case "roleView":
@@ -158,6 +172,11 @@ export class SessionModel {
         return this.applyStatus(event.breakout);
       case "usersMoved":
         for (const move of event.moves) this.relocate(move.user, move.to ?? null);
+        if (this.canManage) {
+          // The host is told when someone is now in a room the plan did not put them in.
+          const switched = event.moves.filter((move) => move.to != null && this.switched(move.user));
+          if (switched.length) return switched.map((move) => `${this.userName(move.user)} switched to ${this.roomName(move.to)}.`).join(" ");
+        }
         return this.movedNotice(event.moves.find((move) => move.user === this.you));
       case "assignmentsChanged":
         for (const assignment of event.assignments) {
@@ -202,8 +221,10 @@ export class SessionModel {
       case "timerWarning": {
         const timer = this.breakout.timer;
         if (timer) timer.pendingWarnings = timer.pendingWarnings.filter((seconds) => seconds < event.secondsRemaining);
-        this.banners.warning = `Timer warning: ${describeSeconds(event.secondsRemaining)} left.`;
-        return this.banners.warning;
+        const warning = `Timer warning: ${describeSeconds(event.secondsRemaining)} left.`;
+        // During the closing countdown the countdown itself is what is left.
+        if (this.status === "started") this.banners.warning = warning;
+        return warning;
       }
       case "helpRequested":
         this.helpRequests.push(event.request);
@@ -298,6 +319,8 @@ export class SessionModel {
     }
     for (const room of Object.keys(this.invitations)) if (!open.has(Number(room))) delete this.invitations[room];
     if (!this.roomsOpen) this.banners = { broadcast: null, warning: null, moved: null };
+    // "1 minute left" is over once the rooms are closing: the countdown says what is left.
+    if (this.status === "stopping") this.banners.warning = null;
     const notice = statusNotice(this.status, previous);
     const after = this.location;
     if (after !== before && this.status === "started" && after != null) {

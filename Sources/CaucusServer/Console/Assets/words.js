@@ -55,6 +55,9 @@ const ERRORS = new Map([
   [1010, "The server could not do that just now; nothing changed. Try again."],
   [1011, "The app key or secret is wrong."],
   [1012, "Not found."],
+  [1020, "This link is not valid (or has expired): ask the host for a new one."],
+  [1021, "A session with that name is running already: open its host link, or choose another name."],
+  [1022, "The host has not opened this session yet."],
   [2001, "Type a session name."],
   [2002, "The session name is too long (at most 150 characters)."],
   [2003, "Type your name."],
@@ -135,8 +138,16 @@ const WRONG_STATUS = {
   joinRoom: "The rooms are not open.",
 };
 
-/** A sentence for a refusal (a ProtocolError or anything thrown), for the operation tried. */
-export function describeError(error, op) {
+// A refused start while rooms exist is about their status, not a missing plan.
+const START_REFUSED = {
+  committed: "The rooms are ready, but the server refused to start them: try again.",
+  started: "The rooms are open already.",
+  stopping: "The rooms are closing: press Everyone back to close them at once, then Start.",
+};
+
+/** A sentence for a refusal (a ProtocolError or anything thrown), for the operation tried, in the status the page saw. */
+export function describeError(error, op, status) {
+  if (error?.code === 4007 && op === "start" && START_REFUSED[status]) return START_REFUSED[status];
   if (error?.code === 4007 && WRONG_STATUS[op]) return WRONG_STATUS[op];
   const known = ERRORS.get(error?.code);
   if (known) return known;

@@ -1,0 +1,86 @@
+import CaucusAuth
+import CaucusCore
+import Foundation
+
+/// The console's invite codes on the development app: a host code and a participant code per
+/// new session, each naming its role. A page exchanges its code for a join token of that role
+/// and no other, so the role comes from the link, never from a choice on the page, and the
+/// app's secret stays on the server.
+///
+/// A code is an HS256 JWT (the join token's shape) signed with a key derived from the
+/// development app's secret, not the secret itself: it proves the server made it, survives a
+/// restart with nothing stored, and is never a join token in itself.
+enum ConsoleInvites {
+    /// Codes live as long as a token may (48 hours).
+    static let lifetimeSeconds = 48 * 3600
+
+    static func signingApp(for app: AppCredentials) -> AppCredentials {
+        AppCredentials(key: app.key, secret: "caucus-console-invite:" + app.secret, limits: app.limits)
+    }
+
+    static func code(for session: String, role: RoleClaim, app: AppCredentials, at now: Instant) throws(CaucusError) -> String {
+        do {
+            return try TokenMinter.mint(
+                app: signingApp(for: app), sessionName: session, role: role, issuedAt: now, lifetimeSeconds: lifetimeSeconds)
+        } catch let error as CaucusError {
+            throw error
+        } catch {
+            throw CaucusError(.internalError, "Could not make an invite code: \(error)")
+        }
+    }
+
+    /// The role a code grants for `session`; 1020 `inviteInvalid` for anything else.
+    static func role(of code: String, session: String, app: AppCredentials, at now: Instant) throws(CaucusError) -> RoleClaim {
+        do {
+            return try TokenVerifier(apps: [signingApp(for: app)]).verify(code, sessionName: session, now: now).role
+        } catch {
+            throw CaucusError(.inviteInvalid, "This invite link is not valid for \(session) (\(error.message)): ask the host for a new one.")
+        }
+    }
+}
+
+/// `POST /console/dev/session`: a new session's name.
+struct ConsoleSessionRequest: Decodable, Sendable {
+    let session: String
+
+    static func decode(_ data: Data) throws(CaucusError) -> ConsoleSessionRequest {
+        do {
+            return try JSONDecoder().decode(ConsoleSessionRequest.self, from: data)
+        } catch {
+            throw CaucusError(.invalidArguments, #"Send {"session": "…"}."#)
+        }
+    }
+}
+
+/// `POST /console/dev/session`'s answer: the two links' codes.
+struct ConsoleSessionInvites: Encodable, Sendable {
+    let session: String
+    let hostInvite: String
+    let participantInvite: String
+}
+
+/// `POST /console/dev/token`: an invite code and the session it is for. Nothing else: the
+/// role is the code's.
+struct ConsoleTokenRequest: Decodable, Sendable {
+    let session: String
+    let invite: String
+
+    static func decode(_ data: Data) throws(CaucusError) -> ConsoleTokenRequest {
+        do {
+            return try JSONDecoder().decode(ConsoleTokenRequest.self, from: data)
+        } catch {
+            throw CaucusError(.invalidArguments, #"Send {"session": "…", "invite": "…"} (the invite code of a console link)."#)
+        }
+    }
+}
+
+/// `POST /console/dev/token`'s answer: a two-hour join token of the code's role.
+struct ConsoleToken: Encodable, Sendable {
+    let token: String
+    let role: String
+}
+
+/// `GET /console/dev`: whether the development helpers are on.
+struct DevelopmentStatus: Encodable, Sendable {
+    let development: Bool
+}

@@ -1,0 +1,221 @@
+"""The console as a meeting page (issue 24): a host and three participants in four headless
+Chromiums with fake camera and microphone (--use-fake-device-for-media-stream). Before,
+during and after a breakout each page shows exactly the tiles of the people in its own
+location, and each tile plays: its <video> decodes frames (videoWidth > 0 and
+getVideoPlaybackQuality().totalVideoFrames rising) and getStats reports inbound audio from
+that person (audioLevel > 0). A mute shows on the others' pages, a move switches tiles with no
+new offer, a reload resumes the seat and the media, and a refused camera leaves a clear
+message and a page that still chats. axe-core finds no serious or critical violation on the
+host's and a participant's page, desktop and phone; screenshots of each state are written."""
+
+import json
+import time
+import unittest
+
+from console_support import ConsoleTestCase, css_for, SCREENSHOTS
+from accessibility import assert_accessible
+
+SESSION = "Meeting"
+
+
+class MediaPageTests(ConsoleTestCase):
+    def tiles(self, page):
+        """The tiles of the view on show: name, muted, and what its video decodes."""
+        return page.driver.execute_script(
+            """
+            const view = document.querySelector('[data-testid="host-view"]:not([hidden]), [data-testid="participant-view"]:not([hidden])');
+            return [...(view?.querySelectorAll('[data-testid="tile"]') ?? [])].map((tile) => {
+              const video = tile.querySelector("video");
+              return { name: tile.dataset.userName, muted: tile.dataset.muted, label: tile.getAttribute("aria-label"),
+                       width: video.videoWidth, frames: video.getVideoPlaybackQuality().totalVideoFrames };
+            });
+            """)
+
+    def media_report(self, page):
+        return page.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "window.caucusConsole.media.report().then((report) => done(JSON.stringify(report)), (error) => done(JSON.stringify({error: String(error)})));")
+
+    def wait_tiles(self, page, names):
+        """Exactly these people's tiles, in any order."""
+        page.wait(lambda: sorted(tile["name"] for tile in self.tiles(page)) == sorted(names),
+                  f"tiles of {sorted(names)} (shown: {[tile['name'] for tile in self.tiles(page)]})")
+
+    def wait_playing(self, page, others):
+        """Each other person's tile decodes new frames, and their audio arrives with a level."""
+        page.wait(lambda: all(tile["width"] > 0 for tile in self.tiles(page) if tile["name"] in others),
+                  f"video of {others} to decode")
+        before = {tile["name"]: tile["frames"] for tile in self.tiles(page)}
+        page.wait(lambda: all(tile["frames"] > before[tile["name"]] for tile in self.tiles(page) if tile["name"] in others),
+                  f"video frames of {others} to keep coming")
+        users = {user["name"]: user["id"] for user in page.model()["users"]}
+        heard = set()
+
+        def all_heard():
+            report = json.loads(self.media_report(page))
+            for slot in report["slots"]:
+                if slot["kind"] == "audio" and slot["user"] is not None and (slot["audioLevel"] or 0) > 0:
+                    heard.add(slot["user"])
+            return all(users[name] in heard for name in others)
+
+        page.wait(all_heard, f"audio of {others} with a level above 0 (heard: {heard})")
+
+    def offers(self, page):
+        """mediaOffers sent and getUserMedia calls (permission prompts) since `count_offers`."""
+        return page.driver.execute_script("return [window.__offers ?? 0, window.__prompts ?? 0];")
+
+    def count_offers(self, page):
+        page.driver.execute_script(
+            """
+            window.__offers = 0;
+            window.__prompts = 0;
+            const ask = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+            navigator.mediaDevices.getUserMedia = (constraints) => { window.__prompts += 1; return ask(constraints); };
+            const connection = window.caucusConsole.connection;
+            const send = connection.send.bind(connection);
+            connection.send = (op, args) => { if (op === "mediaOffer") window.__offers += 1; return send(op, args); };
+            """)
+
+    def test_tiles_follow_the_rooms_play_mute_show_moves_switch_and_a_reload_resumes_the_media(self):
+        host, bo, col, dee = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col"), self.page("participant Dee")
+        host.join(SESSION, "Ann", "host")
+        for page, name in ((bo, "Bo"), (col, "Col"), (dee, "Dee")):
+            page.join(SESSION, name, "participant")
+        everyone = ["Ann", "Bo", "Col", "Dee"]
+
+        # Before: everyone in the main session sees and hears everyone.
+        for page, me in ((host, "Ann"), (bo, "Bo"), (col, "Col"), (dee, "Dee")):
+            self.wait_tiles(page, everyone)
+            self.wait_playing(page, [name for name in everyone if name != me])
+        # Who speaks (the fake microphone beeps): a ring on the tile, and a flag in the host's overview.
+        for page in (host, dee):
+            page.wait(lambda page=page: page.find(css_for("tile", userName="Bo")).get_attribute("data-speaking") == "true", "Bo shown speaking")
+        host.wait(lambda: "speaking" in (host.find(css_for("overview-person", userName="Bo")).get_attribute("data-flags") or ""),
+                  "Bo speaking in the host's overview")
+        host.screenshot("media-host-main.png")
+        bo.screenshot("media-participant-main.png")
+
+        # A mute shows on the others' pages, and on one's own button.
+        bo.click(css_for("toggle-mic"))
+        bo.wait(lambda: bo.find(css_for("toggle-mic")).get_attribute("aria-pressed") == "true", "Bo's mute button pressed")
+        for page in (host, col, dee):
+            page.wait(lambda page=page: any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(page)), "Bo shown muted")
+            self.assertIn("muted", next(tile["label"] for tile in self.tiles(page) if tile["name"] == "Bo"))
+        # Muted, Bo is never shown speaking, however his microphone beeps.
+        for _ in range(8):
+            self.assertEqual(host.find(css_for("tile", userName="Bo")).get_attribute("data-speaking"), "false")
+            time.sleep(0.25)
+        bo.click(css_for("toggle-mic"))
+        for page in (host, col, dee):
+            page.wait(lambda page=page: any(tile["name"] == "Bo" and tile["muted"] == "false" for tile in self.tiles(page)), "Bo unmuted")
+
+        # A screen share is shown large on the others' pages, and goes when it stops.
+        bo.click(css_for("toggle-screen"))
+        bo.wait(lambda: bo.find(css_for("toggle-screen")).get_attribute("aria-pressed") == "true", "Bo's share button pressed")
+        for page in (host, col, dee):
+            page.wait(lambda page=page: page.driver.execute_script(
+                "const f = document.querySelector('.view:not([hidden]) [data-testid=screen-share]');"
+                "return !f.hidden && f.querySelector('video').videoWidth > 0 && f.textContent.includes('Bo is sharing');"),
+                "Bo's screen, large and decoding")
+        host.screenshot("media-host-screen-share.png")
+        bo.click(css_for("toggle-screen"))
+        for page in (host, col, dee):
+            page.wait_gone(f".view:not([hidden]) {css_for('screen-share')}", "the shared screen to go")
+
+        # During: Bo and Col in Red, Dee in Blue, the host in the main session.
+        for page in (bo, col, dee):
+            self.count_offers(page)
+        host.type(css_for("plan-names"), "Red, Blue")
+        host.click(css_for("plan-add"))
+        red, blue = css_for("plan-room", room="Red"), css_for("plan-room", room="Blue")
+        host.wait_visible(blue)
+        for name, room in (("Bo", red), ("Col", red), ("Dee", blue)):
+            host.choose(f"{room} {css_for('plan-assign-select')}", name)
+            host.click(f"{room} {css_for('plan-assign-button')}")
+            host.wait_text(f"{room} {css_for('plan-assigned')}", name)
+        host.click(css_for("commit"))
+        host.wait_text(css_for("status"), "Rooms ready")
+        started = time.monotonic()
+        host.click(css_for("start"))
+        self.wait_tiles(bo, ["Bo", "Col"])
+        switched_after = time.monotonic() - started
+        print(f"\nBo's tiles switched {switched_after:.2f} s after Start was pressed (page and server on one loaded machine)")
+        self.wait_tiles(col, ["Bo", "Col"])
+        self.wait_tiles(dee, ["Dee"])
+        self.wait_tiles(host, ["Ann"])
+        self.wait_playing(bo, ["Col"])
+        self.wait_playing(col, ["Bo"])
+        for page in (bo, col, dee):
+            self.assertEqual(self.offers(page), [0, 0], f"{page.who} made a new offer or asked for the devices again to move")
+        # (The overview is redrawn as people speak: read it with waits.)
+        host.wait_text(css_for("overview-room", room="Red"), "Bo")
+        host.wait_text(css_for("overview-room", room="Red"), "Col")
+        host.wait_text(css_for("overview-room", room="Blue"), "Dee")
+        host.screenshot("media-host-breakout.png")
+        # A muted main session says so where the host is.
+        host.click(css_for("mute-parent"))
+        host.wait_text(css_for("media-note"), "off")
+        host.click(css_for("mute-parent"))
+        host.wait_gone(css_for("media-note"), "the note to go with the mute")
+        col.screenshot("media-participant-breakout.png")
+
+        # A reload mid-breakout: the same seat in Red, and the media again.
+        col_id = col.model()["users"]
+        col.reload()
+        col.wait_joined("Col", "participant")
+        col.wait_text(css_for("my-location"), "Red")
+        self.wait_tiles(col, ["Bo", "Col"])
+        self.wait_playing(col, ["Bo"])
+        self.wait_playing(bo, ["Col"])
+        users = self.server_view(SESSION)["users"]
+        self.assertEqual(sorted(user["name"] for user in users), everyone, "a reload left a second seat")
+        self.assertEqual(sorted((user["id"], user["name"]) for user in col_id), sorted((user["id"], user["name"]) for user in col.model()["users"]))
+
+        # The phone layout of a participant in a room, and accessibility of both views.
+        for page in (host, col):
+            assert_accessible(self, page, f"{page.who} in a breakout, desktop")
+            page.phone()
+            page.scroll_top()
+            self.assertLessEqual(page.page_width(), 390, f"{page.who}'s page is wider than the phone")
+            page.screenshot(f"media-{'host' if page is host else 'participant'}-breakout-phone.png")
+            assert_accessible(self, page, f"{page.who} in a breakout, phone")
+            page.desktop()
+
+        # After: everyone back, all tiles again.
+        host.type(css_for("stop-countdown"), "0")
+        host.click(css_for("stop"))
+        for page, me in ((host, "Ann"), (bo, "Bo"), (col, "Col"), (dee, "Dee")):
+            self.wait_tiles(page, everyone)
+        self.wait_playing(dee, ["Ann", "Bo", "Col"])
+        host.screenshot("media-host-after.png")
+        for page in self.pages:
+            page.assert_no_error()
+
+    def test_a_refused_camera_says_so_and_the_page_still_chats(self):
+        host, bo = self.page("host Ann"), self.page("participant Bo")
+        host.join("Refused", "Ann", "host")
+        # Bo's browser refuses the camera and microphone, as a person pressing Block would.
+        bo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException("Permission denied", "NotAllowedError"));
+        """})
+        try:
+            bo.join("Refused", "Bo", "participant")
+            bo.wait_text(css_for("media-problem"), "blocked")
+            self.assertIn("chat", bo.text(css_for("media-problem")))
+            self.assertFalse(bo.find(css_for("toggle-mic")).is_enabled(), "a mute button with no microphone")
+            # Bo still sees the host, and chats.
+            self.wait_tiles(bo, ["Ann", "Bo"])
+            self.wait_playing(bo, ["Ann"])
+            bo.type(css_for("chat-text"), "No camera here")
+            bo.click(css_for("chat-send"))
+            host.wait_text(css_for("chat-log"), "Bo: No camera here")
+            host.wait(lambda: any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(host)), "Bo shown muted to the host")
+            bo.screenshot("media-refused.png")
+            assert_accessible(self, bo, "a participant without camera")
+        finally:
+            bo.driver.quit()
+            self.browsers.remove(bo)
+
+
+if __name__ == "__main__":
+    unittest.main()
