@@ -58,7 +58,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         tick = context.eventLoop.scheduleRepeatedTask(initialDelay: tickInterval, delay: tickInterval) { _ in
             let handler = loopBoundSelf.value
-            handler.send(handler.table.handleDeadlines(now: MediaClock.now()))
+            let now = MediaClock.now()
+            handler.router.tick(now: now)
+            handler.send(handler.table.handleDeadlines(now: now))
         }
         context.fireChannelActive()
     }

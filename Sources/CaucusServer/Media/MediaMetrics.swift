@@ -25,6 +25,8 @@ struct MediaMetrics: Sendable {
     let retransmissions: CoreMetrics.Counter
     /// Keyframe requests (PLI) the server sent publishers, after coalescing.
     let keyframeRequests: CoreMetrics.Counter
+    /// NACKs the server sent publishers of packets lost on their way to it.
+    let upstreamNACKs: CoreMetrics.Counter
 
     init() {
         // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
@@ -44,5 +46,6 @@ struct MediaMetrics: Sendable {
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
         retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")
+        upstreamNACKs = CoreMetrics.Counter(label: "caucus_media_upstream_nacks_total")
     }
 }

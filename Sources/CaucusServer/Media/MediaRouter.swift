@@ -57,21 +57,17 @@ final class MediaRouter {
         guard let router = sessions[key.session] else { return }
         switch event {
         case .rtp(let packet):
-            let keyframeRequests = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
+            let feedback = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
                 guard let datagram = table.protect(rtp: packet, rewrittenAs: header, translation: translation, for: to) else { return }
                 outbox.append(datagram)
                 metrics.rtpForwarded.increment()
                 metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
             }
-            if !keyframeRequests.isEmpty { sendKeyframeRequests(keyframeRequests, in: key.session) }
+            if !feedback.isEmpty { send(feedback, in: key.session) }
         case .rtcp(let packet):
             let routed = router.route(rtcp: packet, from: key.user.rawValue, now: MediaClock.now())
-            for (user, rtcp) in routed.rtcp {
-                if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: key.session, user: UserID(user))) {
-                    append(datagram)
-                }
-            }
+            send(routed.rtcp, in: key.session)
             for copy in routed.retransmissions {
                 let to = MediaPeerKey(session: key.session, user: UserID(copy.subscriber))
                 guard let datagram = table.protect(rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, for: to)
@@ -81,6 +77,28 @@ final class MediaRouter {
             }
         case .connected, .closed:
             break
+        }
+    }
+
+    /// The routers' timers: lost publisher packets asked for again.
+    func tick(now: Duration) {
+        for (session, router) in sessions {
+            let feedback = router.tick(now: now)
+            if !feedback.isEmpty { send(feedback, in: session) }
+        }
+    }
+
+    /// RTCP the router produced for users (NACKs and keyframe requests to publishers).
+    private func send(_ feedback: [(user: Int, rtcp: [UInt8])], in session: StoredSessionID) {
+        for (user, rtcp) in feedback {
+            // Counted by RTCP packet type: 206 payload-specific feedback (PLI), 205 transport
+            // feedback (NACK); sender reports go to subscribers uncounted.
+            switch rtcp.count > 1 ? rtcp[1] : 0 {
+            case 206: metrics.keyframeRequests.increment()
+            case 205: metrics.upstreamNACKs.increment()
+            default: break
+            }
+            if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: session, user: UserID(user))) { append(datagram) }
         }
     }
 

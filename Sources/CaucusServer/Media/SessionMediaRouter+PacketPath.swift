@@ -24,12 +24,13 @@ extension SessionMediaRouter {
     }
 
     /// A publisher's decrypted RTP: calls `deliver` with each subscriber, the header its copy
-    /// leaves with and the renumbering of its payload type and extensions. Returns the keyframe
-    /// requests it calls for (a slot still waiting for this stream's keyframe, once the last
-    /// request has had time to be answered).
+    /// leaves with and the renumbering of its payload type and extensions. Returns the RTCP it
+    /// calls for, to the publisher: a NACK of a gap it opens in the stream, and a keyframe
+    /// request when a slot still waits for this stream's keyframe and the last request has had
+    /// time to be answered.
     func forward(
         rtp packet: [UInt8], arrival: Duration, deliver: (Int, RewrittenHeader, HeaderTranslation) -> Void
-    ) -> [(publisher: Int, ssrc: UInt32)] {
+    ) -> [(user: Int, rtcp: [UInt8])] {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return [] }
         let ssrc = Self.read32(packet, at: 8)
         let destinations = table.destinations(of: ssrc)
@@ -37,10 +38,16 @@ extension SessionMediaRouter {
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
         let timestamp = Self.read32(packet, at: 4)
         var startsKeyframe = false
+        var feedback: [(user: Int, rtcp: [UInt8])] = []
         if let codec = keyframeCodecs[ssrc] {
             caches[ssrc]?.insert(packet, sequenceNumber: sequenceNumber)
             startsKeyframe = KeyframeDetector.startsKeyframe(packet, codec: codec)
             if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
+            if let lost = upstreamLoss[ssrc]?.received(sequenceNumber, at: arrival), !lost.isEmpty,
+                let publisher = streamsBySSRC[ssrc]?.publisher
+            {
+                feedback.append((publisher, Self.nack(lost, of: ssrc)))
+            }
         }
         var stillWaiting = false
         for destination in destinations {
@@ -56,16 +63,39 @@ extension SessionMediaRouter {
             guard let translation = subscribers[destination.subscriber]?.translations[destination.slot] else { continue }
             deliver(destination.subscriber, header, translation)
         }
-        guard stillWaiting, let stream = streamsBySSRC[ssrc], keyframeRequests.shouldRequest(ssrc, at: arrival) else { return [] }
-        return [(stream.publisher, ssrc)]
+        if stillWaiting, let stream = streamsBySSRC[ssrc], keyframeRequests.shouldRequest(ssrc, at: arrival) {
+            feedback.append((stream.publisher, Self.pli(ssrc)))
+        }
+        return feedback
+    }
+
+    /// Called on the media loop's timer: the publishers' lost packets still missing after
+    /// ``UpstreamLoss/retryInterval``, asked for again.
+    func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
+        var feedback: [(user: Int, rtcp: [UInt8])] = []
+        for ssrc in Array(upstreamLoss.keys) {
+            guard let due = upstreamLoss[ssrc]?.due(at: now), !due.isEmpty, let publisher = streamsBySSRC[ssrc]?.publisher else { continue }
+            feedback.append((publisher, Self.nack(due, of: ssrc)))
+        }
+        return feedback
+    }
+
+    static func nack(_ lost: [UInt16], of ssrc: UInt32) -> [UInt8] {
+        RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: routerSSRC, mediaSSRC: ssrc, lost: lost)).encoded()
+    }
+
+    static func pli(_ ssrc: UInt32) -> [UInt8] {
+        RTCPPacket.pictureLossIndication(senderSSRC: routerSSRC, mediaSSRC: ssrc).encoded()
     }
 
     /// A user's RTCP, as a subscriber and as a publisher, turned into what the router sends on:
     /// - a PLI or FIR about one of its slots becomes a PLI to the slot's current source, unless
     ///   one is outstanding (``KeyframeRequests``);
-    /// - a NACK of a slot's sequence numbers is answered from the cache, each packet sent again
-    ///   as the slot sent it (its SSRC, number and timestamp); what the cache lacks becomes a
-    ///   NACK to the source that sent it, with its own numbers, once per ``UpstreamNACKs/interval``;
+    /// - a NACK of a slot's sequence numbers sent from its current source is answered from the
+    ///   cache, each packet sent again as the slot sent it (its SSRC, number and timestamp); what
+    ///   the cache lacks, unless ``UpstreamLoss`` already asks for it, becomes a NACK to the
+    ///   source with its own numbers, once per ``UpstreamNACKs/interval``; numbers from an
+    ///   earlier source of the slot are not repaired (the slot no longer shows it);
     /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
     ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
     ///
@@ -108,12 +138,17 @@ extension SessionMediaRouter {
         else { return }
         var missing: [(source: UInt32, lost: [UInt16])] = []
         for lost in nack.lostSequenceNumbers {
-            guard let origin = rewriter.origin(of: lost) else { continue }
+            // Only the slot's current source is repaired: an earlier one's packets would show a
+            // picture (perhaps of a room the subscriber has left) the slot no longer carries.
+            guard let origin = rewriter.origin(of: lost), origin.source == rewriter.source else { continue }
             if let cached = caches[origin.source]?.packet(origin.sequenceNumber),
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
                 routed.retransmissions.append(Copy(subscriber: user, packet: cached, header: header, translation: translation))
+            } else if upstreamLoss[origin.source]?.isMissing(origin.sequenceNumber) == true {
+                // Already being asked for on its own schedule; it is forwarded when it comes.
+                continue
             } else if let index = missing.firstIndex(where: { $0.source == origin.source }) {
                 missing[index].lost.append(origin.sequenceNumber)
             } else {

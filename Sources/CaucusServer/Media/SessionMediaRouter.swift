@@ -58,6 +58,8 @@ final class SessionMediaRouter {
     private(set) var table = RoutingTable.empty
     /// Recent packets of each video and screen-share stream, for NACKs.
     var caches: [UInt32: RetransmissionCache] = [:]
+    /// What each video and screen-share stream lost on its way here, asked of its publisher.
+    var upstreamLoss: [UInt32: UpstreamLoss] = [:]
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
 
@@ -178,10 +180,12 @@ final class SessionMediaRouter {
             if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: format.codec.name) {
                 keyframeCodecs[ssrc] = codec
                 if caches[ssrc] == nil { caches[ssrc] = RetransmissionCache() }
+                if upstreamLoss[ssrc] == nil { upstreamLoss[ssrc] = UpstreamLoss() }
             }
         }
         for gone in previous.subtracting(streamsBySSRC.keys) {
             caches[gone] = nil
+            upstreamLoss[gone] = nil
             keyframeRequests.forget(gone)
             upstreamNACKs.forget(gone)
         }

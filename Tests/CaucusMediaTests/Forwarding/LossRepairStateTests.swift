@@ -53,4 +53,33 @@ import Testing
             #expect(asked == lost)
         }
     }
+
+    @Test func upstreamLossAsksForAGapAtOnceAndAgainUntilItComes() {
+        var loss = UpstreamLoss()
+        var asked: [[UInt16]] = []
+        asked.append(loss.received(65_534, at: .zero))
+        asked.append(loss.received(2, at: .milliseconds(1)))  // 65535, 0, 1 lost across the wrap
+        asked.append(loss.due(at: .milliseconds(20)))
+        asked.append(loss.received(0, at: .milliseconds(25)))  // one comes back
+        asked.append(loss.due(at: .milliseconds(31)))
+        #expect(asked == [[], [65_535, 0, 1], [], [], [65_535, 1]])
+        #expect(loss.isMissing(1) && !loss.isMissing(0) && !loss.isMissing(2))
+        for step in 2...10 { _ = loss.due(at: .milliseconds(31 * step)) }
+        #expect(!loss.isMissing(1), "given up after \(UpstreamLoss.maximumAsks) asks")
+    }
+
+    @Test func upstreamLossIsBounded() {
+        var loss = UpstreamLoss()
+        _ = loss.received(0, at: .zero)
+        let restart = loss.received(UInt16(UpstreamLoss.largestGap + 2), at: .zero)
+        #expect(restart.isEmpty, "a jump past the largest gap is a restart, not a loss")
+        var sequence = UInt16(UpstreamLoss.largestGap + 2)
+        for _ in 0..<10 {
+            sequence &+= UInt16(UpstreamLoss.largestGap + 1)
+            _ = loss.received(sequence, at: .zero)
+        }
+        let tracked = (0...UInt16.max).filter { loss.isMissing($0) }.count
+        #expect(tracked == UpstreamLoss.capacity)
+        #expect(loss.isMissing(sequence &- 1), "the newest gaps are kept")
+    }
 }

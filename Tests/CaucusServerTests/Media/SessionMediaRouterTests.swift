@@ -172,12 +172,16 @@ import Testing
     }
 
     /// A subscriber's NACK of a slot's numbers is answered from the cache, each packet as the slot
-    /// sent it; a number the cache lacks (lost before the server) is asked of the source with its
-    /// own number, once however often it is asked within the coalescing interval.
-    @Test func aNackIsAnsweredFromTheCacheAndTheRestIsAskedOfTheSource() throws {
+    /// sent it. A packet lost before the server is asked of the source as soon as the gap shows,
+    /// with its own number, again on the timer while it is missing, and forwarded when it comes.
+    @Test func aNackIsAnsweredFromTheCacheAndALossUpstreamIsAskedOfTheSource() throws {
         let (router, slot, firstOut) = Self.oneWatchingTwo()
-        // 502 never reaches the server; 503 does.
-        _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 503), arrival: .milliseconds(60)) { _, _, _ in }
+        let upstreamNACK = try RTCPPacket.decodeCompound(RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 20, lost: [502])).encoded())
+        // 502 never reaches the server; 503 does, and shows the gap.
+        let feedback = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 503), arrival: .milliseconds(60)) { _, _, _ in }
+        #expect(feedback.map(\.user) == [2])
+        #expect(try feedback.map { try RTCPPacket.decodeCompound($0.rtcp) } == [upstreamNACK])
+
         let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1, firstOut &+ 2])).encoded()
         let routed = router.route(rtcp: nack, from: 1, now: .milliseconds(70))
         #expect(routed.retransmissions.map(\.subscriber) == [1, 1])
@@ -186,14 +190,29 @@ import Testing
             RewrittenHeader(ssrc: slot, sequenceNumber: firstOut &+ 1, timestamp: 0),
         ])
         #expect(routed.retransmissions.map(\.packet) == [Self.rtp(ssrc: 20, sequenceNumber: 500), Self.rtp(ssrc: 20, sequenceNumber: 501)])
-        #expect(routed.rtcp.map(\.user) == [2])
-        #expect(try routed.rtcp.map { try RTCPPacket.decodeCompound($0.rtcp) } == [[.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 20, lost: [502]))]])
+        #expect(routed.rtcp.isEmpty, "502 is already asked for")
 
-        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(120)).rtcp.isEmpty, "asked 50 ms ago")
-        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(170)).rtcp.count == 1, "asked again after 100 ms")
+        #expect(router.tick(now: .milliseconds(80)).isEmpty, "asked 20 ms ago")
+        let again = router.tick(now: .milliseconds(95))
+        #expect(try again.map { try RTCPPacket.decodeCompound($0.rtcp) } == [upstreamNACK], "still missing after 30 ms")
+        var repaired: [UInt16] = []
+        _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 502), arrival: .milliseconds(100)) { _, header, _ in repaired.append(header.sequenceNumber) }
+        #expect(repaired == [firstOut &+ 2], "the retransmission fills the subscriber's gap")
+        #expect(router.tick(now: .milliseconds(200)).isEmpty, "nothing missing any more")
+        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(200)).retransmissions.count == 3)
+
         #expect(router.route(rtcp: nack, from: 2, now: .milliseconds(170)).isEmpty, "not one of 2's slots")
         let never = RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut &+ 100])
         #expect(router.route(rtcp: RTCPPacket.genericNACK(never).encoded(), from: 1, now: .milliseconds(170)).isEmpty, "a number the slot never sent")
+    }
+
+    /// After a move, a NACK of packets the slot carried from its former source (of the room left
+    /// behind) is not repaired: the subscriber would be shown that room again.
+    @Test func aFormerSourcesPacketsAreNotRepaired() throws {
+        let (router, slot, firstOut) = Self.oneWatchingTwo()
+        _ = router.update(eligible: [1: [], 2: []], connections: [:], now: .seconds(1))
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1])).encoded()
+        #expect(router.route(rtcp: nack, from: 1, now: .seconds(1)).isEmpty)
     }
 
     /// A publisher's sender report reaches each slot its stream fills, as that slot's report;
