@@ -267,6 +267,15 @@ class Peer:
                     measures.setdefault(label, []).extend(values)
         return measures
 
+    async def packets_received(self):
+        """mid -> RTP packets its receiver got (inbound-rtp), whether or not they decoded."""
+        counts = {}
+        for transceiver in self.pc.getTransceivers():
+            if transceiver.direction == "recvonly":
+                stats = await transceiver.receiver.getStats()
+                counts[transceiver.mid] = sum(s.packetsReceived for s in stats.values() if s.type == "inbound-rtp")
+        return counts
+
     def slot_users(self):
         """Who fills our slots, by kind, as the server's latest slot map says."""
         users = {"audio": set(), "video": set()}

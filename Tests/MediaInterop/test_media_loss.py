@@ -95,6 +95,9 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
             shutil.rmtree(cls.fixtures, ignore_errors=True)
 
     async def asyncSetUp(self):
+        # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and
+        # callback costs the aiortc peers CPU that their media needs on this small machine.
+        asyncio.get_running_loop().set_debug(False)
         self.relay.set_loss(0, 0)
         self.peers = []
         await self.start(session=self.id().rsplit(".", 1)[-1].replace("_", "-"))
