@@ -24,6 +24,9 @@ const CANVAS_FPS = 15;
 const FAKE_CAMERA_SIZE = [160, 120];
 // Recognitions older than this are forgotten: the test never looks further back.
 const HISTORY_MS = 60000;
+// When asked to, each video slot's framesDecoded (getStats) is read this often, and the moments
+// it grew are kept: when frames were decoded, whether or not they were shown.
+const DECODE_SAMPLE_MS = 20;
 
 const audioContext = new AudioContext();
 
@@ -49,6 +52,13 @@ class Reception {
     this.mid = mid;
     this.kind = kind;
     this.seen = [];
+    this.decoded = [];
+  }
+
+  noteDecoded() {
+    const now = performance.now();
+    this.decoded.push(now);
+    while (this.decoded.length && this.decoded[0] < now - HISTORY_MS) this.decoded.shift();
   }
 
   note(label, measure = null) {
@@ -167,7 +177,10 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false }) {
+    // Sampling decoding also samples sending: when this user's video frames went out.
+    this.sampleDecoding = sampleDecoding;
+    this.framesSentAt = [];
     const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks(size) : this.syntheticTracks(tone, colour, size);
     this.sent = { audio, video, source };
     this.pc = new RTCPeerConnection({ bundlePolicy: "max-bundle" });
@@ -184,6 +197,7 @@ class Peer {
     for (let i = 0; i < videoSlots; i++) this.pc.addTransceiver("video", { direction: "recvonly" });
     await this.negotiate();
     this.negotiated = true;
+    if (sampleDecoding) this.sampleSending(this.pc.getSenders().find((sender) => sender.track === video));
     this.mids = this.pc.getTransceivers().map((t) => t.mid);
     for (const transceiver of this.pc.getTransceivers()) {
       if (transceiver.direction === "recvonly") this.receive(transceiver);
@@ -217,8 +231,12 @@ class Peer {
     const track = transceiver.receiver.track;
     const reception = new Reception(transceiver.mid, track.kind);
     this.receptions.set(transceiver.mid, reception);
-    if (track.kind === "video") this.watch(track, reception);
-    else this.hear(track, reception);
+    if (track.kind === "video") {
+      this.watch(track, reception);
+      if (this.sampleDecoding) this.sampleDecodes(transceiver.receiver, reception);
+    } else {
+      this.hear(track, reception);
+    }
   }
 
   /** Every decoded frame of the slot, drawn small, recognised by its mean colour; its size kept. */
@@ -247,6 +265,48 @@ class Peer {
     };
     video.requestVideoFrameCallback(onFrame);
     video.play().catch(() => {});
+  }
+
+  /** Notes each moment the sender's framesSent grew, read every DECODE_SAMPLE_MS. */
+  sampleSending(sender) {
+    let last = 0;
+    let reading = false;
+    this.timers.push(setInterval(async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        for (const entry of (await sender.getStats()).values()) {
+          if (entry.type === "outbound-rtp" && (entry.framesSent ?? 0) > last) {
+            last = entry.framesSent;
+            const now = performance.now();
+            this.framesSentAt.push(now);
+            while (this.framesSentAt.length && this.framesSentAt[0] < now - HISTORY_MS) this.framesSentAt.shift();
+          }
+        }
+      } finally {
+        reading = false;
+      }
+    }, DECODE_SAMPLE_MS));
+  }
+
+  /** Notes each moment the slot's framesDecoded grew, read every DECODE_SAMPLE_MS. */
+  sampleDecodes(receiver, reception) {
+    let last = 0;
+    let reading = false;
+    this.timers.push(setInterval(async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        for (const entry of (await receiver.getStats()).values()) {
+          if (entry.type === "inbound-rtp" && (entry.framesDecoded ?? 0) > last) {
+            last = entry.framesDecoded;
+            reception.noteDecoded();
+          }
+        }
+      } finally {
+        reading = false;
+      }
+    }, DECODE_SAMPLE_MS));
   }
 
   /** The slot's audio through an analyser: the FFT's peak, when not silent, names the tone (its
@@ -307,7 +367,8 @@ class Peer {
   }
 
   /** Per video receive slot: when each frame was shown since `moment` (requestVideoFrameCallback,
-   *  the page's clock), who the slot map says fills it, and what getStats says of its decoding. */
+   *  the page's clock), when framesDecoded was seen to grow (if sampled), who the slot map says
+   *  fills it, and what getStats says of its decoding. */
   async frames(moment) {
     const stats = {};
     for (const entry of (await this.pc.getStats()).values()) {
@@ -328,7 +389,7 @@ class Peer {
     const slotUsers = Object.fromEntries(this.slots.map((slot) => [slot.mid, slot.user ?? null]));
     return [...this.receptions.values()]
       .filter((reception) => reception.kind === "video")
-      .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), stats: stats[reception.mid] ?? null }));
+      .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), decoded: reception.decoded.filter((at) => at >= moment), stats: stats[reception.mid] ?? null }));
   }
 
   /** How this peer negotiated, for the no-renegotiation checks. */
@@ -397,6 +458,10 @@ window.caucus = {
   },
   frames(name, moment) {
     return this.peers.get(name).frames(moment);
+  },
+  /** When `name`'s video frames were sent since `moment` (if it samples decoding). */
+  sent(name, moment) {
+    return this.peers.get(name).framesSentAt.filter((at) => at >= moment);
   },
   negotiation() {
     return Object.fromEntries([...this.peers].map(([name, peer]) => [name, peer.negotiation()]));

@@ -60,12 +60,14 @@ class ToneTrack(MediaStreamTrack):
 
 
 class ColourTrack(MediaStreamTrack):
-    """A frame of one colour and `size` (width, height), `VIDEO_RATE` times a second."""
+    """A frame of one colour and `size` (width, height), `rate` times a second."""
 
     kind = "video"
 
-    def __init__(self, colour, size=VIDEO_SIZE):
+    def __init__(self, colour, size=VIDEO_SIZE, rate=VIDEO_RATE):
         super().__init__()
+        self.rate = rate
+        self.sent_at = deque(maxlen=3000)  # when each frame was handed to the encoder (monotonic)
         self.image = numpy.zeros((size[1], size[0], 3), numpy.uint8)
         self.image[:, :] = colour
         self.frames_sent = 0
@@ -74,13 +76,14 @@ class ColourTrack(MediaStreamTrack):
     async def recv(self):
         if self.started is None:
             self.started = time.monotonic()
-        wait = self.started + self.frames_sent / VIDEO_RATE - time.monotonic()
+        wait = self.started + self.frames_sent / self.rate - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
         frame = VideoFrame.from_ndarray(self.image, format="rgb24")
-        frame.pts = self.frames_sent * 90000 // VIDEO_RATE
+        frame.pts = self.frames_sent * 90000 // self.rate
         frame.time_base = fractions.Fraction(1, 90000)
         self.frames_sent += 1
+        self.sent_at.append(time.monotonic())
         return frame
 
 
@@ -127,7 +130,7 @@ class Peer:
     """A user of a session: its WebSocket (requests matched to replies by `id`, events kept in
     order) and, once `start_media` ran, its one RTCPeerConnection."""
 
-    def __init__(self, base, session, name, role, tone, colour, palette, size=VIDEO_SIZE):
+    def __init__(self, base, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE):
         self.base = base
         self.session = session
         self.name = name
@@ -135,6 +138,7 @@ class Peer:
         self.tone = tone
         self.colour = colour
         self.size = size
+        self.rate = rate
         self.palette = palette  # name -> (tone, colour) of every publisher of the test
         self.events = []
         self.replies = {}
@@ -191,7 +195,8 @@ class Peer:
         # it moves only those first transceivers, so later video ones would never start.
         self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
-        self.pc.addTransceiver(ColourTrack(self.colour, self.size), direction="sendonly")
+        self.video_track = ColourTrack(self.colour, self.size, self.rate)
+        self.pc.addTransceiver(self.video_track, direction="sendonly")
         for _ in range(audio_slots):
             self.pc.addTransceiver("audio", direction="recvonly")
         for _ in range(video_slots):

@@ -3,14 +3,19 @@ relay (lossy_relay.py) that drops at random, each way, or blacks out. The server
 and announces 127.0.0.2 on the same port, where the relay listens.
 
 Two publishers, a Chromium user (Pia, a canvas at 15 fps, in a headless page) and an aiortc user
-(Abe, 10 fps), and one subscriber, a Chromium user (Sol) in the same page, so both
+(Abe, 15 fps too), and one subscriber, a Chromium user (Sol) in the same page, so both
 Chromium → Chromium and aiortc → Chromium are measured at once, in the subscribing page: the
-moments each frame is shown (requestVideoFrameCallback). Video is **frozen** while no new frame
-has been shown for 200 ms: every gap between frames longer than that counts as frozen, whole.
-The issue's targets, asserted here:
+moments each slot's `framesDecoded` (getStats, read every 20 ms) grew. Video is **frozen** while
+no new frame has been decoded for 200 ms: every gap between decoded frames longer than that
+counts as frozen, whole. Printed beside it, not asserted: the same from the moments frames were
+shown (requestVideoFrameCallback; the compositor also drops frames decoded together when the
+machine is busy), Chromium's own freeze counters, and the same measure of the publisher's own
+sending (Chromium's outbound framesSent, aiortc's frames handed to its encoder): on a starved
+machine a source stalls too, and that is no loss's doing. The issue's targets, asserted here:
 
 - at 5 % random loss each way, video frozen at most 5 % of a 20 s window;
-- after a 1 s blackout (everything dropped, both ways), the first new frame within 1 s of its end.
+- after a 1 s blackout (everything dropped, both ways), the first newly decoded frame within 1 s
+  of its end.
 
 Figures at other losses, for docs/benchmarks.md: `CAUCUS_LOSS_FIGURES=0,5,10,20 python3 -m
 unittest test_media_loss.MediaLossTests.test_figures` prints them (skipped without the
@@ -37,6 +42,8 @@ from media_peers import Peer  # noqa: E402
 BIND_HOST = "127.0.0.1"
 ANNOUNCED_HOST = "127.0.0.2"
 FREEZE_MS = 200
+# Both publishers send 15 frames a second: one frame late or missing is a 133 ms gap, no freeze.
+VIDEO_RATE = 15
 MEASURE_SECONDS = 20
 LOSS = 0.05
 # A window without loss first, printed beside the figures: what this machine's load alone costs.
@@ -127,14 +134,15 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
             options = {"name": name, "wsURL": ws_url, "session": session, "token": self.token(session, name), "role": "participant", "palette": palette}
             self.users[name] = await self.page("window.caucus.join(args[0])", options)
         abe = Peer(self.server.base, session, "Abe", "participant", PALETTE["Abe"]["tone"], PALETTE["Abe"]["colour"],
-                   {name: (look["tone"], tuple(look["colour"])) for name, look in PALETTE.items()}, size=tuple(PALETTE["Abe"]["size"]))
+                   {name: (look["tone"], tuple(look["colour"])) for name, look in PALETTE.items()}, size=tuple(PALETTE["Abe"]["size"]), rate=VIDEO_RATE)
         self.peers.append(abe)
         await abe.join()
         self.users["Abe"] = abe.user
         self.names = {user: name for name, user in self.users.items()}
         for name, slots in (("Pia", 0), (SUBSCRIBER, len(PUBLISHERS))):
             look = PALETTE[name]
-            options = {"audioSlots": 0, "videoSlots": slots, "source": "synthetic", "tone": look["tone"], "colour": look["colour"], "size": look["size"]}
+            options = {"audioSlots": 0, "videoSlots": slots, "source": "synthetic", "tone": look["tone"], "colour": look["colour"], "size": look["size"],
+                       "sampleDecoding": True}
             await self.page("window.caucus.startMedia(args[0], args[1])", name, options)
         await abe.start_media(0, 0)
 
@@ -149,7 +157,8 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
             await asyncio.sleep(POLL_SECONDS)
 
     async def frames(self, since):
-        """publisher -> the slot's frame times since `since` and Chromium's counters for it."""
+        """publisher -> the slot's decoded and shown frame times since `since` and Chromium's
+        counters for it."""
         slots = await self.page("window.caucus.frames(args[0], args[1])", SUBSCRIBER, since)
         return {self.names.get(slot["user"], slot["user"]): slot for slot in slots if slot["user"] is not None}
 
@@ -161,19 +170,32 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         await asyncio.sleep(1)
         counts_before = self.relay.counts()
         start = await self.page("window.caucus.now()")
+        start_here = time.monotonic()
         before = await self.frames(start)
         await asyncio.sleep(seconds)
         end = await self.page("window.caucus.now()")
+        end_here = time.monotonic()
         after = await self.frames(start)
+        # How the sources went: a frame the publisher never sent is no fault of the network's.
+        sent = {"Pia": await self.page("window.caucus.sent(args[0], args[1])", "Pia", start)}
+        source_frozen = {"Pia": frozen_fraction(sent["Pia"], start, end)}
+        abe_sent = [at * 1000 for at in self.peers[0].video_track.sent_at]
+        source_frozen["Abe"] = frozen_fraction(abe_sent, start_here * 1000, end_here * 1000)
         counts_after = self.relay.counts()
         self.relay.set_loss(0, 0)
         figures = {}
         for name in PUBLISHERS:
             slot = after.get(name)
             if slot is None:
-                figures[name] = {"frozen": 1.0, "frames": 0, "note": "in no slot"}
+                figures[name] = {"frozen": 1.0, "decoded": 0, "note": "in no slot"}
                 continue
-            figure = {"frozen": round(frozen_fraction(slot["times"], start, end), 4), "frames": len([t for t in slot["times"] if t <= end])}
+            figure = {
+                "frozen": round(frozen_fraction(slot["decoded"], start, end), 4),
+                "decoded": len([t for t in slot["decoded"] if t <= end]),
+                "frozenShown": round(frozen_fraction(slot["times"], start, end), 4),
+                "shown": len([t for t in slot["times"] if t <= end]),
+                "sourceFrozen": round(source_frozen[name], 4),
+            }
             if slot["stats"] and before.get(name, {}).get("stats"):
                 figure.update({key: round(slot["stats"][key] - before[name]["stats"][key], 3) for key in slot["stats"]})
             figures[name] = figure
@@ -183,8 +205,9 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         return figures, relay
 
     async def blackout(self):
-        """Blacks out for BLACKOUT_SECONDS; per publisher, ms from its end to the first new frame
-        shown (None: none in RECOVERY_WATCH_SECONDS), and the frozen fraction of the 2 s after."""
+        """Blacks out for BLACKOUT_SECONDS; per publisher, ms from its end to the first newly
+        decoded frame (None: none in RECOVERY_WATCH_SECONDS) and to the first shown, and the
+        frozen fraction of the 2 s after the first decoded."""
         start = await self.page("window.caucus.now()")
         self.relay.blackout(BLACKOUT_SECONDS)
         end_of_blackout = start + BLACKOUT_SECONDS * 1000
@@ -192,10 +215,13 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         slots = await self.frames(start)
         back = {}
         for name in PUBLISHERS:
-            times = sorted(t for t in slots.get(name, {"times": []})["times"] if t > end_of_blackout)
+            slot = slots.get(name, {"times": [], "decoded": []})
+            decoded = sorted(t for t in slot["decoded"] if t > end_of_blackout)
+            shown = sorted(t for t in slot["times"] if t > end_of_blackout)
             back[name] = {
-                "backAfterMs": round(times[0] - end_of_blackout) if times else None,
-                "frozenAfter": round(frozen_fraction(times, times[0], times[0] + 2000), 3) if times else None,
+                "backAfterMs": round(decoded[0] - end_of_blackout) if decoded else None,
+                "shownAfterMs": round(shown[0] - end_of_blackout) if shown else None,
+                "frozenAfter": round(frozen_fraction(decoded, decoded[0], decoded[0] + 2000), 3) if decoded else None,
             }
         return back
 
@@ -207,7 +233,8 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         figures, relay = await self.measure(LOSS)
         back = await self.blackout()
         summary = [f"without loss over {BASELINE_SECONDS} s (not asserted):"]
-        summary += [f"  {self.pair(name)}: frozen {baseline[name]['frozen']:.1%}, {baseline[name]['frames']} frames shown, "
+        summary += [f"  {self.pair(name)}: frozen {baseline[name]['frozen']:.1%} ({baseline[name]['decoded']} frames decoded; "
+                    f"from frames shown {baseline[name].get('frozenShown', 1):.1%}; the source's own gaps {baseline[name].get('sourceFrozen', 0):.1%}), "
                     f"Chromium's freezes {baseline[name].get('freezeCount')} ({baseline[name].get('totalFreezesDuration')} s)" for name in PUBLISHERS]
         summary.append(f"at {LOSS:.0%} loss each way over {MEASURE_SECONDS} s (relay: {relay}):")
         summary += [f"  {self.pair(name)}: decoding before the loss: {self.decoding_before_loss[name]}; {figures[name]}" for name in PUBLISHERS]
@@ -222,7 +249,7 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
             if figures[name]["frozen"] > FROZEN_AT_MOST:
                 failures.append(f"{self.pair(name)}: frozen {figures[name]['frozen']:.1%} of the time at {LOSS:.0%} loss (at most {FROZEN_AT_MOST:.0%})")
             if back[name]["backAfterMs"] is None or back[name]["backAfterMs"] > BACK_WITHIN_MS:
-                failures.append(f"{self.pair(name)}: video back {back[name]['backAfterMs']} ms after a {BLACKOUT_SECONDS:g} s blackout (within {BACK_WITHIN_MS} ms)")
+                failures.append(f"{self.pair(name)}: first frame decoded {back[name]['backAfterMs']} ms after a {BLACKOUT_SECONDS:g} s blackout (within {BACK_WITHIN_MS} ms)")
         if failures:
             self.fail("\n".join(failures + summary) + "\n" + browser_log(self.driver)[-3000:])
 
@@ -230,18 +257,20 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
     async def test_figures(self):
         losses = [float(value) / 100 for value in os.environ["CAUCUS_LOSS_FIGURES"].split(",")]
         seconds = float(os.environ.get("CAUCUS_LOSS_SECONDS", MEASURE_SECONDS))
-        lines = [f"| loss each way | pair | frozen (gaps > {FREEZE_MS} ms) | frames shown | Chromium: freezes, freeze s, NACKs, PLIs, packets lost | relay drops |",
-                 "| --- | --- | --- | --- | --- | --- |"]
+        lines = [f"| loss each way | pair | frozen (no frame decoded for > {FREEZE_MS} ms) | frames decoded | frozen, from frames shown | "
+                 "the source's own gaps | Chromium: freezes, freeze s, NACKs, PLIs, packets lost | relay drops |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for loss in losses:
             figures, relay = await self.measure(loss, seconds)
             for name in PUBLISHERS:
                 f = figures[name]
                 chromium_counters = f"{f.get('freezeCount')}, {f.get('totalFreezesDuration')}, {f.get('nackCount')}, {f.get('pliCount')}, {f.get('packetsLost')}"
-                lines.append(f"| {loss:.0%} | {self.pair(name)} | {f['frozen']:.1%} | {f['frames']} | {chromium_counters} | up {relay['up']}, down {relay['down']} |")
+                lines.append(f"| {loss:.0%} | {self.pair(name)} | {f['frozen']:.1%} | {f['decoded']} | {f.get('frozenShown', 1):.1%} | {f.get('sourceFrozen', 0):.1%} | {chromium_counters} | "
+                             f"up {relay['up']}, down {relay['down']} |")
         back = await self.blackout()
         lines.append("")
-        lines += [f"after a {BLACKOUT_SECONDS:g} s blackout, {self.pair(name)}: first new frame {back[name]['backAfterMs']} ms after it; "
-                  f"frozen {back[name]['frozenAfter']} of the 2 s after" for name in PUBLISHERS]
+        lines += [f"after a {BLACKOUT_SECONDS:g} s blackout, {self.pair(name)}: first frame decoded {back[name]['backAfterMs']} ms after it, "
+                  f"shown {back[name]['shownAfterMs']} ms after it; frozen {back[name]['frozenAfter']} of the 2 s after" for name in PUBLISHERS]
         print("\n" + "\n".join(lines), file=sys.stderr)
 
 
