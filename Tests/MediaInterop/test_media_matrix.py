@@ -246,6 +246,8 @@ class MediaInteropMatrixTests(unittest.IsolatedAsyncioTestCase):
                     failed = sum(1 for c in cells if c.stacks == (publisher_stack, subscriber_stack) and c.kind == kind)
                     verdicts.append(f"{kind} {'FAIL' if failed else 'pass'} ({len(pairs) - failed}/{len(pairs)} pairs)")
                 lines.append(f"  {publisher_stack} → {subscriber_stack}: " + ", ".join(verdicts))
+        across = [cell for cell in cells if location[cell.publisher] != location[cell.subscriber]]
+        lines.append(f"  across locations: {'FAIL' if across else 'pass'} ({len(across)} pairs decoded what they should not)")
         return "\n".join(lines)
 
     # The scenario --------------------------------------------------------------------------
