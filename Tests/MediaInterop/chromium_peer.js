@@ -25,8 +25,9 @@ const FAKE_CAMERA_SIZE = [160, 120];
 // Recognitions older than this are forgotten: the test never looks further back.
 const HISTORY_MS = 60000;
 // When asked to, each video slot's framesDecoded (getStats) is read this often, and the moments
-// it grew are kept: when frames were decoded, whether or not they were shown.
-const DECODE_SAMPLE_MS = 20;
+// it grew are kept: when frames were decoded, whether or not they were shown. The same for the
+// user's own video's framesSent.
+const DECODE_SAMPLE_MS = 25;
 
 const audioContext = new AudioContext();
 
@@ -177,8 +178,7 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false }) {
-    // Sampling decoding also samples sending: when this user's video frames went out.
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false }) {
     this.sampleDecoding = sampleDecoding;
     this.framesSentAt = [];
     const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks(size) : this.syntheticTracks(tone, colour, size);
@@ -197,7 +197,7 @@ class Peer {
     for (let i = 0; i < videoSlots; i++) this.pc.addTransceiver("video", { direction: "recvonly" });
     await this.negotiate();
     this.negotiated = true;
-    if (sampleDecoding) this.sampleSending(this.pc.getSenders().find((sender) => sender.track === video));
+    if (sampleSending) this.sampleSent(this.pc.getSenders().find((sender) => sender.track === video));
     this.mids = this.pc.getTransceivers().map((t) => t.mid);
     for (const transceiver of this.pc.getTransceivers()) {
       if (transceiver.direction === "recvonly") this.receive(transceiver);
@@ -268,7 +268,7 @@ class Peer {
   }
 
   /** Notes each moment the sender's framesSent grew, read every DECODE_SAMPLE_MS. */
-  sampleSending(sender) {
+  sampleSent(sender) {
     let last = 0;
     let reading = false;
     this.timers.push(setInterval(async () => {
@@ -459,7 +459,7 @@ window.caucus = {
   frames(name, moment) {
     return this.peers.get(name).frames(moment);
   },
-  /** When `name`'s video frames were sent since `moment` (if it samples decoding). */
+  /** When `name`'s video frames were sent since `moment` (if it samples sending). */
   sent(name, moment) {
     return this.peers.get(name).framesSentAt.filter((at) => at >= moment);
   },

@@ -5,7 +5,7 @@ and announces 127.0.0.2 on the same port, where the relay listens.
 Two publishers, a Chromium user (Pia, a canvas at 15 fps, in a headless page) and an aiortc user
 (Abe, 15 fps too), and one subscriber, a Chromium user (Sol) in the same page, so both
 Chromium → Chromium and aiortc → Chromium are measured at once, in the subscribing page: the
-moments each slot's `framesDecoded` (getStats, read every 20 ms) grew. Video is **frozen** while
+moments each slot's `framesDecoded` (getStats, read every 25 ms) grew. Video is **frozen** while
 no new frame has been decoded for 200 ms: every gap between decoded frames longer than that
 counts as frozen, whole. Printed beside it, not asserted: the same from the moments frames were
 shown (requestVideoFrameCallback; the compositor also drops frames decoded together when the
@@ -142,7 +142,7 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         for name, slots in (("Pia", 0), (SUBSCRIBER, len(PUBLISHERS))):
             look = PALETTE[name]
             options = {"audioSlots": 0, "videoSlots": slots, "source": "synthetic", "tone": look["tone"], "colour": look["colour"], "size": look["size"],
-                       "sampleDecoding": True}
+                       "sampleDecoding": name == SUBSCRIBER, "sampleSending": name == "Pia"}
             await self.page("window.caucus.startMedia(args[0], args[1])", name, options)
         await abe.start_media(0, 0)
 
