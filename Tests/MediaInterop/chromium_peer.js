@@ -54,12 +54,16 @@ class Reception {
     this.kind = kind;
     this.seen = [];
     this.decoded = [];
+    this.sampled = [];
   }
 
-  noteDecoded() {
-    const now = performance.now();
-    this.decoded.push(now);
-    while (this.decoded.length && this.decoded[0] < now - HISTORY_MS) this.decoded.shift();
+  /** A reading of framesDecoded at `at`, and whether it grew since the last. */
+  noteSample(at, grew) {
+    this.sampled.push(at);
+    if (grew) this.decoded.push(at);
+    for (const list of [this.sampled, this.decoded]) {
+      while (list.length && list[0] < at - HISTORY_MS) list.shift();
+    }
   }
 
   note(label, measure = null) {
@@ -297,12 +301,15 @@ class Peer {
       if (reading) return;
       reading = true;
       try {
+        const at = performance.now();
+        let grew = false;
         for (const entry of (await receiver.getStats()).values()) {
           if (entry.type === "inbound-rtp" && (entry.framesDecoded ?? 0) > last) {
             last = entry.framesDecoded;
-            reception.noteDecoded();
+            grew = true;
           }
         }
+        reception.noteSample(at, grew);
       } finally {
         reading = false;
       }
@@ -367,8 +374,8 @@ class Peer {
   }
 
   /** Per video receive slot: when each frame was shown since `moment` (requestVideoFrameCallback,
-   *  the page's clock), when framesDecoded was seen to grow (if sampled), who the slot map says
-   *  fills it, and what getStats says of its decoding. */
+   *  the page's clock), when framesDecoded was read and when it was seen to grow (if sampled),
+   *  who the slot map says fills it, and what getStats says of its decoding. */
   async frames(moment) {
     const stats = {};
     for (const entry of (await this.pc.getStats()).values()) {
@@ -389,7 +396,7 @@ class Peer {
     const slotUsers = Object.fromEntries(this.slots.map((slot) => [slot.mid, slot.user ?? null]));
     return [...this.receptions.values()]
       .filter((reception) => reception.kind === "video")
-      .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), decoded: reception.decoded.filter((at) => at >= moment), stats: stats[reception.mid] ?? null }));
+      .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), decoded: reception.decoded.filter((at) => at >= moment), sampled: reception.sampled.filter((at) => at >= moment), stats: stats[reception.mid] ?? null }));
   }
 
   /** How this peer negotiated, for the no-renegotiation checks. */

@@ -7,7 +7,8 @@ Two publishers, a Chromium user (Pia, a canvas at 15 fps, in a headless page) an
 Chromium → Chromium and aiortc → Chromium are measured at once, in the subscribing page: the
 moments each slot's `framesDecoded` (getStats, read every 25 ms) grew. Video is **frozen** while
 no new frame has been decoded for 200 ms: every gap between decoded frames longer than that
-counts as frozen, whole. Printed beside it, not asserted: the same from the moments frames were
+counts as frozen, whole, except where the page itself did not read getStats for longer than that
+(a starved machine: nobody looked, and that share is printed). Printed beside it, not asserted: the same from the moments frames were
 shown (requestVideoFrameCallback; the compositor also drops frames decoded together when the
 machine is busy), Chromium's own freeze counters, and the same measure of the publisher's own
 sending (Chromium's outbound framesSent, aiortc's frames handed to its encoder): on a starved
@@ -65,12 +66,23 @@ SUBSCRIBER = "Sol"
 PALETTE = {**PUBLISHERS, SUBSCRIBER: {"tone": 1300, "colour": [40, 200, 40], "size": [64, 48]}}
 
 
-def frozen_fraction(times, start, end):
-    """The share of [start, end] (ms) spent in gaps of more than FREEZE_MS between shown frames
-    (the window's edges count as frames)."""
+def gaps(times, start, end, longer_than=FREEZE_MS):
+    """The intervals of [start, end] (ms) between consecutive `times` (the window's edges count
+    as times) longer than `longer_than`."""
     moments = [start] + sorted(t for t in times if start <= t <= end) + [end]
-    frozen = sum(later - earlier for earlier, later in zip(moments, moments[1:]) if later - earlier > FREEZE_MS)
-    return frozen / (end - start)
+    return [(earlier, later) for earlier, later in zip(moments, moments[1:]) if later - earlier > longer_than]
+
+
+def overlap(intervals, others):
+    return sum(max(0, min(b, d) - max(a, c)) for a, b in intervals for c, d in others)
+
+
+def frozen_fraction(times, start, end, blind=()):
+    """The share of [start, end] (ms) spent in gaps of more than FREEZE_MS between frames, leaving
+    out the `blind` intervals (when nobody looked: the page's sampler did not run)."""
+    frozen = gaps(times, start, end)
+    seen = (end - start) - sum(b - a for a, b in blind)
+    return (sum(b - a for a, b in frozen) - overlap(frozen, blind)) / seen if seen > 0 else 1.0
 
 
 class MediaLossTests(unittest.IsolatedAsyncioTestCase):
@@ -189,8 +201,11 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
             if slot is None:
                 figures[name] = {"frozen": 1.0, "decoded": 0, "note": "in no slot"}
                 continue
+            # When the page was too busy to read getStats for longer than a freeze, nobody can say.
+            blind = gaps(slot["sampled"], start, end)
             figure = {
-                "frozen": round(frozen_fraction(slot["decoded"], start, end), 4),
+                "frozen": round(frozen_fraction(slot["decoded"], start, end, blind), 4),
+                "unobserved": round(sum(b - a for a, b in blind) / (end - start), 4),
                 "decoded": len([t for t in slot["decoded"] if t <= end]),
                 "frozenShown": round(frozen_fraction(slot["times"], start, end), 4),
                 "shown": len([t for t in slot["times"] if t <= end]),
@@ -215,13 +230,13 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         slots = await self.frames(start)
         back = {}
         for name in PUBLISHERS:
-            slot = slots.get(name, {"times": [], "decoded": []})
+            slot = slots.get(name, {"times": [], "decoded": [], "sampled": []})
             decoded = sorted(t for t in slot["decoded"] if t > end_of_blackout)
             shown = sorted(t for t in slot["times"] if t > end_of_blackout)
             back[name] = {
                 "backAfterMs": round(decoded[0] - end_of_blackout) if decoded else None,
                 "shownAfterMs": round(shown[0] - end_of_blackout) if shown else None,
-                "frozenAfter": round(frozen_fraction(decoded, decoded[0], decoded[0] + 2000), 3) if decoded else None,
+                "frozenAfter": round(frozen_fraction(decoded, decoded[0], decoded[0] + 2000, gaps(slot["sampled"], decoded[0], decoded[0] + 2000)), 3) if decoded else None,
             }
         return back
 
@@ -234,7 +249,8 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         back = await self.blackout()
         summary = [f"without loss over {BASELINE_SECONDS} s (not asserted):"]
         summary += [f"  {self.pair(name)}: frozen {baseline[name]['frozen']:.1%} ({baseline[name]['decoded']} frames decoded; "
-                    f"from frames shown {baseline[name].get('frozenShown', 1):.1%}; the source's own gaps {baseline[name].get('sourceFrozen', 0):.1%}), "
+                    f"from frames shown {baseline[name].get('frozenShown', 1):.1%}; the source's own gaps {baseline[name].get('sourceFrozen', 0):.1%}; "
+                    f"unobserved {baseline[name].get('unobserved', 0):.1%}), "
                     f"Chromium's freezes {baseline[name].get('freezeCount')} ({baseline[name].get('totalFreezesDuration')} s)" for name in PUBLISHERS]
         summary.append(f"at {LOSS:.0%} loss each way over {MEASURE_SECONDS} s (relay: {relay}):")
         summary += [f"  {self.pair(name)}: decoding before the loss: {self.decoding_before_loss[name]}; {figures[name]}" for name in PUBLISHERS]
@@ -258,14 +274,14 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         losses = [float(value) / 100 for value in os.environ["CAUCUS_LOSS_FIGURES"].split(",")]
         seconds = float(os.environ.get("CAUCUS_LOSS_SECONDS", MEASURE_SECONDS))
         lines = [f"| loss each way | pair | frozen (no frame decoded for > {FREEZE_MS} ms) | frames decoded | frozen, from frames shown | "
-                 "the source's own gaps | Chromium: freezes, freeze s, NACKs, PLIs, packets lost | relay drops |",
-                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                 "the source's own gaps | unobserved | Chromium: freezes, freeze s, NACKs, PLIs, packets lost | relay drops |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for loss in losses:
             figures, relay = await self.measure(loss, seconds)
             for name in PUBLISHERS:
                 f = figures[name]
                 chromium_counters = f"{f.get('freezeCount')}, {f.get('totalFreezesDuration')}, {f.get('nackCount')}, {f.get('pliCount')}, {f.get('packetsLost')}"
-                lines.append(f"| {loss:.0%} | {self.pair(name)} | {f['frozen']:.1%} | {f['decoded']} | {f.get('frozenShown', 1):.1%} | {f.get('sourceFrozen', 0):.1%} | {chromium_counters} | "
+                lines.append(f"| {loss:.0%} | {self.pair(name)} | {f['frozen']:.1%} | {f['decoded']} | {f.get('frozenShown', 1):.1%} | {f.get('sourceFrozen', 0):.1%} | {f.get('unobserved', 0):.1%} | {chromium_counters} | "
                              f"up {relay['up']}, down {relay['down']} |")
         back = await self.blackout()
         lines.append("")
