@@ -381,7 +381,9 @@ class Peer {
     for (const entry of (await this.pc.getStats()).values()) {
       if (entry.type === "inbound-rtp" && entry.kind === "video") {
         stats[entry.mid] = {
+          framesReceived: entry.framesReceived ?? 0,
           framesDecoded: entry.framesDecoded ?? 0,
+          framesDropped: entry.framesDropped ?? 0,
           keyFramesDecoded: entry.keyFramesDecoded ?? 0,
           freezeCount: entry.freezeCount ?? 0,
           totalFreezesDuration: entry.totalFreezesDuration ?? 0,
