@@ -8,7 +8,6 @@ import fractions
 import json
 import sys
 import time
-import urllib.request
 from collections import deque
 from pathlib import Path
 
@@ -130,8 +129,10 @@ class Peer:
     """A user of a session: its WebSocket (requests matched to replies by `id`, events kept in
     order) and, once `start_media` ran, its one RTCPeerConnection."""
 
-    def __init__(self, base, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE):
-        self.base = base
+    def __init__(self, server, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE):
+        """`server`: the CaucusServer to join (its WebSocket, and its development app's tokens)."""
+        self.server = server
+        self.base = server.base
         self.session = session
         self.name = name
         self.role = role
@@ -151,16 +152,10 @@ class Peer:
 
     # Signalling ---------------------------------------------------------------------------
 
-    def token(self):
-        body = json.dumps({"session": self.session, "role": self.role, "userIdentity": self.name}).encode()
-        request = urllib.request.Request(self.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["token"]
-
     async def join(self):
         self.ws = await websockets.connect(self.base.replace("http", "ws") + "/ws", max_size=None)
         self.tasks.append(asyncio.create_task(self.read()))
-        reply = await self.request("join", session=self.session, userName=self.name, token=self.token(), protocol=1)
+        reply = await self.request("join", session=self.session, userName=self.name, token=self.server.token(self.session, self.role, self.name), protocol=1)
         self.user = reply["user"]
         return reply
 

@@ -24,13 +24,11 @@ its mid, then stay so for a while: filled slots' inbound-rtp counters grow, empt
 do not. At the end every peer has made one offer and applied one answer, sent one mediaOffer,
 and kept the transceivers (mids) it started with."""
 
-import json
 import shutil
 import sys
 import tempfile
 import time
 import unittest
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
@@ -92,10 +90,7 @@ class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
         return browser_log(self.driver)
 
     def token(self, name, role):
-        body = json.dumps({"session": SESSION, "role": role, "userIdentity": name}).encode()
-        request = urllib.request.Request(self.server.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["token"]
+        return self.server.token(SESSION, role, name)
 
     def request(self, who, op, **arguments):
         return self.call("window.caucus.request(args[0], args[1], args[2])", who, op, arguments)

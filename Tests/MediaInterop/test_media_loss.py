@@ -24,14 +24,12 @@ variable). Chromium's own counters (inbound-rtp freezeCount, totalFreezesDuratio
 pliCount, packetsLost) are printed beside them."""
 
 import asyncio
-import json
 import os
 import shutil
 import sys
 import tempfile
 import time
 import unittest
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
@@ -129,12 +127,6 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
     async def page(self, expression, *arguments):
         return await asyncio.to_thread(call, self.driver, expression, *arguments)
 
-    def token(self, session, name):
-        body = json.dumps({"session": session, "role": "participant", "userIdentity": name}).encode()
-        request = urllib.request.Request(self.server.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["token"]
-
     async def start(self, session):
         """Pia and Sol in the page, Abe on aiortc; only Sol receives (two video slots), and it
         comes to decode both publishers with no loss."""
@@ -143,9 +135,9 @@ class MediaLossTests(unittest.IsolatedAsyncioTestCase):
         palette = {name: {"tone": look["tone"], "colour": look["colour"]} for name, look in PALETTE.items()}
         self.users = {}
         for name in ("Pia", SUBSCRIBER):
-            options = {"name": name, "wsURL": ws_url, "session": session, "token": self.token(session, name), "role": "participant", "palette": palette}
+            options = {"name": name, "wsURL": ws_url, "session": session, "token": self.server.token(session, "participant", name), "role": "participant", "palette": palette}
             self.users[name] = await self.page("window.caucus.join(args[0])", options)
-        abe = Peer(self.server.base, session, "Abe", "participant", PALETTE["Abe"]["tone"], PALETTE["Abe"]["colour"],
+        abe = Peer(self.server, session, "Abe", "participant", PALETTE["Abe"]["tone"], PALETTE["Abe"]["colour"],
                    {name: (look["tone"], tuple(look["colour"])) for name, look in PALETTE.items()}, size=tuple(PALETTE["Abe"]["size"]), rate=VIDEO_RATE)
         self.peers.append(abe)
         await abe.join()

@@ -22,14 +22,12 @@ not decode ("aiortc Abe → Chromium Cora, video: …") under a matrix of publis
 subscriber kind per step."""
 
 import asyncio
-import json
 import shutil
 import statistics
 import sys
 import tempfile
 import time
 import unittest
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
@@ -65,13 +63,6 @@ HOST = "Hugo"
 FAKE_DEVICE_USER = "Cora"
 STACKS = (CHROMIUM, AIORTC)
 KINDS = ("audio", "video")
-
-
-def token(base, name, role):
-    body = json.dumps({"session": SESSION, "role": role, "userIdentity": name}).encode()
-    request = urllib.request.Request(base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)["token"]
 
 
 class Cell:
@@ -259,16 +250,16 @@ class MediaInteropMatrixTests(unittest.IsolatedAsyncioTestCase):
         aiortc_palette = {name: (user["tone"], tuple(user["colour"])) for name, user in USERS.items()}
         self.users = {}
 
-        host = Peer(self.server.base, SESSION, HOST, "host", None, None, aiortc_palette)
+        host = Peer(self.server, SESSION, HOST, "host", None, None, aiortc_palette)
         self.aiortc[HOST] = host
         await host.join()
         for name, user in USERS.items():
             if user["stack"] == CHROMIUM:
-                options = {"name": name, "wsURL": ws_url, "session": SESSION, "token": token(self.server.base, name, "participant"),
+                options = {"name": name, "wsURL": ws_url, "session": SESSION, "token": self.server.token(SESSION, "participant", name),
                            "role": "participant", "palette": palette}
                 self.users[name] = await self.page("window.caucus.join(args[0])", options)
             else:
-                peer = Peer(self.server.base, SESSION, name, "participant", user["tone"], user["colour"], aiortc_palette, size=tuple(user["size"]))
+                peer = Peer(self.server, SESSION, name, "participant", user["tone"], user["colour"], aiortc_palette, size=tuple(user["size"]))
                 self.aiortc[name] = peer
                 await peer.join()
                 self.users[name] = peer.user

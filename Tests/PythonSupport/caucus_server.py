@@ -56,6 +56,12 @@ class CaucusServer:
                 self.base = f"http://127.0.0.1:{match.group(1)}"
                 return
 
+    def token(self, session, role, user_identity):
+        """A join token for the development app, minted as an operator would:
+        `caucus token --data <this server's data folder>`."""
+        command = [str(CAUCUS), "token", "--session", session, "--role", role, "--user-identity", user_identity, "--data", self.data]
+        return subprocess.run(command, capture_output=True, text=True, check=True, timeout=WAIT_SECONDS).stdout.strip()
+
     def media_endpoint(self):
         """The media address and port every answer announces, as `caucus serve` prints them
         ("Media (WebRTC, UDP): 127.0.0.1:40000", just after the line with the HTTP port)."""
