@@ -1,10 +1,12 @@
-// Caucus users as Chromium WebRTC peers, for test_media_chromium.py. Each user has its own
+// Caucus users as Chromium WebRTC peers, for test_media_chromium.py, test_media_matrix.py and
+// test_media_loss.py. Each user has its own
 // WebSocket to `caucus serve` (the documented protocol: requests matched to replies by `id`,
 // slot map frames kept) and, once started, one RTCPeerConnection negotiated once: its audio
 // and video sent, then receive-only transceivers for the server's slots. Every receive slot is
 // decoded as a person's browser would (a <video> element, Web Audio) and what it shows or sounds
-// like is recognised against the test's palette, with when, so the test can ask "what did each
-// slot carry since t". The test drives it through `window.caucus`.
+// like is recognised against the test's palette, with when and what was measured (the tone's
+// frequency, the frame's size), so the test can ask "what did each slot carry since t", and when
+// each frame of a video slot was shown. The test drives it through `window.caucus`.
 "use strict";
 
 // Received audio is read through a 4096-point FFT (85 ms at 48 kHz, ~12 Hz a bin), every 100 ms.
@@ -15,11 +17,17 @@ const SILENCE_DB = -65;
 const TONE_TOLERANCE_HZ = 20;
 const COLOUR_TOLERANCE = 70;
 // Synthetic video: a small canvas of one colour, redrawn at this rate so the capture keeps
-// producing frames (a canvas that is never drawn again yields none).
+// producing frames (a canvas that is never drawn again yields none). The fake camera is asked
+// for FAKE_CAMERA_SIZE unless the test gives a size (the size of the picture it wrote).
 const CANVAS_SIZE = [64, 48];
 const CANVAS_FPS = 15;
+const FAKE_CAMERA_SIZE = [160, 120];
 // Recognitions older than this are forgotten: the test never looks further back.
 const HISTORY_MS = 60000;
+// When asked to, each video slot's framesDecoded (getStats) is read this often, and the moments
+// it grew are kept: when frames were decoded, whether or not they were shown. The same for the
+// user's own video's framesSent.
+const DECODE_SAMPLE_MS = 25;
 
 const audioContext = new AudioContext();
 
@@ -37,22 +45,49 @@ function recogniseColour(mean, palette) {
   return `unknown colour ${mean.map(Math.round).join(",")}`;
 }
 
-/** What one receive slot (one transceiver, by mid) was recognised as, with when. */
+/** What one receive slot (one transceiver, by mid) was recognised as, with when and what was
+ *  measured: the tone's frequency (Hz) for audio, the frame's [width, height] for video (one
+ *  entry per frame shown). */
 class Reception {
   constructor(mid, kind) {
     this.mid = mid;
     this.kind = kind;
     this.seen = [];
+    this.decoded = [];
+    this.sampled = [];
   }
 
-  note(label) {
+  /** A reading of framesDecoded at `at`, and whether it grew since the last. */
+  noteSample(at, grew) {
+    this.sampled.push(at);
+    if (grew) this.decoded.push(at);
+    for (const list of [this.sampled, this.decoded]) {
+      while (list.length && list[0] < at - HISTORY_MS) list.shift();
+    }
+  }
+
+  note(label, measure = null) {
     const now = performance.now();
-    this.seen.push([now, label]);
+    this.seen.push([now, label, measure]);
     while (this.seen.length && this.seen[0][0] < now - HISTORY_MS) this.seen.shift();
   }
 
   since(moment) {
     return [...new Set(this.seen.filter(([at]) => at >= moment).map(([, label]) => label))];
+  }
+
+  /** label -> what was measured of it since `moment`, in order. */
+  measures(moment) {
+    const measures = {};
+    for (const [at, label, measure] of this.seen) {
+      if (at >= moment) (measures[label] ??= []).push(measure);
+    }
+    return measures;
+  }
+
+  /** When each entry since `moment` was noted (for video: when each frame was shown). */
+  times(moment) {
+    return this.seen.filter(([at]) => at >= moment).map(([at]) => at);
   }
 }
 
@@ -107,8 +142,8 @@ class Peer {
 
   // What is sent ---------------------------------------------------------------------------
 
-  /** A sine of `tone` Hz from an oscillator, and a canvas of `colour`. */
-  syntheticTracks(tone, colour) {
+  /** A sine of `tone` Hz from an oscillator, and a canvas of `colour` and `size`. */
+  syntheticTracks(tone, colour, size) {
     const oscillator = audioContext.createOscillator();
     oscillator.frequency.value = tone;
     const gain = audioContext.createGain();
@@ -118,7 +153,7 @@ class Peer {
     oscillator.start();
 
     const canvas = document.createElement("canvas");
-    [canvas.width, canvas.height] = CANVAS_SIZE;
+    [canvas.width, canvas.height] = size ?? CANVAS_SIZE;
     canvas.dataset.publisher = this.name;
     document.getElementById("peers").append(canvas);
     const context = canvas.getContext("2d");
@@ -136,19 +171,21 @@ class Peer {
   }
 
   /** The browser's fake capture devices (the test points them at a tone and a colour of its own). */
-  async fakeDeviceTracks() {
+  async fakeDeviceTracks(size) {
     const stream = await navigator.mediaDevices.getUserMedia({
       // No processing: echo cancellation, noise suppression and gain control would bend the tone.
       audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false },
-      video: { width: 160, height: 120, frameRate: CANVAS_FPS },
+      video: { width: (size ?? FAKE_CAMERA_SIZE)[0], height: (size ?? FAKE_CAMERA_SIZE)[1], frameRate: CANVAS_FPS },
     });
     return [stream.getAudioTracks()[0], stream.getVideoTracks()[0]];
   }
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour }) {
-    const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks() : this.syntheticTracks(tone, colour);
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false }) {
+    this.sampleDecoding = sampleDecoding;
+    this.framesSentAt = [];
+    const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks(size) : this.syntheticTracks(tone, colour, size);
     this.sent = { audio, video, source };
     this.pc = new RTCPeerConnection({ bundlePolicy: "max-bundle" });
     this.countDescriptions();
@@ -164,6 +201,7 @@ class Peer {
     for (let i = 0; i < videoSlots; i++) this.pc.addTransceiver("video", { direction: "recvonly" });
     await this.negotiate();
     this.negotiated = true;
+    if (sampleSending) this.sampleSent(this.pc.getSenders().find((sender) => sender.track === video));
     this.mids = this.pc.getTransceivers().map((t) => t.mid);
     for (const transceiver of this.pc.getTransceivers()) {
       if (transceiver.direction === "recvonly") this.receive(transceiver);
@@ -197,11 +235,15 @@ class Peer {
     const track = transceiver.receiver.track;
     const reception = new Reception(transceiver.mid, track.kind);
     this.receptions.set(transceiver.mid, reception);
-    if (track.kind === "video") this.watch(track, reception);
-    else this.hear(track, reception);
+    if (track.kind === "video") {
+      this.watch(track, reception);
+      if (this.sampleDecoding) this.sampleDecodes(transceiver.receiver, reception);
+    } else {
+      this.hear(track, reception);
+    }
   }
 
-  /** Every decoded frame of the slot, drawn small, recognised by its mean colour. */
+  /** Every decoded frame of the slot, drawn small, recognised by its mean colour; its size kept. */
   watch(track, reception) {
     const video = document.createElement("video");
     video.muted = true;
@@ -215,13 +257,13 @@ class Peer {
     canvas.width = 8;
     canvas.height = 6;
     const context = canvas.getContext("2d", { willReadFrequently: true });
-    const onFrame = () => {
+    const onFrame = (_, frame) => {
       if (video.videoWidth > 0) {
         context.drawImage(video, 0, 0, canvas.width, canvas.height);
         const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
         const mean = [0, 0, 0];
         for (let i = 0; i < pixels.length; i += 4) for (let c = 0; c < 3; c++) mean[c] += pixels[i + c];
-        reception.note(recogniseColour(mean.map((sum) => sum / (pixels.length / 4)), this.palette));
+        reception.note(recogniseColour(mean.map((sum) => sum / (pixels.length / 4)), this.palette), [frame.width, frame.height]);
       }
       video.requestVideoFrameCallback(onFrame);
     };
@@ -229,7 +271,53 @@ class Peer {
     video.play().catch(() => {});
   }
 
-  /** The slot's audio through an analyser: the FFT's peak, when not silent, names the tone. */
+  /** Notes each moment the sender's framesSent grew, read every DECODE_SAMPLE_MS. */
+  sampleSent(sender) {
+    let last = 0;
+    let reading = false;
+    this.timers.push(setInterval(async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        for (const entry of (await sender.getStats()).values()) {
+          if (entry.type === "outbound-rtp" && (entry.framesSent ?? 0) > last) {
+            last = entry.framesSent;
+            const now = performance.now();
+            this.framesSentAt.push(now);
+            while (this.framesSentAt.length && this.framesSentAt[0] < now - HISTORY_MS) this.framesSentAt.shift();
+          }
+        }
+      } finally {
+        reading = false;
+      }
+    }, DECODE_SAMPLE_MS));
+  }
+
+  /** Notes each moment the slot's framesDecoded grew, read every DECODE_SAMPLE_MS. */
+  sampleDecodes(receiver, reception) {
+    let last = 0;
+    let reading = false;
+    this.timers.push(setInterval(async () => {
+      if (reading) return;
+      reading = true;
+      try {
+        const at = performance.now();
+        let grew = false;
+        for (const entry of (await receiver.getStats()).values()) {
+          if (entry.type === "inbound-rtp" && (entry.framesDecoded ?? 0) > last) {
+            last = entry.framesDecoded;
+            grew = true;
+          }
+        }
+        reception.noteSample(at, grew);
+      } finally {
+        reading = false;
+      }
+    }, DECODE_SAMPLE_MS));
+  }
+
+  /** The slot's audio through an analyser: the FFT's peak, when not silent, names the tone (its
+   *  frequency kept, placed between bins by a parabola through the peak's decibels). */
   hear(track, reception) {
     const stream = new MediaStream([track]);
     // Chromium feeds a remote track to Web Audio only while a media element plays it too.
@@ -250,14 +338,18 @@ class Peer {
       let peak = 2;
       for (let i = 3; i < spectrum.length; i++) if (spectrum[i] > spectrum[peak]) peak = i;
       if (spectrum[peak] < SILENCE_DB) return;
-      reception.note(recogniseTone((peak * audioContext.sampleRate) / FFT_SIZE, this.palette));
+      const [left, centre, right] = [spectrum[peak - 1], spectrum[peak], spectrum[peak + 1] ?? spectrum[peak]];
+      const curvature = left - 2 * centre + right;
+      const offset = curvature !== 0 && Number.isFinite(curvature) ? (0.5 * (left - right)) / curvature : 0;
+      const frequency = ((peak + offset) * audioContext.sampleRate) / FFT_SIZE;
+      reception.note(recogniseTone(frequency, this.palette), frequency);
     }, AUDIO_READ_MS));
   }
 
   // Reports ---------------------------------------------------------------------------------
 
-  /** Per receive slot: what it carried since `moment`, who the slot map says fills it, and its
-   *  inbound-rtp counters. */
+  /** Per receive slot: what it carried since `moment` (and what was measured of it), who the
+   *  slot map says fills it, and its inbound-rtp counters. */
   async report(moment) {
     const stats = {};
     if (this.pc) {
@@ -272,12 +364,41 @@ class Peer {
       mid: reception.mid,
       kind: reception.kind,
       labels: reception.since(moment),
+      measures: reception.measures(moment),
       user: slotUsers[reception.mid] ?? null,
       mapped: reception.mid in slotUsers,
       packetsReceived: stats[reception.mid]?.packetsReceived ?? 0,
       bytesReceived: stats[reception.mid]?.bytesReceived ?? 0,
     }));
     return { user: this.user, slots };
+  }
+
+  /** Per video receive slot: when each frame was shown since `moment` (requestVideoFrameCallback,
+   *  the page's clock), when framesDecoded was read and when it was seen to grow (if sampled),
+   *  who the slot map says fills it, and what getStats says of its decoding. */
+  async frames(moment) {
+    const stats = {};
+    for (const entry of (await this.pc.getStats()).values()) {
+      if (entry.type === "inbound-rtp" && entry.kind === "video") {
+        stats[entry.mid] = {
+          framesReceived: entry.framesReceived ?? 0,
+          framesDecoded: entry.framesDecoded ?? 0,
+          framesDropped: entry.framesDropped ?? 0,
+          keyFramesDecoded: entry.keyFramesDecoded ?? 0,
+          freezeCount: entry.freezeCount ?? 0,
+          totalFreezesDuration: entry.totalFreezesDuration ?? 0,
+          packetsReceived: entry.packetsReceived ?? 0,
+          packetsLost: entry.packetsLost ?? 0,
+          nackCount: entry.nackCount ?? 0,
+          pliCount: entry.pliCount ?? 0,
+          firCount: entry.firCount ?? 0,
+        };
+      }
+    }
+    const slotUsers = Object.fromEntries(this.slots.map((slot) => [slot.mid, slot.user ?? null]));
+    return [...this.receptions.values()]
+      .filter((reception) => reception.kind === "video")
+      .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), decoded: reception.decoded.filter((at) => at >= moment), sampled: reception.sampled.filter((at) => at >= moment), stats: stats[reception.mid] ?? null }));
   }
 
   /** How this peer negotiated, for the no-renegotiation checks. */
@@ -343,6 +464,13 @@ window.caucus = {
     const report = { now: performance.now(), audioContext: audioContext.state, peers: {} };
     for (const [name, peer] of this.peers) report.peers[name] = await peer.report(moment);
     return report;
+  },
+  frames(name, moment) {
+    return this.peers.get(name).frames(moment);
+  },
+  /** When `name`'s video frames were sent since `moment` (if it samples sending). */
+  sent(name, moment) {
+    return this.peers.get(name).framesSentAt.filter((at) => at >= moment);
   },
   negotiation() {
     return Object.fromEntries([...this.peers].map(([name, peer]) => [name, peer.negotiation()]));

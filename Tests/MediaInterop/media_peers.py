@@ -1,13 +1,13 @@
 """aiortc peers for the media interop tests: each joins a real `caucus serve` session over the
-documented WebSocket protocol, publishes a tone of its own and a colour of its own, and
-recognises the tones and colours it receives on each of the transceivers it negotiated once."""
+documented WebSocket protocol, publishes a tone of its own and a colour of its own (at a frame
+size of its own), and recognises the tones and colours it receives on each of the transceivers it
+negotiated once, keeping what it measured of each (the tone's frequency, the frame's size)."""
 
 import asyncio
 import fractions
 import json
 import sys
 import time
-import urllib.request
 from collections import deque
 from pathlib import Path
 
@@ -59,13 +59,15 @@ class ToneTrack(MediaStreamTrack):
 
 
 class ColourTrack(MediaStreamTrack):
-    """A frame of one colour, `VIDEO_RATE` times a second."""
+    """A frame of one colour and `size` (width, height), `rate` times a second."""
 
     kind = "video"
 
-    def __init__(self, colour):
+    def __init__(self, colour, size=VIDEO_SIZE, rate=VIDEO_RATE):
         super().__init__()
-        self.image = numpy.zeros((VIDEO_SIZE[1], VIDEO_SIZE[0], 3), numpy.uint8)
+        self.rate = rate
+        self.sent_at = deque(maxlen=3000)  # when each frame was handed to the encoder (monotonic)
+        self.image = numpy.zeros((size[1], size[0], 3), numpy.uint8)
         self.image[:, :] = colour
         self.frames_sent = 0
         self.started = None
@@ -73,13 +75,14 @@ class ColourTrack(MediaStreamTrack):
     async def recv(self):
         if self.started is None:
             self.started = time.monotonic()
-        wait = self.started + self.frames_sent / VIDEO_RATE - time.monotonic()
+        wait = self.started + self.frames_sent / self.rate - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
         frame = VideoFrame.from_ndarray(self.image, format="rgb24")
-        frame.pts = self.frames_sent * 90000 // VIDEO_RATE
+        frame.pts = self.frames_sent * 90000 // self.rate
         frame.time_base = fractions.Fraction(1, 90000)
         self.frames_sent += 1
+        self.sent_at.append(time.monotonic())
         return frame
 
 
@@ -88,35 +91,55 @@ def dominant_frequency(samples):
     peak = int(numpy.argmax(spectrum[1:])) + 1
     if spectrum[peak] < 1e5:
         return None  # silence (or comfort noise)
-    return peak * SAMPLE_RATE / len(samples)
+    # The peak between bins, from a parabola through the peak bin and its neighbours.
+    offset = 0.0
+    if peak + 1 < len(spectrum):
+        left, centre, right = spectrum[peak - 1], spectrum[peak], spectrum[peak + 1]
+        curvature = left - 2 * centre + right
+        if curvature != 0:
+            offset = 0.5 * (left - right) / curvature
+    return (peak + offset) * SAMPLE_RATE / len(samples)
 
 
 class Reception:
-    """What one receiving transceiver recognised, with when."""
+    """What one receiving transceiver recognised, with when and what was measured: the tone's
+    frequency (Hz) for audio, the frame's (width, height) for video."""
 
     def __init__(self, mid, kind):
         self.mid = mid
         self.kind = kind
         self.seen = deque(maxlen=2000)
 
-    def note(self, label):
-        self.seen.append((time.monotonic(), label))
+    def note(self, label, measure=None):
+        self.seen.append((time.monotonic(), label, measure))
 
     def since(self, moment):
-        return {label for at, label in self.seen if at >= moment}
+        return {label for at, label, _ in self.seen if at >= moment}
+
+    def measures_since(self, moment):
+        """label -> what was measured of it, in order, since `moment`."""
+        measures = {}
+        for at, label, measure in self.seen:
+            if at >= moment and label is not None:
+                measures.setdefault(label, []).append(measure)
+        return measures
 
 
 class Peer:
     """A user of a session: its WebSocket (requests matched to replies by `id`, events kept in
     order) and, once `start_media` ran, its one RTCPeerConnection."""
 
-    def __init__(self, base, session, name, role, tone, colour, palette):
-        self.base = base
+    def __init__(self, server, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE):
+        """`server`: the CaucusServer to join (its WebSocket, and its development app's tokens)."""
+        self.server = server
+        self.base = server.base
         self.session = session
         self.name = name
         self.role = role
         self.tone = tone
         self.colour = colour
+        self.size = size
+        self.rate = rate
         self.palette = palette  # name -> (tone, colour) of every publisher of the test
         self.events = []
         self.replies = {}
@@ -129,16 +152,10 @@ class Peer:
 
     # Signalling ---------------------------------------------------------------------------
 
-    def token(self):
-        body = json.dumps({"session": self.session, "role": self.role, "userIdentity": self.name}).encode()
-        request = urllib.request.Request(self.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["token"]
-
     async def join(self):
         self.ws = await websockets.connect(self.base.replace("http", "ws") + "/ws", max_size=None)
         self.tasks.append(asyncio.create_task(self.read()))
-        reply = await self.request("join", session=self.session, userName=self.name, token=self.token(), protocol=1)
+        reply = await self.request("join", session=self.session, userName=self.name, token=self.server.token(self.session, self.role, self.name), protocol=1)
         self.user = reply["user"]
         return reply
 
@@ -173,7 +190,8 @@ class Peer:
         # it moves only those first transceivers, so later video ones would never start.
         self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
-        self.pc.addTransceiver(ColourTrack(self.colour), direction="sendonly")
+        self.video_track = ColourTrack(self.colour, self.size, self.rate)
+        self.pc.addTransceiver(self.video_track, direction="sendonly")
         for _ in range(audio_slots):
             self.pc.addTransceiver("audio", direction="recvonly")
         for _ in range(video_slots):
@@ -204,13 +222,13 @@ class Peer:
             if len(buffer) < TONE_WINDOW:
                 continue
             frequency = dominant_frequency(buffer)
-            reception.note(self.who_sounds(frequency))
+            reception.note(self.who_sounds(frequency), frequency)
 
     async def watch(self, track, reception):
         while True:
             frame = await track.recv()
             mean = frame.to_ndarray(format="rgb24").reshape(-1, 3).mean(axis=0)
-            reception.note(self.who_looks(mean))
+            reception.note(self.who_looks(mean), (frame.width, frame.height))
 
     def who_sounds(self, frequency):
         if frequency is None:
@@ -239,6 +257,24 @@ class Peer:
                 labels |= reception.since(since)
         labels.discard(None)
         return labels
+
+    def measures(self, kind, since):
+        """label -> what was measured of it since `since`, over all receive slots of `kind`."""
+        measures = {}
+        for reception in self.receptions.values():
+            if reception.kind == kind:
+                for label, values in reception.measures_since(since).items():
+                    measures.setdefault(label, []).extend(values)
+        return measures
+
+    async def packets_received(self):
+        """mid -> RTP packets its receiver got (inbound-rtp), whether or not they decoded."""
+        counts = {}
+        for transceiver in self.pc.getTransceivers():
+            if transceiver.direction == "recvonly":
+                stats = await transceiver.receiver.getStats()
+                counts[transceiver.mid] = sum(s.packetsReceived for s in stats.values() if s.type == "inbound-rtp")
+        return counts
 
     def slot_users(self):
         """Who fills our slots, by kind, as the server's latest slot map says."""

@@ -24,29 +24,16 @@ its mid, then stay so for a while: filled slots' inbound-rtp counters grow, empt
 do not. At the end every peer has made one offer and applied one answer, sent one mediaOffer,
 and kept the transceivers (mids) it started with."""
 
-import json
-import math
-import os
 import shutil
-import struct
 import sys
 import tempfile
 import time
 import unittest
-import urllib.request
-import wave
 from pathlib import Path
-
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
-PAGE = Path(__file__).resolve().parent / "chromium_peer.html"
+from chromium_page import PAGE, browser_log, call, chromium, write_picture, write_tone  # noqa: E402
 
 SESSION = "media-chromium"
 AUDIO_SLOTS = 3
@@ -67,45 +54,6 @@ PALETTE = {
     "Cy": {"tone": 1020, "colour": [230, 220, 40]},
 }
 FAKE_DEVICE_USER = "Hana"
-
-
-def write_tone(path, frequency, seconds=1, rate=48000):
-    """A mono 16-bit WAV of a whole number of periods, so it loops without a click."""
-    count = rate * seconds
-    samples = (int(12000 * math.sin(2 * math.pi * frequency * i / rate)) for i in range(count))
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(b"".join(struct.pack("<h", s) for s in samples))
-
-
-def write_picture(path, colour, size=(160, 120), frames=15):
-    """A Y4M (4:2:0) video of one colour, BT.601 limited range, as Chromium's fake camera reads it."""
-    r, g, b = colour
-    y = round(16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255)
-    u = round(128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255)
-    v = round(128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255)
-    width, height = size
-    frame = b"FRAME\n" + bytes([y]) * (width * height) + bytes([u]) * (width * height // 4) + bytes([v]) * (width * height // 4)
-    Path(path).write_bytes(f"YUV4MPEG2 W{width} H{height} F15:1 Ip A1:1 C420jpeg\n".encode() + frame * frames)
-
-
-def chromium(fixtures):
-    options = Options()
-    options.binary_location = CHROMIUM
-    for argument in (
-        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-        f"--use-file-for-fake-audio-capture={fixtures / 'tone.wav'}",
-        f"--use-file-for-fake-video-capture={fixtures / 'picture.y4m'}",
-        "--autoplay-policy=no-user-gesture-required",
-        # The server's one candidate is on loopback.
-        "--allow-loopback-in-peer-connection",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
 class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
@@ -136,31 +84,13 @@ class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
     def call(self, expression, *arguments):
         """Awaits `expression` (a promise) in the page with `arguments`; returns its JSON value
         or raises with the page's error and log."""
-        outcome = self.driver.execute_async_script(
-            """
-            const done = arguments[arguments.length - 1];
-            const args = Array.from(arguments).slice(0, -1);
-            Promise.resolve().then(() => (%s)).then(
-              (value) => done(JSON.stringify({ value: value ?? null })),
-              (error) => done(JSON.stringify({ error: String(error && error.stack || error) })));
-            """ % expression,
-            *arguments)
-        outcome = json.loads(outcome)
-        if "error" in outcome:
-            raise AssertionError(f"page: {outcome['error']}\n{self.browser_log()}")
-        return outcome["value"]
+        return call(self.driver, expression, *arguments)
 
     def browser_log(self):
-        try:
-            return "\n".join(f"{entry['level']}: {entry['message']}" for entry in self.driver.get_log("browser"))
-        except Exception as error:  # the log helps the reader; it is never the failure itself
-            return f"(no browser log: {error})"
+        return browser_log(self.driver)
 
     def token(self, name, role):
-        body = json.dumps({"session": SESSION, "role": role, "userIdentity": name}).encode()
-        request = urllib.request.Request(self.server.base + "/console/dev/token", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["token"]
+        return self.server.token(SESSION, role, name)
 
     def request(self, who, op, **arguments):
         return self.call("window.caucus.request(args[0], args[1], args[2])", who, op, arguments)

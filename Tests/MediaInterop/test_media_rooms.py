@@ -42,7 +42,7 @@ class MediaFollowsRoomsTests(unittest.IsolatedAsyncioTestCase):
         self.peers = {}
         for name, (tone, colour) in PALETTE.items():
             role = "host" if name == "Hana" else "participant"
-            peer = Peer(self.server.base, "media-rooms", name, role, tone, colour, PALETTE)
+            peer = Peer(self.server, "media-rooms", name, role, tone, colour, PALETTE)
             await peer.join()
             self.peers[name] = peer
         for peer in self.peers.values():

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # CAUCUS points the tests at another build (for instance one carrying older console assets).
@@ -54,6 +55,24 @@ class CaucusServer:
             if match:
                 self.base = f"http://127.0.0.1:{match.group(1)}"
                 return
+
+    def token(self, session, role, user_identity):
+        """A join token for the development app, minted as an operator would:
+        `caucus token --data <this server's data folder>`."""
+        command = [str(CAUCUS), "token", "--session", session, "--role", role, "--user-identity", user_identity, "--data", self.data]
+        return subprocess.run(command, capture_output=True, text=True, check=True, timeout=WAIT_SECONDS).stdout.strip()
+
+    def media_endpoint(self):
+        """The media address and port every answer announces, as `caucus serve` prints them
+        ("Media (WebRTC, UDP): 127.0.0.1:40000", just after the line with the HTTP port)."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            for line in list(self.output):
+                match = re.search(r"Media \(WebRTC, UDP\): (\S+):(\d+)", line)
+                if match:
+                    return match.group(1), int(match.group(2))
+            time.sleep(0.05)
+        raise RuntimeError("caucus serve did not announce its media port:\n" + "".join(self.output))
 
     def stop(self):
         self.process.terminate()
