@@ -120,6 +120,9 @@ struct WebSocketSession: Sendable {
             let placement: SessionPlacement
             do {
                 placement = try await server.router.placeJoin(app: app, name: arguments.session, at: now)
+            } catch let refusal as CaucusError {
+                // A refusal in the protocol's words (the app's session limit), not a failure.
+                throw refusal
             } catch {
                 logger.error("session \"\(arguments.session)\" could not be created: \(error)")
                 throw CaucusError.serverFailure
