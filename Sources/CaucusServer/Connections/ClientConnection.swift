@@ -95,6 +95,18 @@ public final class ClientConnection: Sendable {
         promise.futureResult.whenComplete { _ in self.inFlight.wrappingDecrement(by: count, ordering: .relaxed) }
     }
 
+    /// A `join` or `resume` on this connection was refused: it may try again, within the
+    /// join deadline from now.
+    func joinRefused() {
+        guard !isClosed else { return }
+        channel.triggerUserOutboundEvent(WebSocketConnectionHandler.JoinRefused(), promise: nil)
+    }
+
+    /// Frames admitted but never to be written (the socket went away during a replay).
+    func releaseUnwritten(_ count: Int) {
+        inFlight.wrappingDecrement(by: count, ordering: .relaxed)
+    }
+
     /// Closes the connection after what is already queued, with a close frame (a slow client
     /// is dropped at once instead).
     func close(_ code: CloseCode, reason: String) {
@@ -119,4 +131,8 @@ public enum CloseCode: UInt16, Sendable {
     /// Several nodes: another node took the session over (this one lost its lease);
     /// reconnect and resume, through any node.
     case moved = 4007
+    /// The connection did not join (or resume) within the join deadline.
+    case joinDeadline = 4008
+    /// The connection's address already has as many connections waiting to join as allowed.
+    case tooManyWaiting = 4009
 }

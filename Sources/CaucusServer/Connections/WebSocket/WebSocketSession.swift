@@ -104,6 +104,8 @@ struct WebSocketSession: Sendable {
             logger.error("request \(frame.id) failed: \(error)")
             send(.error(re: frame.id, ErrorBody(.serverFailure)), on: connection)
         }
+        // A refused join or resume may be tried again (a password): the deadline starts over.
+        if case .awaitingJoin = phase, frame.request.joinsOrResumes { connection.joinRefused() }
         return phase
     }
 
@@ -178,4 +180,14 @@ struct WebSocketSession: Sendable {
 /// replies and its media all go to the node that has the session.
 struct ServedElsewhere: Error {
     let node: NodeID
+}
+
+extension Request {
+    /// Whether the request is a `join` or a `resume`.
+    fileprivate var joinsOrResumes: Bool {
+        switch self {
+        case .join, .resume: true
+        default: false
+        }
+    }
 }
