@@ -7,17 +7,20 @@ import Atomics
 /// bounded: a client that cannot keep up is cut off rather than allowed to stall its session
 /// or grow the server's memory.
 public final class ClientConnection: Sendable {
-    private let channel: any Channel
+    let channel: any Channel
     private let queueLimit: Int
     /// Frames written but not yet handed to the kernel.
     private let inFlight = ManagedAtomic<Int>(0)
     private let closed = ManagedAtomic<Bool>(false)
     private let slowClientsDropped: CoreMetrics.Counter?
+    /// A replay being written (see `sendReplay`), and the frames queued behind it.
+    let replay: NIOLoopBoundBox<ReplayStream?>
 
     init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.queueLimit = queueLimit
         self.channel = channel
         self.slowClientsDropped = slowClientsDropped
+        self.replay = .makeEmptyBox(valueType: ReplayStream.self, eventLoop: channel.eventLoop)
     }
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
@@ -83,8 +86,16 @@ public final class ClientConnection: Sendable {
     }
 
     /// Writes admitted frames and flushes; on the channel's event loop. `count` is how many
-    /// frames the buffers hold (one buffer may carry several).
+    /// frames the buffers hold (one buffer may carry several). Behind a replay they wait.
     private func write(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
+        if replay.value != nil {
+            replay.value!.behind.append((Array(buffers), count))
+            return
+        }
+        writeNow(buffers, counting: count)
+    }
+
+    func writeNow(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         var remaining = buffers.count
         for frame in buffers {

@@ -189,6 +189,8 @@ actor SessionActor {
             case .sendShared(let connections, let frames):
                 let sent = ClientConnection.send(frames, toEach: connections.map(\.connection))
                 environment.metrics.deliveries.increment(by: sent)
+            case .replay(let ref, let frames):
+                if ref.connection.sendReplay(frames) { environment.metrics.deliveries.increment(by: frames.count) }
             case .close(let ref, let code, let reason):
                 ref.connection.close(code, reason: reason)
             case .complete(let tickets, let failure):

@@ -9,7 +9,8 @@ struct ReconnectBench: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @Option(help: "Users to drop.") var users = 500
-    @Option(help: "Broadcasts sent while they are away.") var missed = 5
+    @Option(help: "Broadcasts sent while they are away (up to the server's replay window, 10,000, each user's resume replays them all).")
+    var missed = 5
 
     func run() async throws {
         let (target, group) = try server.start()
@@ -40,9 +41,10 @@ struct ReconnectBench: AsyncParsableCommand {
             }
             try await tasks.waitForAll()
         }
-        // Replayed events follow each resume reply; wait (up to 10 s) until every one arrived.
+        // Replayed events follow each resume reply; wait (up to 10 s, and 1 ms more per missed
+        // event) until every one arrived.
         var waited = 0
-        while received.withLockedValue({ $0.reduce(0, +) }) < users * missed && waited < 500 {
+        while received.withLockedValue({ $0.reduce(0, +) }) < users * missed && waited < 500 + missed / 20 {
             try await Task.sleep(for: .milliseconds(20))
             waited += 1
         }
