@@ -104,9 +104,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            // The web console's HTML, CSS and ES modules, served as they are.
-            resources: [.copy("Console/Assets")]
+            // The web console's HTML, CSS and ES modules are built into the binary, served as
+            // they are (so `caucus` alone is the whole install).
+            exclude: ["Console/Assets"],
+            plugins: ["EmbedConsoleAssets"]
         ),
+        // Turns Console/Assets into Swift source at build time, for CaucusServer.
+        .plugin(name: "EmbedConsoleAssets", capability: .buildTool(), dependencies: ["EmbedConsoleAssetsTool"]),
+        .executableTarget(name: "EmbedConsoleAssetsTool"),
         .target(
             name: "CaucusMedia",
             dependencies: [

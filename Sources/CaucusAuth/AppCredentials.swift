@@ -5,11 +5,19 @@ public struct AppCredentials: Sendable, Hashable, Codable {
     public let key: String
     public let secret: String
     public var limits: SessionLimits
+    /// Live sessions the app may have at once on one node; a join that would open one more
+    /// is refused (`tooManySessions`). Each live session costs memory whether or not anyone
+    /// is in it, so one app cannot take a node's memory by opening names.
+    public var maxSessions: Int
 
-    public init(key: String, secret: String, limits: SessionLimits = .standard) {
+    /// The default of `maxSessions`.
+    public static let standardMaxSessions = 1_000
+
+    public init(key: String, secret: String, limits: SessionLimits = .standard, maxSessions: Int = Self.standardMaxSessions) {
         self.key = key
         self.secret = secret
         self.limits = limits
+        self.maxSessions = maxSessions
     }
 
     /// The file in the server's data directory that holds the development app, written by
@@ -17,7 +25,7 @@ public struct AppCredentials: Sendable, Hashable, Codable {
     public static let developmentFileName = "development-app.json"
 
     private enum CodingKeys: String, CodingKey {
-        case key, secret, limits
+        case key, secret, limits, maxSessions
     }
 
     // Written by hand only so that a file holding just a key and a secret gets the standard limits.
@@ -26,6 +34,7 @@ public struct AppCredentials: Sendable, Hashable, Codable {
         key = try container.decode(String.self, forKey: .key)
         secret = try container.decode(String.self, forKey: .secret)
         limits = try container.decodeIfPresent(SessionLimits.self, forKey: .limits) ?? .standard
+        maxSessions = try container.decodeIfPresent(Int.self, forKey: .maxSessions) ?? Self.standardMaxSessions
     }
 }
 

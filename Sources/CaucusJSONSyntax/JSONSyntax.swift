@@ -10,12 +10,27 @@ public enum JSONSyntax {
 
     /// What a valid text holds that a reader may want to refuse although it is valid JSON.
     public struct Findings: Hashable, Sendable {
+        /// Where each `null` is, in the order written.
+        public var nulls: [Place] = []
+        /// Where each number is that is not an integer of 64 bits: one written with a
+        /// fraction or an exponent (`1.5`, `1.0`, `1e2`), or beyond -2⁶³…2⁶³-1.
+        public var nonIntegers: [Place] = []
+
         /// Where the first `null` is: `"settings.countdownSeconds"`, `"users[1]"`, or `""` for
         /// a `null` standing alone; `nil` when there is none.
-        public var firstNull: String?
-        /// Where the first number is that is not an integer of 64 bits: one written with a
-        /// fraction or an exponent (`1.5`, `1.0`, `1e2`), or beyond -2⁶³…2⁶³-1.
-        public var firstNonInteger: String?
+        public var firstNull: String? { nulls.first?.path }
+        public var firstNonInteger: String? { nonIntegers.first?.path }
+    }
+
+    /// Where a value is: its path as a reader would write it, and the member of the
+    /// outermost object it is in (so a reader can tell the members it knows from the others,
+    /// even when a key holds a dot).
+    public struct Place: Hashable, Sendable {
+        /// `"settings.countdownSeconds"`, `"users[1]"`, or `""` for the whole text.
+        public let path: String
+        /// The outermost object's key the value is under; `nil` for the whole text or inside
+        /// an outermost array.
+        public let topLevelKey: String?
     }
 
     /// Checks that `bytes` are one strict JSON value, optionally surrounded by whitespace.
@@ -85,7 +100,7 @@ private struct Scanner {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"):
             try literal("null")
-            if findings.firstNull == nil { findings.firstNull = describePath() }
+            findings.nulls.append(place())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw JSONSyntaxError(.unexpectedCharacter, at: index)
         }
@@ -174,7 +189,7 @@ private struct Scanner {
     private mutating func number() throws(JSONSyntaxError) {
         let start = index
         defer {
-            if findings.firstNonInteger == nil && !Self.isInt64(bytes[start..<index]) { findings.firstNonInteger = describePath() }
+            if !Self.isInt64(bytes[start..<index]) { findings.nonIntegers.append(place()) }
         }
         func digits(_ scanner: inout Scanner) -> Int {
             let first = scanner.index
@@ -321,6 +336,11 @@ private struct Scanner {
             throw JSONSyntaxError(.invalidUTF8, at: start)
         }
         index += count
+    }
+
+    private func place() -> JSONSyntax.Place {
+        guard case .key(let key)? = path.first else { return JSONSyntax.Place(path: describePath(), topLevelKey: nil) }
+        return JSONSyntax.Place(path: describePath(), topLevelKey: String(decoding: key, as: UTF8.self))
     }
 
     private func describePath() -> String {

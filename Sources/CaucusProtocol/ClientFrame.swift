@@ -91,13 +91,14 @@ extension ClientFrame {
         } catch {
             throw FrameError(id: nil, error: CaucusError(.malformedFrame, "The frame is not valid JSON: \(error)."))
         }
-        if let null = findings.firstNull {
+        // Unknown fields are ignored, whatever their value: only a known one may not be null.
+        if let null = findings.nulls.first(where: RequestFields.isKnown)?.path {
             let error = null == "id" ? RequestReading.idError : RequestReading.nullArgument(null)
             throw FrameError(id: RequestReading.readableID(data), error: error)
         }
         // Every number a request takes is an integer; Foundation would report a fraction or an
         // overflow without saying where.
-        if let number = findings.firstNonInteger {
+        if let number = findings.nonIntegers.first(where: RequestFields.isKnown)?.path {
             let error = number == "id" ? RequestReading.idError : RequestReading.notAnInteger(number)
             throw FrameError(id: number == "id" ? nil : RequestReading.readableID(data), error: error)
         }

@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusJSONSyntax
 
 /// Every argument any operation takes, all optional: JSON decoding checks their types, and
 /// `request(for:)` checks that an operation has the ones it needs. Clients encode the same
@@ -48,6 +49,17 @@ public struct RequestFields: Codable, Sendable {
     public var screenShareMids: [String]?
 
     public init(_ operation: Operation) { op = operation.rawValue }
+
+    /// The names of the fields a request may carry, read off the type itself so that a field
+    /// added above is known here too.
+    static let knownNames: Set<String> = Set(Mirror(reflecting: RequestFields(.ping)).children.compactMap(\.label))
+
+    /// Whether a value found while checking a request's syntax is in a field the server reads
+    /// (or is the request itself): one in an unknown field is ignored like the field.
+    static func isKnown(_ place: JSONSyntax.Place) -> Bool {
+        guard let key = place.topLevelKey else { return true }
+        return knownNames.contains(key)
+    }
 
     private func required<Value>(_ value: Value?, _ name: String) throws(CaucusError) -> Value {
         guard let value else { throw CaucusError(.invalidArguments, "Missing \"\(name)\".") }

@@ -14,7 +14,7 @@ struct Serve: AsyncParsableCommand {
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
             CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_STORE, CAUCUS_SYNC, CAUCUS_SNAPSHOT_EVERY, \
-            CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Sessions \
+            CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_JOIN_DEADLINE, CAUCUS_MAX_WAITING_PER_ADDRESS, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Sessions \
             are stored in SQLite in the data folder unless --store names a PostgreSQL database. Media (WebRTC) \
             goes to one UDP port on the media address, 127.0.0.1 and a free port by default.
             """)
@@ -46,6 +46,10 @@ struct Serve: AsyncParsableCommand {
     var nodeURL: String?
     @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
     var leaseSeconds: Int?
+    @Option(help: "Seconds a WebSocket connection may stay without joining before it is closed (4008; default 10).")
+    var joinDeadline: Int?
+    @Option(help: "WebSocket connections not joined yet that one address may hold at once (4009 beyond; default 100).")
+    var maxWaitingPerAddress: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -67,6 +71,14 @@ struct Serve: AsyncParsableCommand {
         if let window = try rosterWindow ?? environment["CAUCUS_ROSTER_WINDOW"].map(Self.milliseconds) {
             guard (0...1000).contains(window) else { throw ValidationError("The roster window is 0 to 1000 ms.") }
             configuration.rosterWindow = .milliseconds(window)
+        }
+        if let seconds = try joinDeadline ?? environment["CAUCUS_JOIN_DEADLINE"].map(Self.count) {
+            guard seconds >= 1 else { throw ValidationError("The join deadline is 1 second or more.") }
+            configuration.joinDeadline = .seconds(seconds)
+        }
+        if let waiting = try maxWaitingPerAddress ?? environment["CAUCUS_MAX_WAITING_PER_ADDRESS"].map(Self.count) {
+            guard waiting >= 1 else { throw ValidationError("The connections waiting to join per address are 1 or more.") }
+            configuration.maxWaitingPerAddress = waiting
         }
         configuration.mediaPort = try mediaPort ?? environment["CAUCUS_MEDIA_PORT"].map(Self.port) ?? configuration.mediaPort
         guard (0...65535).contains(configuration.mediaPort) else { throw ValidationError("The media port is 0 to 65535.") }

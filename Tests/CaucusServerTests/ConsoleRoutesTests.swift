@@ -3,6 +3,10 @@ import CaucusCore
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The web console's routes: its files, and the development helpers that only a server on
 /// its development app answers.
 @Suite(.serialized) struct ConsoleRoutesTests {
@@ -170,5 +174,39 @@ import Testing
         let other = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Other","invite":"\#(hostInvite)"}"#)
         #expect(Self.errorCode(other.body) == 1020)
         await running.stop()
+    }
+}
+
+/// `caucus` is the whole install (issue 26, item 8): the binary copied alone into an empty
+/// folder, with nothing built beside it, serves the console.
+@Suite(.serialized) struct OneFileInstallTests {
+    @Test func theBinaryCopiedAloneServesTheConsole() async throws {
+        let folder = URL(fileURLWithPath: TestServer.temporaryFolder())
+        let copy = folder.appendingPathComponent("caucus")
+        try FileManager.default.copyItem(at: ServerProcess.executable, to: copy)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["caucus"])
+        let data = folder.appendingPathComponent("data").path
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let server = try await ServerProcess(dataDirectory: data, executable: copy, workingDirectory: folder)
+        defer { server.kill(SIGTERM) }
+        let page = try await RawHTTP.send(port: server.port, "GET", "/console/")
+        #expect(page.status == 200)
+        #expect(page.body.contains(#"<script type="module" src="/console/app.js">"#))
+        let module = try await RawHTTP.send(port: server.port, "GET", "/console/app.js")
+        #expect(module.status == 200 && module.header("Content-Type") == "text/javascript; charset=utf-8")
+    }
+
+    /// What the binary serves is, byte for byte, what the source folder holds.
+    @Test func theEmbeddedFilesAreTheSourceFolders() async throws {
+        let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/CaucusServer/Console/Assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: assets.path).filter { !$0.hasPrefix(".") }
+        let server = try await TestServer.start()
+        for name in names {
+            let reply = try await RawHTTP.send(port: server.port, "GET", "/console/\(name)")
+            #expect(reply.status == 200, "\(name)")
+            #expect(Data(reply.body.utf8) == (try Data(contentsOf: assets.appendingPathComponent(name))), "\(name)")
+        }
+        await server.stop()
     }
 }

@@ -59,6 +59,25 @@ import Testing
         #expect(refusal.error.message.contains("\"\(argument)\" is null"), "\(refusal.error.message)")
     }
 
+    /// Unknown fields are ignored whatever their value, `null` and fractions included; a field
+    /// the server reads is still never `null` (issue 26, item 6).
+    @Test(arguments: [
+        (#"{"id":1,"op":"ping","trace":null}"#, Request.ping(after: nil)),
+        (#"{"id":1,"op":"ping","trace":null,"x":{"y":null},"z":[null]}"#, Request.ping(after: nil)),
+        (#"{"id":1,"op":"stop","clientVersion":1.5,"hint":1e30}"#, Request.command(.stop(countdownSeconds: nil))),
+        (#"{"id":1,"op":"chat","text":"hi","replyTo":null}"#, Request.command(.chat("hi", to: .room))),
+    ])
+    func nullInAnUnknownFieldIsIgnored(_ text: String, _ request: Request) throws {
+        #expect(try ClientFrame.decode(Data(text.utf8)).request == request)
+    }
+
+    @Test func everyFieldTheServerReadsStillRefusesNull() throws {
+        for name in ["protocol", "secret", "lastSeq", "sdp", "screenShareMids", "media", "newName", "definition"] {
+            let refusal = try #require(Self.refusal(#"{"id":1,"op":"ping","\#(name)":null}"#), "accepted null \(name)")
+            #expect(refusal.error.message.contains("\"\(name)\" is null"), "\(refusal.error.message)")
+        }
+    }
+
     @Test func aStopWithoutACountdownIsStillAPlainStop() throws {
         #expect(try ClientFrame.decode(Data(#"{"id":1,"op":"stop"}"#.utf8)).request == .command(.stop(countdownSeconds: nil)))
     }

@@ -29,17 +29,22 @@ public final class ServerProcess {
     /// Async, and its wait for the first line made on a thread of its own: a blocking read on
     /// Swift's cooperative pool (two threads on two cores) would stall every other test of the
     /// process while the server starts.
-    public init(dataDirectory: String, store: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+    /// `executable` runs another copy of `caucus` than the one the build made.
+    public init(
+        dataDirectory: String, store: String? = nil, arguments: [String] = [], environment: [String: String] = [:],
+        executable: URL = ServerProcess.executable, workingDirectory: URL? = nil
+    ) async throws {
         self.dataDirectory = dataDirectory
         let config = dataDirectory + "/apps.json"
         if !FileManager.default.fileExists(atPath: config) {
             let apps = try JSONEncoder().encode(AppsList(apps: [Self.app]))
             _ = FileManager.default.createFile(atPath: config, contents: apps)
         }
-        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
-            throw TestFailure("\(Self.executable.path) is missing: run `swift build && swift test`, as the README says")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw TestFailure("\(executable.path) is missing: run `swift build && swift test`, as the README says")
         }
-        process.executableURL = Self.executable
+        process.executableURL = executable
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--config", config, "--log-level", "error"]
             + (store.map { ["--store", $0] } ?? []) + arguments
         if !environment.isEmpty {

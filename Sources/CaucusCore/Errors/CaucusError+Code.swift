@@ -83,6 +83,8 @@ extension CaucusError.Code {
     public static let sessionFull = Self(2013, "sessionFull")
     public static let sessionNotStarted = Self(2014, "sessionNotStarted")
     public static let nameCharacterForbidden = Self(2015, "nameCharacterForbidden")
+    /// A join would open a session beyond its app's number of live sessions (`maxSessions`).
+    public static let tooManySessions = Self(2016, "tooManySessions")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -151,7 +153,7 @@ extension CaucusError.Code {
         .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
-        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

@@ -7,17 +7,20 @@ import Atomics
 /// bounded: a client that cannot keep up is cut off rather than allowed to stall its session
 /// or grow the server's memory.
 public final class ClientConnection: Sendable {
-    private let channel: any Channel
+    let channel: any Channel
     private let queueLimit: Int
     /// Frames written but not yet handed to the kernel.
     private let inFlight = ManagedAtomic<Int>(0)
     private let closed = ManagedAtomic<Bool>(false)
     private let slowClientsDropped: CoreMetrics.Counter?
+    /// A replay being written (see `sendReplay`), and the frames queued behind it.
+    let replay: NIOLoopBoundBox<ReplayStream?>
 
     init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.queueLimit = queueLimit
         self.channel = channel
         self.slowClientsDropped = slowClientsDropped
+        self.replay = .makeEmptyBox(valueType: ReplayStream.self, eventLoop: channel.eventLoop)
     }
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
@@ -83,8 +86,16 @@ public final class ClientConnection: Sendable {
     }
 
     /// Writes admitted frames and flushes; on the channel's event loop. `count` is how many
-    /// frames the buffers hold (one buffer may carry several).
+    /// frames the buffers hold (one buffer may carry several). Behind a replay they wait.
     private func write(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
+        if replay.value != nil {
+            replay.value!.behind.append((Array(buffers), count))
+            return
+        }
+        writeNow(buffers, counting: count)
+    }
+
+    func writeNow(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         var remaining = buffers.count
         for frame in buffers {
@@ -93,6 +104,18 @@ public final class ClientConnection: Sendable {
         }
         channel.flush()
         promise.futureResult.whenComplete { _ in self.inFlight.wrappingDecrement(by: count, ordering: .relaxed) }
+    }
+
+    /// A `join` or `resume` on this connection was refused: it may try again, within the
+    /// join deadline from now.
+    func joinRefused() {
+        guard !isClosed else { return }
+        channel.triggerUserOutboundEvent(WebSocketConnectionHandler.JoinRefused(), promise: nil)
+    }
+
+    /// Frames admitted but never to be written (the socket went away during a replay).
+    func releaseUnwritten(_ count: Int) {
+        inFlight.wrappingDecrement(by: count, ordering: .relaxed)
     }
 
     /// Closes the connection after what is already queued, with a close frame (a slow client
@@ -119,4 +142,8 @@ public enum CloseCode: UInt16, Sendable {
     /// Several nodes: another node took the session over (this one lost its lease);
     /// reconnect and resume, through any node.
     case moved = 4007
+    /// The connection did not join (or resume) within the join deadline.
+    case joinDeadline = 4008
+    /// The connection's address already has as many connections waiting to join as allowed.
+    case tooManyWaiting = 4009
 }

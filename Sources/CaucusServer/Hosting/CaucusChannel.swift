@@ -51,6 +51,7 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            try channel.pipeline.syncOperations.addHandler(UnreadableRequestResponder(), name: UnreadableRequestResponder.name)
             return Value(upgradeResult: result, channel: channel)
         }
     }

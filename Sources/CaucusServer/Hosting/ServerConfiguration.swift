@@ -31,6 +31,12 @@ public struct ServerConfiguration: Sendable {
     public var snapshotInterval: Int
     /// How often the server pings each client; one that sends nothing between two pings is closed.
     public var keepAliveInterval: Duration
+    /// How long a WebSocket connection may stay without joining (or resuming), and after a
+    /// refused `join`, how long it has to try again; then it is closed with 4008.
+    public var joinDeadline: Duration
+    /// WebSocket connections not joined yet that one remote address may hold at once; one more
+    /// is closed with 4009.
+    public var maxWaitingPerAddress: Int
     /// The media port (UDP): ICE, DTLS and SRTP of every peer. 0 picks a free one, which every
     /// answer announces; set one behind a firewall or NAT.
     public var mediaPort: Int
@@ -60,8 +66,11 @@ public struct ServerConfiguration: Sendable {
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
         mediaBindAddress: String? = nil, mediaLoops: Int = System.coreCount, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
-        storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil
+        storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil,
+        joinDeadline: Duration = .seconds(10), maxWaitingPerAddress: Int = 100
     ) {
+        self.joinDeadline = joinDeadline
+        self.maxWaitingPerAddress = maxWaitingPerAddress
         self.cluster = cluster
         self.storeURL = storeURL
         self.snapshotInterval = snapshotInterval

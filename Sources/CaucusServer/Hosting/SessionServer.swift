@@ -32,6 +32,8 @@ public final class SessionServer: Sendable {
     let media: MediaTransport
     /// Requests being handled, which a stopping server waits for.
     let requests = InFlightRequests()
+    /// The WebSocket connections not joined yet: their deadline and their number per address.
+    let admission: JoinAdmission
     let logger: Logger
     let clock: @Sendable () -> Instant
 
@@ -102,6 +104,9 @@ public final class SessionServer: Sendable {
         self.clock = clock
         let metrics = ServerMetrics()
         self.metrics = metrics
+        self.admission = JoinAdmission(
+            deadline: configuration.joinDeadline, limitPerAddress: configuration.maxWaitingPerAddress,
+            expired: metrics.joinDeadlinesPassed, refused: metrics.waitingConnectionsRefused)
         self.media = media
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
@@ -146,7 +151,7 @@ public final class SessionServer: Sendable {
             limits: .init(
                 maxMessageBytes: configuration.maxFrameBytes, keepAlive: TimeAmount(configuration.keepAliveInterval),
                 closeTimeout: .seconds(2), maxQueuedMessages: 16),
-            requests: requests)
+            requests: requests, admission: admission)
     }
 
     /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.

@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusMedia
+import CaucusProtocol
 import CaucusStore
 import Logging
 import NIOCore
@@ -134,7 +135,7 @@ final class MediaTransport: Sendable {
     /// The offer's sections where the server sends become the user's receive slots, and its
     /// sending sections its publications (`MediaSlotPlan`); `screenShareMids` names the video
     /// sections that carry screen share rather than camera video.
-    func answer(offer sdp: String, for key: MediaPeerKey, screenShareMids: Set<String> = []) async throws(CaucusError) -> String {
+    func answer(offer sdp: String, for key: MediaPeerKey, screenShareMids: Set<String> = []) async throws(CaucusError) -> MediaAnswer {
         let offer: SessionDescription
         do {
             offer = try SessionDescription(parsing: sdp)
@@ -179,7 +180,7 @@ final class MediaTransport: Sendable {
         } catch {
             throw CaucusError.serverFailure
         }
-        return answer.text
+        return MediaAnswer(sdp: answer.text, emptySlots: acceptedPlan.receiveSlots.map { MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: nil) })
     }
 
     /// Closes `key`'s peer at once, if it has one (the user left, was removed, timed out).

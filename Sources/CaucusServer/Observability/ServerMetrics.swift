@@ -15,6 +15,10 @@ struct ServerMetrics: Sendable {
     let events: CoreMetrics.Counter
     let deliveries: CoreMetrics.Counter
     let slowClientsDropped: CoreMetrics.Counter
+    /// WebSocket connections closed for not joining by the join deadline (4008), and refused
+    /// because their address had as many not-joined connections as allowed (4009).
+    let joinDeadlinesPassed: CoreMetrics.Counter
+    let waitingConnectionsRefused: CoreMetrics.Counter
     let joins: CoreMetrics.Counter
     let sessions: CoreMetrics.Gauge
     let users: CoreMetrics.Gauge
@@ -31,6 +35,8 @@ struct ServerMetrics: Sendable {
         events = CoreMetrics.Counter(label: "caucus_events_total")
         deliveries = CoreMetrics.Counter(label: "caucus_deliveries_total")
         slowClientsDropped = CoreMetrics.Counter(label: "caucus_slow_clients_dropped_total")
+        joinDeadlinesPassed = CoreMetrics.Counter(label: "caucus_join_deadline_closed_total")
+        waitingConnectionsRefused = CoreMetrics.Counter(label: "caucus_unjoined_refused_total")
         joins = CoreMetrics.Counter(label: "caucus_joins_total")
         sessions = CoreMetrics.Gauge(label: "caucus_sessions")
         users = CoreMetrics.Gauge(label: "caucus_users")

@@ -189,6 +189,8 @@ actor SessionActor {
             case .sendShared(let connections, let frames):
                 let sent = ClientConnection.send(frames, toEach: connections.map(\.connection))
                 environment.metrics.deliveries.increment(by: sent)
+            case .replay(let ref, let frames):
+                if ref.connection.sendReplay(frames) { environment.metrics.deliveries.increment(by: frames.count) }
             case .close(let ref, let code, let reason):
                 ref.connection.close(code, reason: reason)
             case .complete(let tickets, let failure):
@@ -227,12 +229,14 @@ actor SessionActor {
     /// Hands the media loop who may receive what now: after every batch of events (a move,
     /// a publication, a mute or pause, a join, leave, drop or resume can all change it) and
     /// after a user's `mediaOffer`. The media loop turns it into slots and a new routing table.
-    func routeMedia() {
+    /// Returns whether it handed anything over (the media loop then sends the slot maps).
+    @discardableResult
+    func routeMedia() -> Bool {
         let state = pipeline.state
         // Most sessions publish nothing: then, unless the last routing carried something to
         // take back, there is nothing to hand over (this runs after every batch, joins included).
         let anyonePublishes = state.users.values.contains { !$0.publishing.isEmpty }
-        guard anyonePublishes || routedPublications else { return }
+        guard anyonePublishes || routedPublications else { return false }
         routedPublications = anyonePublishes
         // One pass per location, not per subscriber: everyone in a location receives the same
         // streams but its own.
@@ -251,6 +255,7 @@ actor SessionActor {
         }
         let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
         environment.media.route(id, eligible: eligible, connections: connections)
+        return true
     }
 
     /// Writes one batch (the one that begins the log opens the session's row), then tells the

@@ -8,6 +8,8 @@ actor SessionRegistry {
     private var sessions: [StoredSessionID: SessionActor] = [:]
     private var names = SessionDirectory<StoredSessionID>()
     private var nameOf: [StoredSessionID: (app: String, name: String)] = [:]
+    /// Live sessions (and sessions being created) per app, for the app's `maxSessions`.
+    private var liveByApp: [String: Int] = [:]
     /// Sessions being created, so that two first joins of one name make one session.
     private var creating: [String: Task<SessionActor, any Error>] = [:]
     private let environment: @Sendable (SessionRegistry) -> SessionEnvironment
@@ -36,6 +38,13 @@ actor SessionRegistry {
         if let existing = session(app: app.key, named: name) { return existing }
         let key = app.key + "\u{0}" + SessionName.key(name)
         if let pending = creating[key] { return try await pending.value }
+        guard liveByApp[app.key, default: 0] < app.maxSessions else {
+            throw CaucusError(
+                .tooManySessions,
+                "This app has \(app.maxSessions) live sessions, as many as it may have: join one of them, or end one first.")
+        }
+        // Counted from now: joins of other names racing this creation see it.
+        liveByApp[app.key, default: 0] += 1
         let environment = environment(self)
         let task = Task { () throws -> SessionActor in
             // Only an id: the row is written with the first join's events (none if refused).
@@ -45,12 +54,19 @@ actor SessionRegistry {
         }
         creating[key] = task
         defer { creating[key] = nil }
-        let actor = try await task.value
-        register(actor, app: app.key, name: name)
+        let actor: SessionActor
+        do {
+            actor = try await task.value
+        } catch {
+            liveByApp[app.key, default: 1] -= 1
+            throw error
+        }
+        register(actor, app: app.key, name: name, counted: true)
         return actor
     }
 
-    private func register(_ actor: SessionActor, app: String, name: String) {
+    private func register(_ actor: SessionActor, app: String, name: String, counted: Bool = false) {
+        if !counted { liveByApp[app, default: 0] += 1 }
         sessions[actor.id] = actor
         names.register(actor.id, app: app, named: name)
         nameOf[actor.id] = (app, name)
@@ -59,6 +75,7 @@ actor SessionRegistry {
     /// Frees an ended (or broken) session's name.
     func closed(_ id: StoredSessionID) {
         guard let entry = nameOf.removeValue(forKey: id) else { return }
+        liveByApp[entry.app, default: 1] -= 1
         sessions[id] = nil
         if names.session(app: entry.app, named: entry.name) == id { names.end(app: entry.app, named: entry.name) }
     }

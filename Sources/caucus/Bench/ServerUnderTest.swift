@@ -16,7 +16,8 @@ final class ServerUnderTest: Sendable {
 
     static let benchApp = AppCredentials(
         key: "bench", secret: "bench-secret-0123456789abcdef",
-        limits: SessionLimits(maxUsersPerSession: 20_000, maxRoomCapacity: 10_000))
+        // A long grace: `reconnect --missed 10000` keeps its users away while it broadcasts.
+        limits: SessionLimits(maxUsersPerSession: 20_000, maxRoomCapacity: 10_000, reconnectGraceSeconds: 600), maxSessions: 100_000)
 
     private init(host: String, port: Int, app: AppCredentials, process: Process?) {
         (self.host, self.port, self.app, self.process) = (host, port, app, process)
@@ -47,7 +48,10 @@ final class ServerUnderTest: Sendable {
     /// (a later `--port` wins).
     convenience init(folder: String, arguments: [String]) throws {
         let (process, text) = try BenchChildProcess.start(
-            ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error"] + arguments,
+            // A bench opens its users' sockets from one address before they join, and some
+            // wait their turn to join longer than real clients would.
+            ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error",
+             "--join-deadline", "3600", "--max-waiting-per-address", "1000000"] + arguments,
             name: "caucus serve")
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")

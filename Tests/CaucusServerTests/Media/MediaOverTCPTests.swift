@@ -57,7 +57,7 @@ import Testing
 
     /// `--media-tcp-port off`: no TCP candidate.
     @Test func theTCPCandidateCanBeTurnedOff() async throws {
-        let server = try await TestServer.start(mediaTCP: false)
+        let server = try await TestServer.start(configure: { $0.mediaTCPPort = nil })
         let bo = try await server.joined("Bo")
         let offer = SDPOffer(sections: [.receiving(.audio)], credentials: .random(), fingerprint: try DTLSCertificate.generate(commonName: "c").fingerprint)
         let answerText = try #require(try await bo.request("mediaOffer", ["sdp": offer.text])["sdp"] as? String)

@@ -88,6 +88,29 @@ import Testing
         await server.stop()
     }
 
+    /// Issue 26, item 5: a user who offers while nobody publishes learns its slots (all
+    /// empty) with the answer, not only once someone publishes.
+    @Test func anOfferWhileNobodyPublishesGetsItsEmptySlotMap() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        let receiving = Self.offer.replacingOccurrences(of: "a=sendonly", with: "a=sendrecv")
+        let offered = try await ada.send("mediaOffer", ["sdp": receiving])
+        let answer = try await ada.reply(to: offered)
+        #expect(answer["error"] == nil, "\(answer)")
+        // A ping's reply follows whatever the server sent after the answer.
+        let ping = try await ada.send("ping")
+        var maps: [[JSON]] = []
+        while let frame = try await ada.nextFrame(), frame["re"] as? Int != ping {
+            if let slots = (frame["media"] as? JSON)?["slots"] as? [JSON] { maps.append(slots) }
+        }
+        #expect(maps.count == 1, "\(maps)")
+        let slots = try #require(maps.first)
+        #expect(slots.count == 1)
+        #expect(slots.first?["mid"] as? String == "0" && slots.first?["kind"] as? String == "audio")
+        #expect(slots.first?["user"] == nil, "nobody fills it")
+        await server.stop()
+    }
+
     @Test func badOffersAreRefusedWithStableCodes() async throws {
         let server = try await TestServer.start()
         let stranger = try await TestClient.connect(to: server)

@@ -86,6 +86,8 @@ struct PipelineHarness {
                     }
                     inbox[delivery.connection, default: []] += delivery.frames
                 }
+            case .replay(let connection, let frames):
+                run([.send([Pipeline.Delivery(connection: connection, frames: frames)])])
             case .sendShared(let connections, let frames):
                 run([.send(connections.map { Pipeline.Delivery(connection: $0, frames: frames) })])
             case .close(let connection, let code, _):

@@ -69,6 +69,28 @@ import Testing
         #expect(h.pipeline.awaitDurable(3) == .failed(SessionPipeline<Int, ValueFrames>.storeFailure))
     }
 
+    /// Issue 26, item 4: a store failure answers every command still waiting with its error
+    /// before the close, so each sender knows which of its commands took effect.
+    @Test func aStoreFailureAnswersEveryWaitingCommandBeforeTheClose() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        h.storeSucceeds()
+        let ben = try h.join("Ben", requestID: 4)
+        try h.perform(.chat("first", to: .room), by: ann.user, from: ann.connection, requestID: 21)
+        try h.perform(.chat("second", to: .room), by: ann.user, from: ann.connection, requestID: 22)
+        h.storeFails()
+        func refusals(_ connection: Int) -> [Int?] {
+            (h.inbox[connection] ?? []).compactMap { frame in
+                guard case .error(let re, let body) = frame, body.code == CaucusError.Code.internalError.rawValue else { return nil }
+                return re
+            }
+        }
+        #expect(refusals(ann.connection) == [21, 22], "\(h.inbox[ann.connection] ?? [])")
+        #expect(refusals(ben.connection) == [4], "the join that was not stored is refused too")
+        #expect(h.closed[ann.connection] == .storeFailure && h.closed[ben.connection] == .storeFailure)
+        #expect(h.violations.isEmpty, "\(h.violations)")
+    }
+
     @Test func anOpeningRefusedForItsNameFailsTheJoinersWithoutClosingThem() throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)

@@ -11,9 +11,10 @@ final class TestServer: Sendable {
     static func start(
         limits: SessionLimits = .standard, outboundQueueLimit: Int = 1024, maxFrameBytes: Int = 64 * 1024,
         dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30),
-        rosterWindow: Duration = .milliseconds(5), mediaLoops: Int? = nil, mediaPort: Int = 0, mediaTCP: Bool = true
+        rosterWindow: Duration = .milliseconds(5), mediaLoops: Int? = nil, mediaPort: Int = 0,
+        maxSessions: Int = AppCredentials.standardMaxSessions, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
-        let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits)
+        let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits, maxSessions: maxSessions)
         let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory) { configuration in
             configuration.outboundQueueLimit = outboundQueueLimit
             configuration.maxFrameBytes = maxFrameBytes
@@ -21,7 +22,7 @@ final class TestServer: Sendable {
             configuration.rosterWindow = rosterWindow
             if let mediaLoops { configuration.mediaLoops = mediaLoops }
             configuration.mediaPort = mediaPort
-            if !mediaTCP { configuration.mediaTCPPort = nil }
+            configure(&configuration)
         }
         return TestServer(running: running)
     }

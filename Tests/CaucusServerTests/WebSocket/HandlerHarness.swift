@@ -16,7 +16,7 @@ struct HandlerHarness {
     let conversation: RecordingConversation
     let reads: ReadCounter
 
-    static func start() async throws -> HandlerHarness {
+    static func start(admission: JoinAdmission? = nil) async throws -> HandlerHarness {
         let conversation = RecordingConversation()
         let reads = ReadCounter()
         let channel = try await NIOAsyncTestingChannel { channel in
@@ -25,7 +25,8 @@ struct HandlerHarness {
                 closeTimeout: HandlerHarness.closeTimeout, maxQueuedMessages: 16)
             try channel.pipeline.syncOperations.addHandler(reads)
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SkippingFrameDecoder(maxFrameBytes: HandlerHarness.maxMessageBytes)))
-            try channel.pipeline.syncOperations.addHandler(WebSocketConnectionHandler(conversation: conversation, limits: limits))
+            try channel.pipeline.syncOperations.addHandler(
+                WebSocketConnectionHandler(conversation: conversation, limits: limits, admission: admission))
         }
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).get()
         return HandlerHarness(channel: channel, conversation: conversation, reads: reads)

@@ -1,3 +1,4 @@
+@testable import CaucusServer
 import NIOCore
 import NIOWebSocket
 import Testing
@@ -163,5 +164,30 @@ import Testing
         #expect(try await harness.nextFrame()?.opcode == .ping)
         await harness.channel.testingEventLoop.advanceTime(by: HandlerHarness.keepAlive)
         #expect(try await harness.nextCloseCode() == 1001)
+    }
+
+    /// Issue 26, item 3: a connection that never joins is closed at the join deadline, with
+    /// 4008, and stops counting against its address.
+    @Test func aConnectionThatNeverJoinsIsClosedAtTheJoinDeadline() async throws {
+        let admission = JoinAdmission(deadline: .seconds(10), limitPerAddress: 5)
+        let harness = try await HandlerHarness.start(admission: admission)
+        let address = try #require(harness.channel.remoteAddress?.ipAddress ?? "unknown")
+        #expect(admission.waitingCount(from: address) == 1)
+        await harness.channel.testingEventLoop.advanceTime(by: .seconds(10) - .milliseconds(1))
+        #expect(try await harness.nextFrame() == nil, "still open just before the deadline")
+        await harness.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(try await harness.nextCloseCode() == 4008)
+        #expect(admission.waitingCount(from: address) == 0)
+    }
+
+    @Test func aConnectionOverItsAddressesLimitIsClosed4009AtOnce() async throws {
+        let admission = JoinAdmission(deadline: .seconds(10), limitPerAddress: 1)
+        let first = try await HandlerHarness.start(admission: admission)
+        let second = try await HandlerHarness.start(admission: admission)
+        #expect(try await second.nextCloseCode() == 4009)
+        #expect(try await first.nextFrame() == nil)
+        try await first.channel.close()
+        let third = try await HandlerHarness.start(admission: admission)
+        #expect(try await third.nextFrame() == nil, "the first one's place is free again")
     }
 }

@@ -19,6 +19,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         let reason: String
     }
 
+    /// Tells the handler that a `join` or `resume` was refused (a wrong password, a full
+    /// session): the connection has the join deadline again to try once more.
+    struct JoinRefused: Sendable {}
+
     struct Limits {
         let maxMessageBytes: Int
         let keepAlive: TimeAmount
@@ -33,6 +37,14 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private let requests: InFlightRequests
     private let conversation: any WebSocketConversation
     private var phase = WebSocketSession.Phase.awaitingJoin
+    /// Bounds the connections not joined yet (nil: no bound, no deadline).
+    private let admission: JoinAdmission?
+    /// The remote address this connection is counted under while it has not joined.
+    private var waitingAddress: String?
+    private var joinTimer: Scheduled<Void>?
+    /// The join deadline passed while a message was being handled: decided once it is.
+    private var joinDeadlinePassed = false
+    private var waitingBegan = false
 
     /// A message being assembled from fragments: its opcode and the bytes so far.
     private var partial: (opcode: WebSocketOpcode, bytes: ByteBuffer)?
@@ -49,20 +61,46 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private var heardSincePing = true
     private var context: ChannelHandlerContext?
 
-    init(conversation: any WebSocketConversation, limits: Limits, requests: InFlightRequests = InFlightRequests()) {
+    init(
+        conversation: any WebSocketConversation, limits: Limits, requests: InFlightRequests = InFlightRequests(),
+        admission: JoinAdmission? = nil
+    ) {
         self.conversation = conversation
         self.limits = limits
         self.requests = requests
+        self.admission = admission
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         scheduleKeepAlive(context: context)
+        if context.channel.isActive { beginWaitingToJoin(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        beginWaitingToJoin(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Counts the connection under its address until it joins, and starts its join deadline.
+    private func beginWaitingToJoin(context: ChannelHandlerContext) {
+        guard let admission, !waitingBegan else { return }
+        waitingBegan = true
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        guard admission.admit(address) else {
+            discarding = true
+            return sendClose(
+                code: CloseCode.tooManyWaiting.rawValue,
+                reason: "Too many connections from your address have not joined; join on one of them first.", context: context)
+        }
+        waitingAddress = address
+        scheduleJoinDeadline(context: context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         keepAliveTimer?.cancel()
         closeTimer?.cancel()
+        stopWaitingToJoin()
         self.context = nil
     }
 
@@ -137,6 +175,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         keepAliveTimer?.cancel()
         closeTimer?.cancel()
+        stopWaitingToJoin()
         enqueue(.closed, context: context)
         context.fireChannelInactive()
     }
@@ -180,6 +219,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
                 let handler = handler.value
                 handler.phase = after
                 handler.handling = false
+                handler.handled(phase: after)
                 handler.handleNext(on: eventLoop)
             }
         }
@@ -196,6 +236,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if event is JoinRefused {
+            promise?.succeed()
+            return restartJoinDeadline(context: context)
+        }
         guard let request = event as? CloseRequest else {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
@@ -252,6 +296,59 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         case protocolError = 1002
         case invalidPayload = 1007
         case messageTooLarge = 1009
+    }
+
+    // MARK: - Joining in time
+
+    private func scheduleJoinDeadline(context: ChannelHandlerContext) {
+        guard let admission else { return }
+        joinTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(admission.deadline)) { [self] in
+            joinDeadlineCame(context: context)
+        }
+    }
+
+    private func restartJoinDeadline(context: ChannelHandlerContext) {
+        guard waitingAddress != nil, !closeSent else { return }
+        joinTimer?.cancel()
+        joinDeadlinePassed = false
+        scheduleJoinDeadline(context: context)
+    }
+
+    /// A connection that has not joined by its deadline is closed; one whose `join` is being
+    /// handled right now is decided once that is done (`handled(phase:)`).
+    private func joinDeadlineCame(context: ChannelHandlerContext) {
+        guard waitingAddress != nil, !closeSent else { return }
+        guard !handling else {
+            joinDeadlinePassed = true
+            return
+        }
+        admission?.deadlinePassed()
+        stopWaitingToJoin()
+        discarding = true
+        let seconds = admission.map { $0.deadline.components.seconds } ?? 0
+        sendClose(code: CloseCode.joinDeadline.rawValue, reason: "No join within \(seconds) s.", context: context)
+    }
+
+    /// After each message: a connection that joined no longer counts as waiting.
+    private func handled(phase: WebSocketSession.Phase) {
+        switch phase {
+        case .joined: stopWaitingToJoin()
+        case .awaitingJoin:
+            if joinDeadlinePassed, let context {
+                joinDeadlinePassed = false
+                joinDeadlineCame(context: context)
+            }
+        }
+    }
+
+    private func stopWaitingToJoin() {
+        joinTimer?.cancel()
+        joinTimer = nil
+        joinDeadlinePassed = false
+        if let address = waitingAddress {
+            waitingAddress = nil
+            admission?.release(address)
+        }
     }
 
     // MARK: - Keep-alive

@@ -89,9 +89,11 @@ struct WebSocketSession: Sendable {
                     server.media.drop(key)
                     throw CaucusError(.notJoined, "You are no longer in the session.")
                 }
-                send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer)), on: connection)
-                // The new peer's slots are filled from the session as it is now.
-                await session.routeMedia()
+                send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer.sdp)), on: connection)
+                // The new peer's slots are filled from the session as it is now; while nobody
+                // publishes there is no routing to send the map, so it goes from here, empty.
+                let routed = await session.routeMedia()
+                if !routed { send(.mediaSlots(answer.emptySlots), on: connection) }
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }
@@ -104,6 +106,8 @@ struct WebSocketSession: Sendable {
             logger.error("request \(frame.id) failed: \(error)")
             send(.error(re: frame.id, ErrorBody(.serverFailure)), on: connection)
         }
+        // A refused join or resume may be tried again (a password): the deadline starts over.
+        if case .awaitingJoin = phase, frame.request.joinsOrResumes { connection.joinRefused() }
         return phase
     }
 
@@ -120,6 +124,9 @@ struct WebSocketSession: Sendable {
             let placement: SessionPlacement
             do {
                 placement = try await server.router.placeJoin(app: app, name: arguments.session, at: now)
+            } catch let refusal as CaucusError {
+                // A refusal in the protocol's words (the app's session limit), not a failure.
+                throw refusal
             } catch {
                 logger.error("session \"\(arguments.session)\" could not be created: \(error)")
                 throw CaucusError.serverFailure
@@ -175,4 +182,14 @@ struct WebSocketSession: Sendable {
 /// replies and its media all go to the node that has the session.
 struct ServedElsewhere: Error {
     let node: NodeID
+}
+
+extension Request {
+    /// Whether the request is a `join` or a `resume`.
+    fileprivate var joinsOrResumes: Bool {
+        switch self {
+        case .join, .resume: true
+        default: false
+        }
+    }
 }

@@ -42,6 +42,8 @@ struct WebSocketUpgrader: NIOTypedHTTPServerProtocolUpgrader {
         channel.eventLoop.makeCompletedFuture {
             // Events are small and latency matters: no Nagle delay behind unacknowledged data.
             try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1)
+            // No HTTP is parsed from here on: an idle socket keeps only what serves its frames.
+            channel.pipeline.syncOperations.removeHandler(name: UnreadableRequestResponder.name, promise: nil)
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SkippingFrameDecoder(maxFrameBytes: maxFrameBytes)))
             try channel.pipeline.syncOperations.addHandler(makeHandler(channel))
             return .webSocket

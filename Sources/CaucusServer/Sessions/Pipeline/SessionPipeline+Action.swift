@@ -15,6 +15,10 @@ extension SessionPipeline {
         /// Send every one of these connections the same frames, in order, in one write each
         /// (held roster news: everyone present was owed the same joins).
         case sendShared([Connection], frames: [Frame])
+        /// Send a resuming connection its reply and missed events, in order, before anything
+        /// sent to it after: under flow control, as the socket takes them, not counted
+        /// against the bound that cuts off a slow client (a replay may be the whole window).
+        case replay(Connection, frames: [Frame])
         /// Close a connection after what was sent to it.
         case close(Connection, CloseCode, reason: String)
         /// Resume the callers waiting on these tickets (with the store's failure, if any).

@@ -22,7 +22,24 @@ extension SessionPipeline {
     /// The store refused the batch: nothing decided since the last durable event happened for
     /// anyone. Every waiting caller fails, every client is told to reconnect, the name is freed.
     mutating func storeFailed() -> [Action] {
-        broken(closing: .storeFailure, reason: "The session could not be saved.")
+        // Each command still waiting is answered before the close, so its sender knows which
+        // of its commands took effect (those answered `done`) and which did not.
+        let refusals = owedReplies(failing: Self.storeFailure)
+        return broken(closing: .storeFailure, reason: "The session could not be saved.", after: refusals)
+    }
+
+    /// The error reply of every command (join, resume, settings change) whose answer waits
+    /// for an event that will now never be stored, in request order per connection.
+    private func owedReplies(failing error: CaucusError) -> [Action] {
+        var frames: [Connection: [Frame]] = [:]
+        var order: [Connection] = []
+        for seq in replies.keys.sorted() {
+            for reply in replies[seq] ?? [] {
+                if frames[reply.connection] == nil { order.append(reply.connection) }
+                frames[reply.connection, default: []].append(encoding.frame(.error(re: reply.requestID, ErrorBody(error))))
+            }
+        }
+        return order.isEmpty ? [] : [.send(order.map { Delivery(connection: $0, frames: frames[$0] ?? []) })]
     }
 
     /// Several nodes: another node took the session over (this one's lease was fenced or ran
@@ -40,23 +57,26 @@ extension SessionPipeline {
         broken(closing: nil)
     }
 
-    private mutating func broken(closing code: CloseCode, reason: String) -> [Action] {
-        broken(closing: (code, reason))
+    private mutating func broken(closing code: CloseCode, reason: String, after replies: [Action] = []) -> [Action] {
+        broken(closing: (code, reason), after: replies)
     }
 
-    private mutating func broken(closing close: (code: CloseCode, reason: String)?) -> [Action] {
+    /// Stops the session: `replies` (sends) go out first, then the closes; the waiting
+    /// callers resume last, when every connection is already closed, so that none of them
+    /// answers again what was answered here.
+    private mutating func broken(closing close: (code: CloseCode, reason: String)?, after replies: [Action] = []) -> [Action] {
         guard lifecycle != .broken else { return [] }
         lifecycle = .broken
         storing = nil
         pending.removeAll()
-        replies.removeAll()
+        self.replies.removeAll()
         rosterHold = RosterHold()
-        var actions: [Action] = []
-        if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
-        waiters.removeAll()
+        var actions: [Action] = replies
         if let close {
             for connection in connections.values { actions.append(.close(connection, close.code, reason: close.reason)) }
         }
+        if !waiters.isEmpty { actions.append(.complete(waiters.map(\.ticket), failure: Self.storeFailure)) }
+        waiters.removeAll()
         connections.removeAll()
         actions.append(.scheduleTick(at: nil))
         actions.append(.sessionClosed)

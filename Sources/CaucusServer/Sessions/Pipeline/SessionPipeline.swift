@@ -189,7 +189,7 @@ extension SessionPipeline {
         rosterHold.attach(connection, through: max(seen, durableSeq, deliveryFloor[user] ?? 0))
         if let missed = window.frames(after: seen, through: durableSeq, for: user) {
             let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil)))
-            actions.append(.send([Delivery(connection: connection, frames: [reply] + missed)]))
+            actions.append(.replay(connection, frames: [reply] + missed))
         } else {
             // A snapshot must not promise what is not durable yet: it goes out with the last
             // pending event, and the connection skips everything the snapshot includes.
