@@ -182,8 +182,11 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false }) {
     this.sampleDecoding = sampleDecoding;
+    // A network that blocks UDP, as this browser sees it: the answer's UDP candidate is removed,
+    // so ICE can only use the server's passive TCP candidate (RFC 6544).
+    this.tcpOnly = tcpOnly;
     this.framesSentAt = [];
     const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks(size) : this.syntheticTracks(tone, colour, size);
     this.sent = { audio, video, source };
@@ -212,7 +215,19 @@ class Peer {
   async negotiate() {
     await this.pc.setLocalDescription(await this.pc.createOffer());
     const reply = await this.request("mediaOffer", { sdp: this.pc.localDescription.sdp });
-    await this.pc.setRemoteDescription({ type: "answer", sdp: reply.sdp });
+    const sdp = this.tcpOnly ? reply.sdp.split("\r\n").filter((line) => !/^a=candidate:\S+ \d+ udp /i.test(line)).join("\r\n") : reply.sdp;
+    await this.pc.setRemoteDescription({ type: "answer", sdp });
+  }
+
+  /** The transport ICE selected: the local candidate's protocol ("udp" or "tcp"), or null. */
+  async selectedProtocol() {
+    const stats = await this.pc.getStats();
+    for (const report of stats.values()) {
+      if (report.type === "candidate-pair" && report.nominated && report.state === "succeeded") {
+        return stats.get(report.localCandidateId)?.protocol ?? null;
+      }
+    }
+    return null;
   }
 
   countDescriptions() {
@@ -459,6 +474,9 @@ window.caucus = {
   },
   request(name, op, args) {
     return this.peers.get(name).request(op, args);
+  },
+  selectedProtocol(name) {
+    return this.peers.get(name).selectedProtocol();
   },
   async report(moment) {
     const report = { now: performance.now(), audioContext: audioContext.state, peers: {} };
