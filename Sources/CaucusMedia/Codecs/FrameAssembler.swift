@@ -1,6 +1,7 @@
-/// Reassembles one RTP stream's frames (the depacketiser): fed its packets in any order, with
-/// losses and duplicates, it hands on each frame once, whole, in sequence order, and reports
-/// the sequence numbers it gives up on, so the receiver can ask for a keyframe.
+/// Reassembles one RTP stream's frames (the depacketiser): fed its packets (one SSRC, after
+/// SRTP) in any order, with losses and duplicates, it hands on each frame once, whole, in
+/// sequence order, and reports the sequence numbers it gives up on, so the receiver can ask
+/// for a keyframe.
 ///
 /// Rules:
 /// - A frame is delivered only when all its packets are present: from a known first packet,
