@@ -1,0 +1,62 @@
+/// VP8 over RTP (RFC 7741): a frame split into payloads that each start with a
+/// ``VP8PayloadDescriptor``, and the frame read back from them.
+///
+/// The packetiser does not parse the frame into partitions: the first payload starts
+/// partition 0 (S set, PID 0) and the others continue it (S clear, PID 0), which RFC 7741
+/// §4.4 allows and decoders accept. The frame is cut into equal parts (within one byte), as
+/// few as the budget allows, so no packet is a tiny tail.
+public enum VP8Payload {
+    /// The payloads for one frame. `descriptor` gives the fields every payload of the frame
+    /// carries (N, PictureID, TL0PICIDX, TID/Y, KEYIDX); S and PID are set here.
+    /// `maximumPayloadSize` counts the descriptor.
+    public static func payloads(
+        for frame: [UInt8], descriptor: VP8PayloadDescriptor, maximumPayloadSize: Int
+    ) throws(RTPPacketizationError) -> [[UInt8]] {
+        guard !frame.isEmpty else { throw .emptyFrame }
+        var first = descriptor
+        first.startsPartition = true
+        first.partitionIndex = 0
+        var rest = descriptor
+        rest.startsPartition = false
+        rest.partitionIndex = 0
+        let (firstHeader, restHeader) = (first.encoded(), rest.encoded())
+        let budget = maximumPayloadSize - firstHeader.count
+        guard budget >= 1 else { throw .payloadBudgetTooSmall(maximumPayloadSize) }
+        return EvenSplit.ranges(of: frame.count, budget: budget).enumerated().map { index, range in
+            (index == 0 ? firstHeader : restHeader) + frame[range]
+        }
+    }
+
+    /// Whether a VP8 frame is a key frame: the P bit of its frame tag is clear (RFC 6386 §9.1).
+    public static func isKeyframe(_ frame: some Collection<UInt8>) -> Bool {
+        frame.first.map { $0 & 0x01 == 0 } ?? false
+    }
+
+    /// The frame the payloads of one picture carry, or nil when they do not form one: the
+    /// first must start partition 0 and no other may; partition indices never go back; the
+    /// PictureID is the same in all; no payload is empty past its descriptor; a key frame
+    /// holds at least its 10-byte header with the start code (RFC 6386 §9.1).
+    static func frame(from payloads: [ArraySlice<UInt8>]) -> CodecFrame? {
+        var bytes: [UInt8] = []
+        var first: VP8PayloadDescriptor?
+        var partition: UInt8 = 0
+        for payload in payloads {
+            guard let (descriptor, length) = VP8PayloadDescriptor.parse(payload), length < payload.count else { return nil }
+            if let first {
+                guard !descriptor.startsFrame, descriptor.partitionIndex >= partition, descriptor.pictureID == first.pictureID
+                else { return nil }
+            } else {
+                guard descriptor.startsFrame else { return nil }
+                first = descriptor
+            }
+            partition = descriptor.partitionIndex
+            bytes += payload.dropFirst(length)
+        }
+        guard !bytes.isEmpty else { return nil }
+        let isKeyframe = isKeyframe(bytes)
+        if isKeyframe {
+            guard bytes.count >= 10, bytes[3] == 0x9D, bytes[4] == 0x01, bytes[5] == 0x2A else { return nil }
+        }
+        return CodecFrame(bytes: bytes, isKeyframe: isKeyframe)
+    }
+}
