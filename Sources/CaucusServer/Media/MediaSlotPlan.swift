@@ -73,13 +73,6 @@ struct MediaSlotPlan: Sendable, Hashable {
         }
     }
 
-    /// The format of the first receive slot of `kind`: what a publication must translate to
-    /// for this subscriber to receive it (every slot of a kind comes from one offer, with the
-    /// same codecs).
-    func receiveFormat(of kind: StreamKind) -> StreamFormat? {
-        receiveSlots.first { $0.slot.kind == kind }?.format
-    }
-
     /// The outgoing SSRC per mid, for `SDPAnswerOptions.sendingSSRCs`.
     var sendingSSRCs: [String: UInt32] {
         Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.outgoingSSRC) })

@@ -167,8 +167,8 @@ extension SessionMediaRouter {
     /// How `source`'s packets are renumbered for `subscriber`'s `slot` (a retransmission may
     /// come from a source the slot has since left).
     private func translation(from source: UInt32, to subscriber: Subscriber, slot: SlotID) -> HeaderTranslation? {
-        guard let format = formatsBySSRC[source], let slotFormat = subscriber.format(of: slot) else { return nil }
-        return HeaderTranslation(from: format, to: slotFormat)
+        guard let format = formatsBySSRC[source], let slotFormat = subscriber.slotFormats[slot] else { return nil }
+        return catalog.translation(from: format, to: slotFormat)
     }
 
     /// The sender SSRC of the router's own feedback (it sends no media of its own under it).

@@ -17,21 +17,34 @@ final class SessionMediaRouter {
         var rewriters: [SlotID: SlotRewriter]
         /// Per slot, how its current source's packets are renumbered for this subscriber.
         var translations: [SlotID: HeaderTranslation] = [:]
+        /// The catalog numbers of each slot's format, of the first slot's per kind (what a
+        /// publication must translate to for this subscriber to receive it: every slot of a
+        /// kind comes from one offer), and of each publication's.
+        let slotFormats: [SlotID: Int]
+        let receiveFormats: [StreamKind: Int]
+        let publishedFormats: [StreamKind: Int]
         /// The slot map as the latest recomputation left it.
         var currentMap: MediaSlotMap?
         /// The slot map last sent, and on which connection.
         var sentMap: MediaSlotMap?
         var sentTo: ObjectIdentifier?
 
-        init(plan: MediaSlotPlan) {
+        init(plan: MediaSlotPlan, catalog: inout FormatCatalog) {
             self.plan = plan
             rewriters = Dictionary(uniqueKeysWithValues: plan.receiveSlots.map {
                 ($0.slot, SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC))
             })
-        }
-
-        func format(of slot: SlotID) -> StreamFormat? {
-            plan.receiveSlots.first { $0.slot == slot }?.format
+            var slotFormats: [SlotID: Int] = [:]
+            var receiveFormats: [StreamKind: Int] = [:]
+            for slot in plan.receiveSlots {
+                guard let format = slot.format else { continue }
+                let id = catalog.id(of: format)
+                slotFormats[slot.slot] = id
+                if receiveFormats[slot.slot.kind] == nil { receiveFormats[slot.slot.kind] = id }
+            }
+            self.slotFormats = slotFormats
+            self.receiveFormats = receiveFormats
+            publishedFormats = plan.publishedFormats.mapValues { catalog.id(of: $0) }
         }
     }
 
@@ -52,7 +65,9 @@ final class SessionMediaRouter {
     private var assignments: [Int: SlotAssignment] = [:]
     /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
     private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
-    private(set) var formatsBySSRC: [UInt32: StreamFormat] = [:]
+    /// Incoming SSRC → the catalog number of its format.
+    private(set) var formatsBySSRC: [UInt32: Int] = [:]
+    var catalog = FormatCatalog()
     /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
     private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
     private(set) var table = RoutingTable.empty
@@ -66,7 +81,7 @@ final class SessionMediaRouter {
     var isEmpty: Bool { subscribers.isEmpty }
 
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
-        subscribers[user] = Subscriber(plan: plan)
+        subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
         assignments[user] = nil
         return recompute(now: now)
     }
@@ -88,12 +103,12 @@ final class SessionMediaRouter {
     /// whose source changed, builds a new table, and says which keyframes and slot maps to send.
     private func recompute(now: Duration) -> Changes {
         var incomingSSRC: [PublishedStream: UInt32] = [:]
-        var incomingFormat: [PublishedStream: StreamFormat] = [:]
+        var incomingFormat: [PublishedStream: Int] = [:]
         for (user, subscriber) in subscribers {
             for (kind, ssrc) in subscriber.plan.publishedSSRCs {
                 let stream = PublishedStream(publisher: user, kind: kind)
                 incomingSSRC[stream] = ssrc
-                incomingFormat[stream] = subscriber.plan.publishedFormats[kind]
+                incomingFormat[stream] = subscriber.publishedFormats[kind]
             }
         }
         learnStreams(incomingSSRC, formats: incomingFormat)
@@ -106,8 +121,8 @@ final class SessionMediaRouter {
             for stream in eligible[user, default: []] where incomingSSRC[stream] != nil {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
-                guard let slotFormat = subscriber.plan.receiveFormat(of: stream.kind) else { continue }
-                if let format = incomingFormat[stream], HeaderTranslation(from: format, to: slotFormat) != nil {
+                guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
+                if let format = incomingFormat[stream], catalog.translation(from: format, to: slotFormat) != nil {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
@@ -134,9 +149,10 @@ final class SessionMediaRouter {
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately
                 if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy), let stream { keyframes.insert(stream) }
-                let slotFormat = subscribers[user]!.format(of: slot)
-                subscribers[user]!.translations[slot] = stream.flatMap { incomingFormat[$0] }.flatMap { format in
-                    slotFormat.flatMap { HeaderTranslation(from: format, to: $0) }
+                if let format = stream.flatMap({ incomingFormat[$0] }), let slotFormat = subscribers[user]!.slotFormats[slot] {
+                    subscribers[user]!.translations[slot] = catalog.translation(from: format, to: slotFormat)
+                } else {
+                    subscribers[user]!.translations[slot] = nil
                 }
             }
         }
@@ -169,21 +185,24 @@ final class SessionMediaRouter {
 
     /// Records each stream's SSRC and format; a stream that is gone takes its cache and its
     /// request bookkeeping with it.
-    private func learnStreams(_ incomingSSRC: [PublishedStream: UInt32], formats: [PublishedStream: StreamFormat]) {
+    private func learnStreams(_ incomingSSRC: [PublishedStream: UInt32], formats: [PublishedStream: Int]) {
         let previous = Set(streamsBySSRC.keys)
         streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        formatsBySSRC = [:]
-        keyframeCodecs = [:]
+        var current: [UInt32: Int] = [:]
         for (stream, ssrc) in incomingSSRC {
             guard let format = formats[stream] else { continue }
-            formatsBySSRC[ssrc] = format
-            if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: format.codec.name) {
+            current[ssrc] = format
+            guard formatsBySSRC[ssrc] != format else { continue }
+            keyframeCodecs[ssrc] = nil
+            if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: catalog.formats[format].codec.name) {
                 keyframeCodecs[ssrc] = codec
                 if caches[ssrc] == nil { caches[ssrc] = RetransmissionCache() }
                 if upstreamLoss[ssrc] == nil { upstreamLoss[ssrc] = UpstreamLoss() }
             }
         }
+        formatsBySSRC = current
         for gone in previous.subtracting(streamsBySSRC.keys) {
+            keyframeCodecs[gone] = nil
             caches[gone] = nil
             upstreamLoss[gone] = nil
             keyframeRequests.forget(gone)
