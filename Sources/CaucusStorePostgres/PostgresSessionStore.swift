@@ -36,8 +36,10 @@ public actor PostgresSessionStore: SessionStore, Service {
         await client.run()
     }
 
-    /// How long `prepare` waits for a first connection: the pool retries a server it cannot
-    /// reach, so without a bound a wrong URL would leave `caucus serve` waiting silently.
+    /// How long `prepare` waits for a first connection when the server may yet come up (it
+    /// refuses connections, or says it is starting): the pool retries a server it cannot
+    /// reach, so without a bound a server that never comes would leave `caucus serve`
+    /// waiting silently. A failure no retry can mend ends `prepare` at once.
     static let connectionDeadline = Duration.seconds(30)
 
     /// Migrates the schema (once). Waits for `run()` to have started the pool.
@@ -46,6 +48,8 @@ public actor PostgresSessionStore: SessionStore, Service {
         let client = client
         let logger = logger
         let location = location
+        let deadline = ContinuousClock.now + Self.connectionDeadline
+        try await PostgresFirstConnection.establish(location, deadline: deadline, logger: logger)
         do {
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
@@ -53,7 +57,7 @@ public actor PostgresSessionStore: SessionStore, Service {
                     return true
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.connectionDeadline)
+                    try await Task.sleep(until: deadline)
                     return false
                 }
                 let migrated = try await group.next() ?? false

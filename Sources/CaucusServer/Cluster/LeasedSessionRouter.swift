@@ -39,7 +39,7 @@ actor LeasedSessionRouter: SessionRouter {
     }
 
     func placeJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionPlacement {
-        if let local = await registry.session(app: app.key, named: name) { return .here(local) }
+        if let local = await registry.session(app: app.key, named: name), try await stillHeld(local) { return .here(local) }
         if let id = try await store.liveSessionID(app: app.key, nameKey: SessionName.key(name)),
             let placement = try await place(id)
         {
@@ -50,7 +50,7 @@ actor LeasedSessionRouter: SessionRouter {
     }
 
     func place(_ id: StoredSessionID) async throws -> SessionPlacement? {
-        if let local = await registry.session(id) { return .here(local) }
+        if let local = await registry.session(id), try await stillHeld(local) { return .here(local) }
         // No suspension from here until the task is recorded: requests for one session arriving
         // together share one lookup, and at most one takeover.
         if let pending = takingOver[id] { return try await pending.value }
@@ -58,6 +58,28 @@ actor LeasedSessionRouter: SessionRouter {
         takingOver[id] = task
         defer { takingOver[id] = nil }
         return try await task.value
+    }
+
+    /// Whether this node still holds the lease of a session it has in memory, as the store
+    /// says now. A node that was frozen or cut off from the store may not have heard yet that
+    /// another node took a lease over (its keeper finds out at its next renewal): it must not
+    /// answer for that session from memory, where a resume is checked against a log that
+    /// has moved on elsewhere. A session it lost leaves it here (its clients are closed with
+    /// 4007), and the request is placed as for any session not in memory.
+    private func stillHeld(_ local: SessionActor) async throws -> Bool {
+        guard let epoch = local.leaseEpoch else { return true }
+        let lease: SessionLease
+        do {
+            lease = try await store.lease(of: local.id)
+        } catch let error as StoreError where error.code == .unknownSession {
+            // Being opened here: its row, and its lease, come with its first write.
+            return true
+        }
+        if lease.holder == cluster.node && lease.epoch == epoch { return true }
+        logger.warning("session \(local.id) is leased to \(lease.holder?.description ?? "nobody") at \(lease.epoch), no longer to this node at \(epoch)")
+        metrics.leasesLost.increment()
+        await local.leaseLost()
+        return false
     }
 
     /// Where a session not in this node's registry is: at the live holder of its lease, or

@@ -56,6 +56,65 @@ import Glibc
         #expect(back.result["user"] as? Int == (await ann.user))
         for node in cluster.nodes { node.kill(SIGKILL) }
     }
+
+    /// The requests a stopped owner finds waiting when it wakes, after another node took its
+    /// session over, are for a session it no longer has: each resume is sent to the new owner
+    /// (1015), never refused from the woken node's stale memory (1007, "join again"), and the
+    /// control API redirects there (307), never fails.
+    @Test func aStoppedOwnerWokenAfterATakeoverSendsResumesAndControlRequestsToTheNewOwner() async throws {
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 2)
+        let (owner, other) = (cluster.urls[0], cluster.urls[1])
+        let host = try await TestClient.connect(url: owner)
+        try await host.join(session: "Class", userName: "Teacher", token: try cluster.token(session: "Class", role: .host))
+        let secret = try #require(await host.secret)
+        let session = try #require(Int64(secret.split(separator: ".")[0]))
+        // Connected before the stop, so that their requests wait in the sleeping node's buffers.
+        var waiting: [TestClient] = []
+        for _ in 0..<3 { waiting.append(try await TestClient.connect(url: owner)) }
+
+        kill(cluster.nodes[0].process.processIdentifier, SIGSTOP)
+        let ben = try await ClusterClient.send(
+            "join", ["session": "Class", "userName": "Ben", "token": try cluster.token(session: "Class")], entries: [other], first: 0,
+            patience: 40)
+        #expect(ben.url == other)
+        // The new owner's log has moved past what the sleeping node remembers (Ben's join).
+        await ben.client.joined(with: ben.result)
+        let benSecret = try #require(ben.result["secret"] as? String)
+        let seen = await ben.client.lastSeq
+        #expect(seen > (await host.lastSeq))
+        var resumes: [Int] = []
+        for (index, client) in waiting.enumerated() {
+            resumes.append(try await client.send("resume", ["secret": index == 0 ? secret : benSecret, "lastSeq": seen]))
+        }
+        let path = "/v1/sessions/\(session)/operations"
+        let curl = [
+            "-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "-X", "POST", "-H", "Content-Type: application/json",
+            "--data", #"{"op":"addToPreList","names":["Sent to the sleeping node"]}"#, "http://127.0.0.1:\(cluster.nodes[0].port)\(path)",
+        ]
+        let operation = Task { () async throws -> (status: Int, location: String?, body: String) in
+            let result = try await Curl.run(curl)
+            return (result.status, result.location, result.body)
+        }
+        // curl's request reaches the sleeping node's socket before it wakes.
+        try await Task.sleep(for: .milliseconds(500))
+        kill(cluster.nodes[0].process.processIdentifier, SIGCONT)
+
+        for (client, request) in zip(waiting, resumes) {
+            let reply = try? await within("the woken node's answer") { try await client.reply(to: request) }
+            if let reply {
+                let error = try #require(reply["error"] as? JSON, "the woken node serves the session no more: \(reply)")
+                #expect(error["code"] as? Int == 1015, "sent to the new owner, never refused: \(error)")
+                #expect(error["url"] as? String == other)
+            } else {
+                #expect(await client.closeCode == .some(4007), "no answer but a close that says it moved")
+            }
+        }
+        let redirected = try await operation.value
+        #expect(redirected.status == 307, "\(redirected.status): \(redirected.body)")
+        #expect(redirected.location == "http://127.0.0.1:\(cluster.nodes[1].port)\(path)")
+        #expect(try await within("the host's close") { try await host.closed() } == 4007)
+        for node in cluster.nodes { node.kill(SIGKILL) }
+    }
 }
 
 /// Reads what the nodes left in the shared database.
