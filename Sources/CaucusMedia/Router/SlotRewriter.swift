@@ -3,11 +3,15 @@ public struct RewrittenHeader: Hashable, Sendable {
     public let ssrc: UInt32
     public let sequenceNumber: UInt16
     public let timestamp: UInt32
+    /// How the packet's payload type and extensions are renumbered for the subscriber, when
+    /// the slot was given one for its source (``SlotRewriter/select(source:policy:translation:)``).
+    public let translation: HeaderTranslation?
 
-    public init(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32) {
+    public init(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, translation: HeaderTranslation? = nil) {
         self.ssrc = ssrc
         self.sequenceNumber = sequenceNumber
         self.timestamp = timestamp
+        self.translation = translation
     }
 
     /// Writes the three fields into an RTP packet's fixed header (RFC 3550 §5.1), in place.
@@ -47,6 +51,9 @@ public struct SlotRewriter: Sendable {
     public private(set) var source: UInt32?
     /// The source the slot switches to at its next keyframe, if one is waited for.
     public private(set) var pending: UInt32?
+    /// The current source's renumbering for this subscriber, and the pending source's.
+    public private(set) var translation: HeaderTranslation?
+    private var pendingTranslation: HeaderTranslation?
     /// When the pending source's first packet arrived (the wait is bounded from there).
     private var pendingSince: Duration?
     /// The longest a video slot waits for the new source's keyframe: past it, the slot
@@ -98,25 +105,37 @@ public struct SlotRewriter: Sendable {
     /// source must be asked for a keyframe: a video or screen-share slot that now has another
     /// source, or waits for one. (`RoutingUpdate` coalesces these across a batch of slots.)
     @discardableResult
-    public mutating func select(source newSource: UInt32?, policy: SwitchPolicy = .immediately) -> Bool {
+    public mutating func select(
+        source newSource: UInt32?, policy: SwitchPolicy = .immediately, translation newTranslation: HeaderTranslation? = nil
+    ) -> Bool {
         if newSource == (pending ?? source) {
+            // The same source, perhaps renumbered (a new offer of the same stack keeps it).
+            if pending != nil { pendingTranslation = newTranslation } else { translation = newTranslation }
             return false
         }
         if newSource == source {
             // Back to the current source before the other's keyframe came: nothing to wait for.
             pending = nil
             pendingSince = nil
+            pendingTranslation = nil
+            translation = newTranslation
             return false
         }
         guard let newSource, case .atKeyframe(let keepingCurrent) = policy else {
             pending = nil
             pendingSince = nil
+            pendingTranslation = nil
             switchTo(newSource)
+            translation = newTranslation
             return newSource != nil && slot.kind.needsKeyframe
         }
         pending = newSource
         pendingSince = nil
-        if !keepingCurrent { switchTo(nil) }
+        pendingTranslation = newTranslation
+        if !keepingCurrent {
+            switchTo(nil)
+            translation = nil
+        }
         return slot.kind.needsKeyframe
     }
 
@@ -143,6 +162,8 @@ public struct SlotRewriter: Sendable {
             pending = nil
             pendingSince = nil
             switchTo(ssrc)
+            translation = pendingTranslation
+            pendingTranslation = nil
         }
         guard ssrc == source else { return nil }
         let outSequence: UInt16
@@ -153,7 +174,7 @@ public struct SlotRewriter: Sendable {
                 guard SerialNumber.contains(sequenceNumber, from: current.firstIn, through: current.highestIn) else { return nil }
                 return RewrittenHeader(
                     ssrc: outgoingSSRC, sequenceNumber: sequenceNumber &+ current.sequenceOffset,
-                    timestamp: timestamp &+ current.timestampOffset)
+                    timestamp: timestamp &+ current.timestampOffset, translation: translation)
             }
             outSequence = sequenceNumber &+ current.sequenceOffset
             outTimestamp = timestamp &+ current.timestampOffset
@@ -176,7 +197,7 @@ public struct SlotRewriter: Sendable {
         last = (outSequence, outTimestamp, arrival)
         packetCount &+= 1
         octetCount &+= UInt32(truncatingIfNeeded: max(payloadLength, 0))
-        return RewrittenHeader(ssrc: outgoingSSRC, sequenceNumber: outSequence, timestamp: outTimestamp)
+        return RewrittenHeader(ssrc: outgoingSSRC, sequenceNumber: outSequence, timestamp: outTimestamp, translation: translation)
     }
 
     /// The timestamp step for an arrival gap: the gap in clock ticks, from 1 to a minute's.

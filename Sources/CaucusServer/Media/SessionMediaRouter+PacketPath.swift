@@ -60,7 +60,7 @@ extension SessionMediaRouter {
                 continue
             }
             // No translation: the slot cannot carry this codec; never send what cannot decode.
-            guard let translation = subscribers[destination.subscriber]?.translations[destination.slot] else { continue }
+            guard let translation = header.translation else { continue }
             deliver(destination.subscriber, header, translation)
         }
         if stillWaiting, let stream = streamsBySSRC[ssrc], keyframeRequests.shouldRequest(ssrc, at: arrival) {

@@ -14,9 +14,8 @@ final class SessionMediaRouter {
     /// A user with a media peer: its slots (from its offer) and their rewriters.
     struct Subscriber {
         let plan: MediaSlotPlan
+        /// Each slot's rewriter, which also holds how its source is renumbered for this subscriber.
         var rewriters: [SlotID: SlotRewriter]
-        /// Per slot, how its current source's packets are renumbered for this subscriber.
-        var translations: [SlotID: HeaderTranslation] = [:]
         /// The catalog numbers of each slot's format, of the first slot's per kind (what a
         /// publication must translate to for this subscriber to receive it: every slot of a
         /// kind comes from one offer), and of each publication's.
@@ -148,11 +147,12 @@ final class SessionMediaRouter {
                 let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately
-                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy), let stream { keyframes.insert(stream) }
+                var translation: HeaderTranslation?
                 if let format = stream.flatMap({ incomingFormat[$0] }), let slotFormat = subscribers[user]!.slotFormats[slot] {
-                    subscribers[user]!.translations[slot] = catalog.translation(from: format, to: slotFormat)
-                } else {
-                    subscribers[user]!.translations[slot] = nil
+                    translation = catalog.translation(from: format, to: slotFormat)
+                }
+                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream {
+                    keyframes.insert(stream)
                 }
             }
         }
