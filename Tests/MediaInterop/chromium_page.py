@@ -6,13 +6,19 @@ and RTCPeerConnection."""
 import json
 import math
 import os
+import shutil
 import struct
+import sys
+import tempfile
 import wave
 from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -83,3 +89,50 @@ def call(driver, expression, *arguments):
     if "error" in outcome:
         raise AssertionError(f"page: {outcome['error']}\n{browser_log(driver)}")
     return outcome["value"]
+
+
+class ServerAndBrowser:
+    """A test class's `caucus serve` and headless Chromium, made once for the class (mix in before
+    the TestCase). A class may set `fixtures_prefix` and `server_arguments`, and override
+    `write_fixtures(folder)` (the fake devices' tone.wav and picture.y4m: a browser wants them even
+    when nobody sends them), `before_browser()` (after the server starts) and `after_browser()`
+    (after the browser quits, before the server stops)."""
+
+    fixtures_prefix = "caucus-media-"
+    server_arguments = ()
+
+    @classmethod
+    def write_fixtures(cls, folder):
+        write_tone(folder / "tone.wav", 440)
+        write_picture(folder / "picture.y4m", [128, 128, 128])
+
+    @classmethod
+    def before_browser(cls):
+        pass
+
+    @classmethod
+    def after_browser(cls):
+        pass
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fixtures = Path(tempfile.mkdtemp(prefix=cls.fixtures_prefix))
+        cls.write_fixtures(cls.fixtures)
+        cls.server = CaucusServer(arguments=list(cls.server_arguments))
+        try:
+            cls.before_browser()
+            cls.driver = chromium(cls.fixtures)
+        except Exception:
+            cls.server.stop()
+            raise
+        cls.driver.set_script_timeout(WAIT_SECONDS * 2)
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.driver.execute_script("window.caucus && window.caucus.close();")
+        finally:
+            cls.driver.quit()
+            cls.after_browser()
+            cls.server.stop()
+            shutil.rmtree(cls.fixtures, ignore_errors=True)

@@ -24,16 +24,13 @@ its mid, then stay so for a while: filled slots' inbound-rtp counters grow, empt
 do not. At the end every peer has made one offer and applied one answer, sent one mediaOffer,
 and kept the transceivers (mids) it started with."""
 
-import shutil
 import sys
-import tempfile
 import time
 import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
-from chromium_page import PAGE, browser_log, call, chromium, write_picture, write_tone  # noqa: E402
+from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 
 SESSION = "media-chromium"
 AUDIO_SLOTS = 3
@@ -56,28 +53,13 @@ PALETTE = {
 FAKE_DEVICE_USER = "Hana"
 
 
-class MediaFollowsRoomsInChromiumTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fixtures = Path(tempfile.mkdtemp(prefix="caucus-chromium-"))
-        write_tone(cls.fixtures / "tone.wav", PALETTE[FAKE_DEVICE_USER]["tone"])
-        write_picture(cls.fixtures / "picture.y4m", PALETTE[FAKE_DEVICE_USER]["colour"])
-        cls.server = CaucusServer()
-        try:
-            cls.driver = chromium(cls.fixtures)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.driver.set_script_timeout(WAIT_SECONDS * 2)
+class MediaFollowsRoomsInChromiumTests(ServerAndBrowser, unittest.TestCase):
+    fixtures_prefix = "caucus-chromium-"
 
     @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.driver.execute_script("window.caucus && window.caucus.close();")
-        finally:
-            cls.driver.quit()
-            cls.server.stop()
-            shutil.rmtree(cls.fixtures, ignore_errors=True)
+    def write_fixtures(cls, folder):
+        write_tone(folder / "tone.wav", PALETTE[FAKE_DEVICE_USER]["tone"])
+        write_picture(folder / "picture.y4m", PALETTE[FAKE_DEVICE_USER]["colour"])
 
     # Driving the page ---------------------------------------------------------------------
 

@@ -5,17 +5,14 @@ of its own. Each decodes the other's audio (FFT peak within 2 % of the tone) and
 of the sent colour and size), and the first one's selected candidate pair is TCP."""
 
 import asyncio
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
-from chromium_page import PAGE, browser_log, call, chromium  # noqa: E402
+from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
 
 SESSION = "media-ice-tcp"
 USERS = {
@@ -28,26 +25,8 @@ MIN_READINGS = 4
 TONE_TOLERANCE = 0.02
 
 
-class MediaOverTCPInChromiumTests(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fixtures = Path(tempfile.mkdtemp(prefix="caucus-ice-tcp-"))
-        cls.server = CaucusServer()
-        try:
-            cls.driver = chromium(cls.fixtures)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.driver.set_script_timeout(WAIT_SECONDS * 2)
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.driver.execute_script("window.caucus && window.caucus.close();")
-        finally:
-            cls.driver.quit()
-            cls.server.stop()
-            shutil.rmtree(cls.fixtures, ignore_errors=True)
+class MediaOverTCPInChromiumTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+    fixtures_prefix = "caucus-ice-tcp-"
 
     async def page(self, expression, *arguments):
         return await asyncio.to_thread(call, self.driver, expression, *arguments)

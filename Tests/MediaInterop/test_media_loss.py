@@ -29,16 +29,13 @@ pliCount, packetsLost) are printed beside them."""
 
 import asyncio
 import os
-import shutil
 import sys
-import tempfile
 import time
 import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
-from chromium_page import PAGE, browser_log, call, chromium, write_picture, write_tone  # noqa: E402
+from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
 from lossy_relay import LossyRelay  # noqa: E402
 from media_peers import Peer  # noqa: E402
 
@@ -87,33 +84,19 @@ def frozen_fraction(times, start, end, blind=()):
     return (sum(b - a for a, b in frozen) - overlap(frozen, blind)) / seen if seen > 0 else 1.0
 
 
-class MediaLossTests(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fixtures = Path(tempfile.mkdtemp(prefix="caucus-loss-"))
-        # Nobody here sends the fake devices, but the browser wants files for them.
-        write_tone(cls.fixtures / "tone.wav", 440)
-        write_picture(cls.fixtures / "picture.y4m", [128, 128, 128])
-        cls.server = CaucusServer(arguments=["--media-address", ANNOUNCED_HOST, "--media-bind-address", BIND_HOST])
-        try:
-            host, port = cls.server.media_endpoint()
-            assert host == ANNOUNCED_HOST, host
-            cls.relay = LossyRelay((ANNOUNCED_HOST, port), (BIND_HOST, port), seed=SEED).start()
-            cls.driver = chromium(cls.fixtures)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.driver.set_script_timeout(WAIT_SECONDS * 2)
+class MediaLossTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+    fixtures_prefix = "caucus-loss-"
+    server_arguments = ("--media-address", ANNOUNCED_HOST, "--media-bind-address", BIND_HOST)
 
     @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.driver.execute_script("window.caucus && window.caucus.close();")
-        finally:
-            cls.driver.quit()
-            cls.relay.stop()
-            cls.server.stop()
-            shutil.rmtree(cls.fixtures, ignore_errors=True)
+    def before_browser(cls):
+        host, port = cls.server.media_endpoint()
+        assert host == ANNOUNCED_HOST, host
+        cls.relay = LossyRelay((ANNOUNCED_HOST, port), (BIND_HOST, port), seed=SEED).start()
+
+    @classmethod
+    def after_browser(cls):
+        cls.relay.stop()
 
     async def asyncSetUp(self):
         # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and

@@ -22,17 +22,14 @@ not decode ("aiortc Abe → Chromium Cora, video: …") under a matrix of publis
 subscriber kind per step."""
 
 import asyncio
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
-from chromium_page import PAGE, browser_log, call, chromium, write_picture, write_tone  # noqa: E402
+from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 from media_peers import Peer  # noqa: E402
 
 SESSION = "media-matrix"
@@ -79,29 +76,14 @@ class Cell:
         return f"{USERS[self.publisher]['stack']} {self.publisher} → {USERS[self.subscriber]['stack']} {self.subscriber}, {self.kind}: {self.problem}"
 
 
-class MediaInteropMatrixTests(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fixtures = Path(tempfile.mkdtemp(prefix="caucus-matrix-"))
-        fake = USERS[FAKE_DEVICE_USER]
-        write_tone(cls.fixtures / "tone.wav", fake["tone"])
-        write_picture(cls.fixtures / "picture.y4m", fake["colour"], size=fake["size"])
-        cls.server = CaucusServer()
-        try:
-            cls.driver = chromium(cls.fixtures)
-        except Exception:
-            cls.server.stop()
-            raise
-        cls.driver.set_script_timeout(WAIT_SECONDS * 2)
+class MediaInteropMatrixTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+    fixtures_prefix = "caucus-matrix-"
 
     @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.driver.execute_script("window.caucus && window.caucus.close();")
-        finally:
-            cls.driver.quit()
-            cls.server.stop()
-            shutil.rmtree(cls.fixtures, ignore_errors=True)
+    def write_fixtures(cls, folder):
+        fake = USERS[FAKE_DEVICE_USER]
+        write_tone(folder / "tone.wav", fake["tone"])
+        write_picture(folder / "picture.y4m", fake["colour"], size=fake["size"])
 
     async def asyncSetUp(self):
         # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and
