@@ -178,14 +178,10 @@ final class MediaPeerTable {
         }
         if let entry = byAddress[source] { return entry }
         switch DatagramKind(classifying: datagram) {
-        case .rtp where datagram.count >= 12: return bySSRC[Self.read32(datagram, at: 8)]
-        case .rtcp where datagram.count >= 8: return bySSRC[Self.read32(datagram, at: 4)]
+        case .rtp where datagram.count >= 12: return bySSRC[SessionMediaRouter.read32(datagram, at: 8)]
+        case .rtcp where datagram.count >= 8: return bySSRC[SessionMediaRouter.read32(datagram, at: 4)]
         default: return nil
         }
-    }
-
-    private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 
     private func handle(_ events: [MediaPeerEvent], of entry: Entry, now: Duration) {

@@ -103,20 +103,10 @@ final class MediaRouter {
     }
 
     private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
-        sendKeyframeRequests(changes.keyframeRequests, in: session)
+        send(changes.keyframeRequests.map { ($0.publisher, SessionMediaRouter.pli($0.ssrc)) }, in: session)
         if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
         for (connection, map) in changes.slotMaps {
             _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable), with: .caucus))
-        }
-    }
-
-    private func sendKeyframeRequests(_ requests: [(publisher: Int, ssrc: UInt32)], in session: StoredSessionID) {
-        metrics.keyframeRequests.increment(by: requests.count)
-        for (publisher, ssrc) in requests {
-            let pli = RTCPPacket.pictureLossIndication(senderSSRC: SessionMediaRouter.routerSSRC, mediaSSRC: ssrc).encoded()
-            if let datagram = table.protect(rtcp: pli, for: MediaPeerKey(session: session, user: UserID(publisher))) {
-                append(datagram)
-            }
         }
     }
 
