@@ -182,7 +182,7 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true }) {
     this.sampleDecoding = sampleDecoding;
     // A network that blocks UDP, as this browser sees it: the answer's UDP candidate is removed,
     // so ICE can only use the server's passive TCP candidate (RFC 6544).
@@ -200,7 +200,14 @@ class Peer {
     };
     this.pc.addTransceiver(audio, { direction: "sendonly" });
     this.pc.addTransceiver(video, { direction: "sendonly" });
-    for (let i = 0; i < audioSlots; i++) this.pc.addTransceiver("audio", { direction: "recvonly" });
+    for (let i = 0; i < audioSlots; i++) {
+      const transceiver = this.pc.addTransceiver("audio", { direction: "recvonly" });
+      // A receiver that does not offer redundant audio (RFC 2198), as some clients do not.
+      if (!redundancy) {
+        const codecs = RTCRtpReceiver.getCapabilities("audio").codecs.filter((codec) => codec.mimeType.toLowerCase() !== "audio/red");
+        transceiver.setCodecPreferences(codecs);
+      }
+    }
     for (let i = 0; i < videoSlots; i++) this.pc.addTransceiver("video", { direction: "recvonly" });
     await this.negotiate();
     this.negotiated = true;
@@ -416,6 +423,28 @@ class Peer {
       .map((reception) => ({ mid: reception.mid, user: slotUsers[reception.mid] ?? null, times: reception.times(moment), decoded: reception.decoded.filter((at) => at >= moment), sampled: reception.sampled.filter((at) => at >= moment), stats: stats[reception.mid] ?? null }));
   }
 
+  /** Per audio receive slot: who the slot map says fills it, the codec of what arrives, and
+   *  getStats' counters of what was received, lost and concealed. */
+  async audio() {
+    const slotUsers = Object.fromEntries(this.slots.map((slot) => [slot.mid, slot.user ?? null]));
+    const stats = await this.pc.getStats();
+    const slots = [];
+    for (const entry of stats.values()) {
+      if (entry.type !== "inbound-rtp" || entry.kind !== "audio") continue;
+      slots.push({
+        mid: entry.mid,
+        user: slotUsers[entry.mid] ?? null,
+        codec: stats.get(entry.codecId)?.mimeType ?? null,
+        packetsReceived: entry.packetsReceived ?? 0,
+        packetsLost: entry.packetsLost ?? 0,
+        totalSamplesReceived: entry.totalSamplesReceived ?? 0,
+        concealedSamples: entry.concealedSamples ?? 0,
+        silentConcealedSamples: entry.silentConcealedSamples ?? 0,
+      });
+    }
+    return slots;
+  }
+
   /** How this peer negotiated, for the no-renegotiation checks. */
   negotiation() {
     return {
@@ -485,6 +514,9 @@ window.caucus = {
   },
   frames(name, moment) {
     return this.peers.get(name).frames(moment);
+  },
+  audio(name) {
+    return this.peers.get(name).audio();
   },
   /** When `name`'s video frames were sent since `moment` (if it samples sending). */
   sent(name, moment) {

@@ -137,3 +137,26 @@ class LossyRelay:
                     # Nothing to read after all, or the server's port answered ICMP unreachable
                     # (it is not up yet, or is gone): like a lost datagram.
                     continue
+
+
+BIND_HOST = "127.0.0.1"
+ANNOUNCED_HOST = "127.0.0.2"
+
+
+class BehindLossyRelay:
+    """Mix in before chromium_page.ServerAndBrowser: `caucus serve` binds BIND_HOST and announces
+    ANNOUNCED_HOST on the same port, where `cls.relay` (seeded with `relay_seed`) listens, so
+    every peer's media passes it; no loss until a test sets some."""
+
+    server_arguments = ("--media-address", ANNOUNCED_HOST, "--media-bind-address", BIND_HOST)
+    relay_seed = 0
+
+    @classmethod
+    def before_browser(cls):
+        host, port = cls.server.media_endpoint()
+        assert host == ANNOUNCED_HOST, host
+        cls.relay = LossyRelay((ANNOUNCED_HOST, port), (BIND_HOST, port), seed=cls.relay_seed).start()
+
+    @classmethod
+    def after_browser(cls):
+        cls.relay.stop()

@@ -36,11 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
-from lossy_relay import LossyRelay  # noqa: E402
+from lossy_relay import BehindLossyRelay  # noqa: E402
 from media_peers import Peer  # noqa: E402
 
-BIND_HOST = "127.0.0.1"
-ANNOUNCED_HOST = "127.0.0.2"
 FREEZE_MS = 200
 # Both publishers send 15 frames a second: one frame late or missing is a 133 ms gap, no freeze.
 VIDEO_RATE = 15
@@ -84,19 +82,9 @@ def frozen_fraction(times, start, end, blind=()):
     return (sum(b - a for a, b in frozen) - overlap(frozen, blind)) / seen if seen > 0 else 1.0
 
 
-class MediaLossTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class MediaLossTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
     fixtures_prefix = "caucus-loss-"
-    server_arguments = ("--media-address", ANNOUNCED_HOST, "--media-bind-address", BIND_HOST)
-
-    @classmethod
-    def before_browser(cls):
-        host, port = cls.server.media_endpoint()
-        assert host == ANNOUNCED_HOST, host
-        cls.relay = LossyRelay((ANNOUNCED_HOST, port), (BIND_HOST, port), seed=SEED).start()
-
-    @classmethod
-    def after_browser(cls):
-        cls.relay.stop()
+    relay_seed = SEED
 
     async def asyncSetUp(self):
         # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and

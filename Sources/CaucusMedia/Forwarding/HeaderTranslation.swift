@@ -8,8 +8,16 @@
 /// second byte, and an element's ID is a nibble (one-byte form) or a byte (two-byte form) of
 /// its own, so renumbering never moves a byte. Blanking writes zeros, which RFC 8285 §4.2 and
 /// §4.3 define as padding between elements.
+///
+/// Redundant audio (RFC 2198) is the one case that touches the payload: a publisher's RED
+/// packet goes on as RED (its blocks renumbered) to a subscriber that negotiated RED, and as
+/// its primary encoding alone to one that did not (``RedundantAudio``).
 public struct HeaderTranslation: Hashable, Sendable {
     public let payloadType: UInt8
+    /// The publisher's RED payload type, and the subscriber's (nil: it gets the primary only).
+    private let incomingRedundancy: UInt8?
+    private let outgoingRedundancy: UInt8?
+    private let incomingPayloadType: UInt8
     /// The subscriber's ID for each of the publisher's (the index); 0 blanks the element.
     private let extensionIDs: [UInt8]
     /// Nothing to change: the same payload type and the same ID for every element kept.
@@ -19,8 +27,12 @@ public struct HeaderTranslation: Hashable, Sendable {
     public init?(from source: StreamFormat, to destination: StreamFormat) {
         guard source.carriesSameCodec(as: destination) else { return nil }
         payloadType = destination.codec.payloadType & 0x7F
+        incomingPayloadType = source.codec.payloadType & 0x7F
+        incomingRedundancy = source.redundancyPayloadType.map { $0 & 0x7F }
+        outgoingRedundancy = destination.redundancyPayloadType.map { $0 & 0x7F }
         var ids = [UInt8](repeating: 0, count: 256)
-        var identity = payloadType == source.codec.payloadType & 0x7F
+        var identity = payloadType == incomingPayloadType
+            && (incomingRedundancy == nil || incomingRedundancy == outgoingRedundancy)
         for (uri, id) in source.headerExtensionIDs {
             let outgoing = uri == RTPExtensionURI.mid ? nil : destination.headerExtensionIDs[uri]
             ids[Int(id)] = outgoing ?? 0
@@ -36,12 +48,32 @@ public struct HeaderTranslation: Hashable, Sendable {
         return id == 0 ? nil : id
     }
 
-    /// Rewrites `packet[..<length]`, an RTP packet, in place. A malformed header is left as
-    /// it is past the payload type (the forwarding path only forwards what SRTP authenticated,
-    /// and a receiver drops what it cannot parse).
-    public func apply(to packet: UnsafeMutableRawBufferPointer, length: Int) {
-        guard !isIdentity, length >= 12, length <= packet.count else { return }
-        packet[1] = packet[1] & 0x80 | payloadType
+    /// Rewrites `packet[..<length]`, an RTP packet, in place, and returns its length after
+    /// (shorter when redundant audio was stripped); nil when the packet must not be sent (RED
+    /// that is malformed or has no primary to hand a subscriber without RED). A malformed
+    /// header is otherwise left as it is past the payload type (the forwarding path only
+    /// forwards what SRTP authenticated, and a receiver drops what it cannot parse).
+    public func apply(to packet: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+        guard !isIdentity, length >= 12, length <= packet.count else { return length }
+        var length = length
+        if let incomingRedundancy, packet[1] & 0x7F == incomingRedundancy {
+            if let outgoingRedundancy {
+                guard RedundantAudio.renumberBlocks(packet, length: length, from: incomingPayloadType, to: payloadType) else { return nil }
+                packet[1] = packet[1] & 0x80 | outgoingRedundancy
+            } else {
+                guard let stripped = RedundantAudio.stripToPrimary(packet, length: length, primaryPayloadType: incomingPayloadType)
+                else { return nil }
+                length = stripped
+                packet[1] = packet[1] & 0x80 | payloadType
+            }
+        } else {
+            packet[1] = packet[1] & 0x80 | payloadType
+        }
+        renumberExtensions(packet, length: length)
+        return length
+    }
+
+    private func renumberExtensions(_ packet: UnsafeMutableRawBufferPointer, length: Int) {
         guard packet[0] & 0x10 != 0 else { return }
         let header = 12 + Int(packet[0] & 0x0F) * 4
         guard header + 4 <= length else { return }

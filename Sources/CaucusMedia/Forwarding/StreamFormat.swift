@@ -5,10 +5,14 @@
 public struct StreamFormat: Hashable, Sendable {
     public var codec: SDPCodec
     public var headerExtensionIDs: [String: UInt8]
+    /// The peer's payload type for redundant audio (RFC 2198) wrapping `codec`, when the
+    /// answer kept it; nil: the peer neither sends nor receives RED.
+    public var redundancyPayloadType: UInt8?
 
-    public init(codec: SDPCodec, headerExtensionIDs: [String: UInt8] = [:]) {
+    public init(codec: SDPCodec, headerExtensionIDs: [String: UInt8] = [:], redundancyPayloadType: UInt8? = nil) {
         self.codec = codec
         self.headerExtensionIDs = headerExtensionIDs
+        self.redundancyPayloadType = redundancyPayloadType
     }
 
     /// Whether what a peer sends in this format decodes in `other`: the same codec name

@@ -14,6 +14,9 @@ public struct SDPAnswerOptions: Sendable {
     public var headerExtensions: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.audioLevel]
     /// Feedback answered when offered for the chosen codec.
     public var feedback: Set<String> = ["nack", "nack pli", "ccm fir"]
+    /// Whether redundant audio (RFC 2198 RED wrapping Opus) is answered when offered: first,
+    /// so a browser that can send it does, and subscribers that keep it receive it.
+    public var audioRedundancy = true
     /// Our sending SSRC per mid, for sections where the server sends (the router's slots).
     public var sendingSSRCs: [String: UInt32] = [:]
     public var cname = "caucus"
@@ -33,6 +36,8 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var kind: String
     /// Nil when the section was rejected (port 0): no codec the server forwards.
     public var codec: SDPCodec?
+    /// Redundant audio wrapping `codec` (RFC 2198), when offered and answered.
+    public var redundancy: SDPCodec? = nil
     /// Our direction, the offer's reversed.
     public var direction: SDPDirection
     /// Negotiated header extension IDs by URI.
@@ -62,8 +67,10 @@ public struct SDPAnswer: Sendable {
             for extmap in section.extmaps where options.headerExtensions.contains(extmap.uri) {
                 extensionIDs[extmap.uri] = extmap.id
             }
+            let redundancy = options.audioRedundancy ? accepted.flatMap { Self.chooseRedundancy(wrapping: $0, in: section) } : nil
             negotiated.append(NegotiatedMedia(
                 mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: options.feedback) },
+                redundancy: redundancy.map { Self.answered($0, feedback: []) },
                 direction: section.direction.reversed, headerExtensionIDs: extensionIDs,
                 remoteSSRCs: section.ssrcs.keys.sorted()))
         }
@@ -93,6 +100,19 @@ public struct SDPAnswer: Sendable {
         }
     }
 
+    /// RED for Opus: `red/48000/2` whose every block (its `fmtp`, e.g. `111/111`) is the chosen
+    /// codec; a RED that names anything else would hand subscribers blocks they cannot decode.
+    static func chooseRedundancy(wrapping primary: SDPCodec, in section: SDPMediaSection) -> SDPCodec? {
+        guard section.kind == "audio" else { return nil }
+        return section.codecs.first { codec in
+            guard section.formats.contains(String(codec.payloadType)), codec.name.lowercased() == "red",
+                codec.clockRate == primary.clockRate, (codec.channels ?? 1) == (primary.channels ?? 1),
+                let blocks = codec.formatParameters?.split(separator: "/", omittingEmptySubsequences: false), !blocks.isEmpty
+            else { return false }
+            return blocks.allSatisfy { UInt8($0.trimmingSpaces) == primary.payloadType }
+        }
+    }
+
     private static func answered(_ codec: SDPCodec, feedback: Set<String>) -> SDPCodec {
         var answered = codec
         answered.feedback = codec.feedback.filter { feedback.contains($0) }
@@ -119,8 +139,9 @@ public struct SDPAnswer: Sendable {
                           "c=IN \(addressType) \(address)", "a=mid:\(answer.mid)", "a=inactive"]
                 continue
             }
+            let formats = ([answer.redundancy?.payloadType].compactMap { $0 } + [codec.payloadType]).map(String.init)
             lines += [
-                "m=\(section.kind) \(options.candidate.port) \(section.transportProtocol) \(codec.payloadType)",
+                "m=\(section.kind) \(options.candidate.port) \(section.transportProtocol) \(formats.joined(separator: " "))",
                 "c=IN \(addressType) \(address)",
                 "a=mid:\(answer.mid)",
                 "a=\(answer.direction.rawValue)",
@@ -138,6 +159,10 @@ public struct SDPAnswer: Sendable {
             lines.append("a=rtpmap:\(codec.payloadType) \(codec.name)/\(codec.clockRate)\(channels)")
             if let parameters = codec.formatParameters { lines.append("a=fmtp:\(codec.payloadType) \(parameters)") }
             lines += codec.feedback.map { "a=rtcp-fb:\(codec.payloadType) \($0)" }
+            if let red = answer.redundancy {
+                lines.append("a=rtpmap:\(red.payloadType) \(red.name)/\(red.clockRate)\(red.channels.map { "/\($0)" } ?? "")")
+                if let parameters = red.formatParameters { lines.append("a=fmtp:\(red.payloadType) \(parameters)") }
+            }
             if answer.direction.sends, let ssrc = options.sendingSSRCs[answer.mid] {
                 lines.append("a=msid:caucus-\(answer.mid) caucus-\(answer.mid)")
                 lines.append("a=ssrc:\(ssrc) cname:\(options.cname)")

@@ -144,7 +144,7 @@ final class MediaPeerTable {
 
     /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields and renumbered by
     /// `translation`, protected, in one buffer written once (no intermediate copies); nil when
-    /// the peer is not connected.
+    /// the peer is not connected or the translation finds nothing it can decode (malformed RED).
     func protect(
         rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation, for key: MediaPeerKey
     ) -> (buffer: ByteBuffer, destination: TransportAddress)? {
@@ -152,10 +152,10 @@ final class MediaPeerTable {
         var buffer = allocator.buffer(capacity: packet.count + tagLength)
         buffer.writeBytes(packet)
         buffer.writeRepeatingByte(0, count: tagLength)
-        let protected = buffer.withUnsafeMutableReadableBytes { bytes in
+        let protected = buffer.withUnsafeMutableReadableBytes { bytes -> (length: Int, destination: TransportAddress)? in
             header.write(into: bytes)
-            translation.apply(to: bytes, length: packet.count)
-            return peer.protect(rtp: bytes, length: packet.count)
+            guard let length = translation.apply(to: bytes, length: packet.count) else { return nil }
+            return peer.protect(rtp: bytes, length: length)
         }
         guard let (length, destination) = protected else { return nil }
         buffer.moveWriterIndex(to: buffer.readerIndex + length)

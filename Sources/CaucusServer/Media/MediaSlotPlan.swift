@@ -55,7 +55,9 @@ struct MediaSlotPlan: Sendable, Hashable {
     mutating func accept(_ negotiated: [NegotiatedMedia]) {
         var formats: [String: StreamFormat] = [:]
         for media in negotiated {
-            if let codec = media.codec { formats[media.mid] = StreamFormat(codec: codec, headerExtensionIDs: media.headerExtensionIDs) }
+            guard let codec = media.codec else { continue }
+            formats[media.mid] = StreamFormat(
+                codec: codec, headerExtensionIDs: media.headerExtensionIDs, redundancyPayloadType: media.redundancy?.payloadType)
         }
         receiveSlots = receiveSlots.compactMap { slot in
             guard let format = formats[slot.mid] else { return nil }

@@ -29,8 +29,42 @@ import Testing
         #expect(parsed.media.allSatisfy { $0.setup == .passive && $0.rtcpMux && $0.iceUfrag == "srvr" && $0.port == 40000 })
         #expect(parsed.media[0].candidates == ["1 1 udp 2130706431 127.0.0.1 40000 typ host"])
         #expect(parsed.media[0].ssrcs[1111] == "caucus")
-        #expect(parsed.media[0].codecs.first?.formatParameters == "minptime=10;useinbandfec=1")
+        #expect(parsed.media[0].codecs.first { $0.name == "opus" }?.formatParameters == "minptime=10;useinbandfec=1")
         #expect(Self.options.fingerprint.value.hasPrefix("00:07:0E:15:"))
+    }
+
+    /// Chromium offers `red/48000/2` as `111/111`: answered first (so Chromium sends it), beside Opus.
+    @Test func redundantAudioIsAnsweredFirstWhenItWrapsOpus() throws {
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        let red = try #require(answer.media[0].redundancy)
+        #expect(red.name == "red" && red.payloadType == 63 && red.formatParameters == "111/111")
+        #expect(answer.media[1].redundancy == nil, "video's red/90000 is another thing: never answered")
+        #expect(answer.text.contains("m=audio 40000 UDP/TLS/RTP/SAVPF 63 111\r\n"))
+        #expect(answer.text.contains("a=rtpmap:63 red/48000/2\r\na=fmtp:63 111/111\r\n"))
+        let parsed = try SessionDescription(parsing: answer.text)
+        #expect(parsed.media[0].formats == ["63", "111"])
+
+        var off = Self.options
+        off.audioRedundancy = false
+        let plain = try SDPAnswer(answering: offer, options: off)
+        #expect(plain.media[0].redundancy == nil)
+        #expect(plain.text.contains("m=audio 40000 UDP/TLS/RTP/SAVPF 111\r\n"))
+    }
+
+    /// RED whose blocks name anything but the chosen Opus, or that the m-line does not list, is not answered.
+    @Test func redundancyOfAnotherCodecIsNotAnswered() throws {
+        for parameters in ["111/0", "0/0", "", "111/x"] {
+            var offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+            let index = try #require(offer.media[0].codecs.firstIndex { $0.name == "red" })
+            offer.media[0].codecs[index].formatParameters = parameters
+            #expect(try SDPAnswer(answering: offer, options: Self.options).media[0].redundancy == nil, "\(parameters)")
+        }
+        var unlisted = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+        unlisted.media[0].formats.removeAll { $0 == "63" }
+        #expect(try SDPAnswer(answering: unlisted, options: Self.options).media[0].redundancy == nil)
+        let aiortc = try SDPAnswer(answering: try SessionDescription(parsing: try OfferFixtures.aiortcOffer), options: Self.options)
+        #expect(aiortc.media.allSatisfy { $0.redundancy == nil })
     }
 
     @Test func directionsAreMirroredAndH264ChosenWithoutVP8() throws {

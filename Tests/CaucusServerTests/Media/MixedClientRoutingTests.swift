@@ -27,11 +27,11 @@ import Testing
         var copies: [Int: [UInt8]] = [:]
         _ = router.forward(rtp: packet, arrival: .zero) { subscriber, header, translation in
             var copy = packet
-            copy.withUnsafeMutableBytes { bytes in
+            let length = copy.withUnsafeMutableBytes { bytes in
                 header.write(into: bytes)
-                translation.apply(to: bytes, length: bytes.count)
+                return translation.apply(to: bytes, length: bytes.count)
             }
-            copies[subscriber] = copy
+            if let length { copies[subscriber] = Array(copy[..<length]) }
         }
         return try copies.mapValues { try RTPPacket(decoding: $0) }
     }
