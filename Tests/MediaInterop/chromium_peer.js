@@ -414,6 +414,7 @@ class Peer {
           nackCount: entry.nackCount ?? 0,
           pliCount: entry.pliCount ?? 0,
           firCount: entry.firCount ?? 0,
+          retransmittedPacketsReceived: entry.retransmittedPacketsReceived ?? 0,
         };
       }
     }

@@ -19,6 +19,8 @@ machine a source stalls too, and that is no loss's doing. Asserted here:
   up to 10 points (frozen video at 0 % loss, the sources' own gaps), and the suite runs on
   shared machines, so the suite asserts what loss repair gives even there — without repair it
   is about 90 % — and `CAUCUS_LOSS_FROZEN_AT_MOST=0.05` asserts the target itself;
+- repairs reach Chromium on the slot's RTX stream (its `retransmittedPacketsReceived`, which the
+  specification leaves out unless RTX was negotiated, grows at 5 % loss);
 - after a 1 s blackout (everything dropped, both ways), the first newly decoded frame within 1 s
   of its end.
 
@@ -229,6 +231,9 @@ class MediaLossTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsynci
         for name in PUBLISHERS:
             if not self.decoding_before_loss[name]:
                 failures.append(f"{self.pair(name)}: not decoded even without loss")
+            # The spec leaves the counter out unless RTX was negotiated: repairs came as RTX.
+            if not figures[name].get("retransmittedPacketsReceived"):
+                failures.append(f"{self.pair(name)}: no repair arrived on the slot's RTX stream at {LOSS:.0%} loss")
             if figures[name]["frozen"] > FROZEN_AT_MOST:
                 failures.append(f"{self.pair(name)}: frozen {figures[name]['frozen']:.1%} of the time at {LOSS:.0%} loss (at most {FROZEN_AT_MOST:.0%})")
             if back[name]["backAfterMs"] is None or back[name]["backAfterMs"] > BACK_WITHIN_MS:

@@ -7,29 +7,12 @@
 /// bytes with the F bit set for each redundant block, then one byte for the primary), the
 /// redundant blocks' data, and the primary's data last.
 enum RedundantAudio {
-    /// The RTP payload's bounds in `packet[..<length]`: after the CSRCs and the header
-    /// extension, before any padding. Nil when the header does not fit.
-    static func payloadBounds(_ packet: UnsafeMutableRawBufferPointer, length: Int) -> Range<Int>? {
-        guard length >= 12 else { return nil }
-        var start = 12 + Int(packet[0] & 0x0F) * 4
-        if packet[0] & 0x10 != 0 {
-            guard start + 4 <= length else { return nil }
-            start += 4 + (Int(packet[start + 2]) << 8 | Int(packet[start + 3])) * 4
-        }
-        var end = length
-        if packet[0] & 0x20 != 0 {
-            end -= Int(packet[length - 1])
-        }
-        guard start <= end else { return nil }
-        return start..<end
-    }
-
     /// Replaces the RED payload by its primary block's data (moved to where the payload
     /// starts; padding dropped) and returns the packet's new length. Nil when the payload is not
     /// well-formed RED, its primary is not `primaryPayloadType`, or the primary is empty: such
     /// a packet has nothing the subscriber can decode.
     static func stripToPrimary(_ packet: UnsafeMutableRawBufferPointer, length: Int, primaryPayloadType: UInt8) -> Int? {
-        guard let payload = payloadBounds(packet, length: length) else { return nil }
+        guard let payload = RTPPayload.bounds(in: packet, length: length) else { return nil }
         var offset = payload.lowerBound
         var redundantBytes = 0
         while offset < payload.upperBound, packet[offset] & 0x80 != 0 {
@@ -51,7 +34,7 @@ enum RedundantAudio {
     /// Renumbers each block header's payload type from the publisher's number for the primary
     /// codec to the subscriber's. False when the payload is not well-formed RED.
     static func renumberBlocks(_ packet: UnsafeMutableRawBufferPointer, length: Int, from incoming: UInt8, to outgoing: UInt8) -> Bool {
-        guard let payload = payloadBounds(packet, length: length) else { return false }
+        guard let payload = RTPPayload.bounds(in: packet, length: length) else { return false }
         var offset = payload.lowerBound
         while offset < payload.upperBound {
             let header = packet[offset]

@@ -8,11 +8,18 @@ public struct StreamFormat: Hashable, Sendable {
     /// The peer's payload type for redundant audio (RFC 2198) wrapping `codec`, when the
     /// answer kept it; nil: the peer neither sends nor receives RED.
     public var redundancyPayloadType: UInt8?
+    /// The peer's payload type for retransmissions of `codec` (RFC 4588 RTX, `apt` naming it),
+    /// when the answer kept it; nil: repairs travel on the media SSRC.
+    public var retransmissionPayloadType: UInt8?
 
-    public init(codec: SDPCodec, headerExtensionIDs: [String: UInt8] = [:], redundancyPayloadType: UInt8? = nil) {
+    public init(
+        codec: SDPCodec, headerExtensionIDs: [String: UInt8] = [:], redundancyPayloadType: UInt8? = nil,
+        retransmissionPayloadType: UInt8? = nil
+    ) {
         self.codec = codec
         self.headerExtensionIDs = headerExtensionIDs
         self.redundancyPayloadType = redundancyPayloadType
+        self.retransmissionPayloadType = retransmissionPayloadType
     }
 
     /// Whether what a peer sends in this format decodes in `other`: the same codec name

@@ -17,6 +17,11 @@ public struct SDPAnswerOptions: Sendable {
     /// Whether redundant audio (RFC 2198 RED wrapping Opus) is answered when offered: first,
     /// so a browser that can send it does, and subscribers that keep it receive it.
     public var audioRedundancy = true
+    /// Whether RTX (RFC 4588) is answered when offered for the chosen video codec.
+    public var retransmissions = true
+    /// Our retransmission SSRC per mid, announced with the sending SSRC as an FID group where
+    /// RTX is answered.
+    public var retransmissionSSRCs: [String: UInt32] = [:]
     /// Our sending SSRC per mid, for sections where the server sends (the router's slots).
     public var sendingSSRCs: [String: UInt32] = [:]
     public var cname = "caucus"
@@ -38,6 +43,8 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var codec: SDPCodec?
     /// Redundant audio wrapping `codec` (RFC 2198), when offered and answered.
     public var redundancy: SDPCodec? = nil
+    /// Retransmissions of `codec` (RFC 4588 RTX), when offered and answered.
+    public var retransmission: SDPCodec? = nil
     /// Our direction, the offer's reversed.
     public var direction: SDPDirection
     /// Negotiated header extension IDs by URI.
@@ -71,6 +78,7 @@ public struct SDPAnswer: Sendable {
             negotiated.append(NegotiatedMedia(
                 mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: options.feedback) },
                 redundancy: redundancy.map { Self.answered($0, feedback: []) },
+                retransmission: options.retransmissions ? accepted.flatMap { Self.chooseRetransmission(of: $0, in: section) } : nil,
                 direction: section.direction.reversed, headerExtensionIDs: extensionIDs,
                 remoteSSRCs: section.ssrcs.keys.sorted()))
         }
@@ -113,6 +121,15 @@ public struct SDPAnswer: Sendable {
         }
     }
 
+    /// RTX for the chosen video codec: `rtx` at its clock rate whose `apt` is its payload type.
+    static func chooseRetransmission(of primary: SDPCodec, in section: SDPMediaSection) -> SDPCodec? {
+        guard section.kind == "video" else { return nil }
+        return section.codecs.first { codec in
+            section.formats.contains(String(codec.payloadType)) && codec.name.lowercased() == "rtx"
+                && codec.clockRate == primary.clockRate && codec.parameters["apt"] == String(primary.payloadType)
+        }.map { Self.answered($0, feedback: []) }
+    }
+
     private static func answered(_ codec: SDPCodec, feedback: Set<String>) -> SDPCodec {
         var answered = codec
         answered.feedback = codec.feedback.filter { feedback.contains($0) }
@@ -139,7 +156,8 @@ public struct SDPAnswer: Sendable {
                           "c=IN \(addressType) \(address)", "a=mid:\(answer.mid)", "a=inactive"]
                 continue
             }
-            let formats = ([answer.redundancy?.payloadType].compactMap { $0 } + [codec.payloadType]).map(String.init)
+            let formats = [answer.redundancy?.payloadType, codec.payloadType, answer.retransmission?.payloadType].compactMap { $0 }
+                .map(String.init)
             lines += [
                 "m=\(section.kind) \(options.candidate.port) \(section.transportProtocol) \(formats.joined(separator: " "))",
                 "c=IN \(addressType) \(address)",
@@ -159,13 +177,19 @@ public struct SDPAnswer: Sendable {
             lines.append("a=rtpmap:\(codec.payloadType) \(codec.name)/\(codec.clockRate)\(channels)")
             if let parameters = codec.formatParameters { lines.append("a=fmtp:\(codec.payloadType) \(parameters)") }
             lines += codec.feedback.map { "a=rtcp-fb:\(codec.payloadType) \($0)" }
-            if let red = answer.redundancy {
-                lines.append("a=rtpmap:\(red.payloadType) \(red.name)/\(red.clockRate)\(red.channels.map { "/\($0)" } ?? "")")
-                if let parameters = red.formatParameters { lines.append("a=fmtp:\(red.payloadType) \(parameters)") }
+            for companion in [answer.redundancy, answer.retransmission].compactMap({ $0 }) {
+                lines.append("a=rtpmap:\(companion.payloadType) \(companion.name)/\(companion.clockRate)\(companion.channels.map { "/\($0)" } ?? "")")
+                if let parameters = companion.formatParameters { lines.append("a=fmtp:\(companion.payloadType) \(parameters)") }
             }
             if answer.direction.sends, let ssrc = options.sendingSSRCs[answer.mid] {
                 lines.append("a=msid:caucus-\(answer.mid) caucus-\(answer.mid)")
-                lines.append("a=ssrc:\(ssrc) cname:\(options.cname)")
+                if answer.retransmission != nil, let rtx = options.retransmissionSSRCs[answer.mid] {
+                    lines.append("a=ssrc-group:FID \(ssrc) \(rtx)")
+                    lines.append("a=ssrc:\(ssrc) cname:\(options.cname)")
+                    lines.append("a=ssrc:\(rtx) cname:\(options.cname)")
+                } else {
+                    lines.append("a=ssrc:\(ssrc) cname:\(options.cname)")
+                }
             }
             // RFC 8445 §5.1.2.1 host priority: type preference 126, local 65535, component 1.
             lines.append("a=candidate:1 1 udp 2130706431 \(address) \(options.candidate.port) typ host")

@@ -143,18 +143,26 @@ final class MediaPeerTable {
     }
 
     /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields and renumbered by
-    /// `translation`, protected, in one buffer written once (no intermediate copies); nil when
-    /// the peer is not connected or the translation finds nothing it can decode (malformed RED).
+    /// `translation`, and wrapped for the RTX stream `retransmittedAs` names if any, protected,
+    /// in one buffer written once (no intermediate copies); nil when the peer is not connected or
+    /// the translation finds nothing it can decode (malformed RED).
     func protect(
-        rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation, for key: MediaPeerKey
+        rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation,
+        retransmittedAs rtx: RTXEncapsulation? = nil, for key: MediaPeerKey
     ) -> (buffer: ByteBuffer, destination: TransportAddress)? {
         guard let peer = byKey[key]?.peer, let tagLength = peer.profile?.tagLength else { return nil }
-        var buffer = allocator.buffer(capacity: packet.count + tagLength)
+        // Room for the tag, and for the OSN an RTX packet adds.
+        let spare = tagLength + (rtx == nil ? 0 : 2)
+        var buffer = allocator.buffer(capacity: packet.count + spare)
         buffer.writeBytes(packet)
-        buffer.writeRepeatingByte(0, count: tagLength)
+        buffer.writeRepeatingByte(0, count: spare)
         let protected = buffer.withUnsafeMutableReadableBytes { bytes -> (length: Int, destination: TransportAddress)? in
             header.write(into: bytes)
-            guard let length = translation.apply(to: bytes, length: packet.count) else { return nil }
+            guard var length = translation.apply(to: bytes, length: packet.count) else { return nil }
+            if let rtx {
+                guard let wrapped = RTXPacket.wrap(bytes, length: length, as: rtx) else { return nil }
+                length = wrapped
+            }
             return peer.protect(rtp: bytes, length: length)
         }
         guard let (length, destination) = protected else { return nil }

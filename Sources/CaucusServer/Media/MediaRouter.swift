@@ -56,7 +56,8 @@ final class MediaRouter {
     func receive(_ event: MediaPeerEvent, from key: MediaPeerKey) {
         guard let router = sessions[key.session] else { return }
         switch event {
-        case .rtp(let packet):
+        case .rtp(let received):
+            guard let packet = router.restoringRetransmission(received) else { return }
             let feedback = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
                 guard let datagram = table.protect(rtp: packet, rewrittenAs: header, translation: translation, for: to) else { return }
@@ -70,7 +71,9 @@ final class MediaRouter {
             send(routed.rtcp, in: key.session)
             for copy in routed.retransmissions {
                 let to = MediaPeerKey(session: key.session, user: UserID(copy.subscriber))
-                guard let datagram = table.protect(rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, for: to)
+                guard
+                    let datagram = table.protect(
+                        rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs, for: to)
                 else { continue }
                 outbox.append(datagram)
                 metrics.retransmissions.increment()

@@ -7,10 +7,11 @@ import CaucusMedia
 /// - Receive slots: the offer's `recvonly` and `sendrecv` sections, audio sections → audio
 ///   slots in order, video sections → video slots in order; a video section whose mid is in
 ///   `screenShareMids` is a screen-share slot instead. Each gets a fixed outgoing SSRC, chosen
-///   by the caller (random, from the shell), announced in the answer (`a=ssrc`).
+///   by the caller (random, from the shell), announced in the answer (`a=ssrc`), and a
+///   retransmission SSRC announced with it (`a=ssrc-group:FID`) where the answer keeps RTX.
 /// - Publications: the first `sendonly` or `sendrecv` section of each kind (again video vs
 ///   screen share by `screenShareMids`) gives that kind's incoming SSRC: its `ssrc-group:FID`'s
-///   first member (the media, not its RTX), else its lowest `a=ssrc`. A section without
+///   first member (the media, not its RTX; the second is its RTX), else its lowest `a=ssrc`. A section without
 ///   `a=ssrc` publishes nothing the router can route (learning it from the first packet's MID
 ///   is left for later).
 struct MediaSlotPlan: Sendable, Hashable {
@@ -18,6 +19,7 @@ struct MediaSlotPlan: Sendable, Hashable {
         let mid: String
         let slot: SlotID
         let outgoingSSRC: UInt32
+        let retransmissionSSRC: UInt32
         /// The codec and extension IDs the answer chose for the slot's section; nil until
         /// ``accept(_:)``.
         var format: StreamFormat?
@@ -25,6 +27,9 @@ struct MediaSlotPlan: Sendable, Hashable {
 
     private(set) var receiveSlots: [ReceiveSlot] = []
     private(set) var publishedSSRCs: [StreamKind: UInt32] = [:]
+    /// Each publication's RTX SSRC (its FID group's second member), kept only where the answer
+    /// negotiated RTX for it.
+    private(set) var publishedRetransmissionSSRCs: [StreamKind: UInt32] = [:]
     /// The format each publication is sent in, from the answer (its section's codec and IDs).
     private(set) var publishedFormats: [StreamKind: StreamFormat] = [:]
     /// The mid of each publication's section.
@@ -32,19 +37,26 @@ struct MediaSlotPlan: Sendable, Hashable {
 
     init(offer: SessionDescription, screenShareMids: Set<String> = [], outgoingSSRC: () -> UInt32) {
         var counts: [StreamKind: Int] = [:]
-        var used = Set<UInt32>()
+        // Never zero, never twice, never one of the offer's own.
+        var used = Set(offer.media.flatMap { $0.ssrcs.keys })
+        func fresh() -> UInt32 {
+            var ssrc = outgoingSSRC()
+            while ssrc == 0 || used.contains(ssrc) { ssrc = outgoingSSRC() }
+            used.insert(ssrc)
+            return ssrc
+        }
         for section in offer.media where section.port != 0 {
             guard let mid = section.mid, let kind = Self.kind(of: section, screenShareMids: screenShareMids) else { continue }
             if section.direction.receives {
-                var ssrc = outgoingSSRC()
-                while ssrc == 0 || used.contains(ssrc) || section.ssrcs[ssrc] != nil { ssrc = outgoingSSRC() }
-                used.insert(ssrc)
+                let (ssrc, retransmissionSSRC) = (fresh(), fresh())
                 let index = counts[kind, default: 0]
                 counts[kind] = index + 1
-                receiveSlots.append(ReceiveSlot(mid: mid, slot: SlotID(kind: kind, index: index), outgoingSSRC: ssrc))
+                receiveSlots.append(ReceiveSlot(
+                    mid: mid, slot: SlotID(kind: kind, index: index), outgoingSSRC: ssrc, retransmissionSSRC: retransmissionSSRC))
             }
             if section.direction.sends, publishedSSRCs[kind] == nil, let ssrc = Self.mediaSSRC(of: section) {
                 publishedSSRCs[kind] = ssrc
+                publishedRetransmissionSSRCs[kind] = Self.retransmissionSSRC(of: section)
                 publishedMids[kind] = mid
             }
         }
@@ -57,7 +69,8 @@ struct MediaSlotPlan: Sendable, Hashable {
         for media in negotiated {
             guard let codec = media.codec else { continue }
             formats[media.mid] = StreamFormat(
-                codec: codec, headerExtensionIDs: media.headerExtensionIDs, redundancyPayloadType: media.redundancy?.payloadType)
+                codec: codec, headerExtensionIDs: media.headerExtensionIDs, redundancyPayloadType: media.redundancy?.payloadType,
+                retransmissionPayloadType: media.retransmission?.payloadType)
         }
         receiveSlots = receiveSlots.compactMap { slot in
             guard let format = formats[slot.mid] else { return nil }
@@ -68,8 +81,10 @@ struct MediaSlotPlan: Sendable, Hashable {
         for (kind, mid) in publishedMids {
             if let format = formats[mid] {
                 publishedFormats[kind] = format
+                if format.retransmissionPayloadType == nil { publishedRetransmissionSSRCs[kind] = nil }
             } else {
                 publishedSSRCs[kind] = nil
+                publishedRetransmissionSSRCs[kind] = nil
                 publishedMids[kind] = nil
             }
         }
@@ -78,6 +93,11 @@ struct MediaSlotPlan: Sendable, Hashable {
     /// The outgoing SSRC per mid, for `SDPAnswerOptions.sendingSSRCs`.
     var sendingSSRCs: [String: UInt32] {
         Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.outgoingSSRC) })
+    }
+
+    /// The retransmission SSRC per mid, for `SDPAnswerOptions.retransmissionSSRCs`.
+    var retransmissionSSRCs: [String: UInt32] {
+        Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.retransmissionSSRC) })
     }
 
     /// How many slots of each kind: the subscriber's layout.
@@ -92,6 +112,11 @@ struct MediaSlotPlan: Sendable, Hashable {
         case "video": section.mid.map(screenShareMids.contains) == true ? .screenShare : .video
         default: nil
         }
+    }
+
+    private static func retransmissionSSRC(of section: SDPMediaSection) -> UInt32? {
+        guard let fid = section.ssrcGroups.first(where: { $0.semantics == "FID" }), fid.ssrcs.count == 2 else { return nil }
+        return fid.ssrcs[1]
     }
 
     private static func mediaSSRC(of section: SDPMediaSection) -> UInt32? {

@@ -151,6 +151,7 @@ final class MediaTransport: Sendable {
             candidate: candidate, sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
         options.tcpCandidate = tcpCandidate
         options.sendingSSRCs = plan.sendingSSRCs
+        options.retransmissionSSRCs = plan.retransmissionSSRCs
         let answer: SDPAnswer
         do {
             answer = try SDPAnswer(answering: offer, options: options)

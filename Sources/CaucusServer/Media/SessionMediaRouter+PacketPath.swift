@@ -11,6 +11,8 @@ extension SessionMediaRouter {
         let packet: [UInt8]
         let header: RewrittenHeader
         let translation: HeaderTranslation
+        /// For a repair to a slot that negotiated RTX: the RTX stream it leaves on.
+        var retransmittedAs: RTXEncapsulation? = nil
     }
 
     /// What a user's RTCP asks the shell to send.
@@ -92,7 +94,8 @@ extension SessionMediaRouter {
     /// - a PLI or FIR about one of its slots becomes a PLI to the slot's current source, unless
     ///   one is outstanding (``KeyframeRequests``);
     /// - a NACK of a slot's sequence numbers sent from its current source is answered from the
-    ///   cache, each packet sent again as the slot sent it (its SSRC, number and timestamp); what
+    ///   cache, each packet sent again as the slot sent it (its SSRC, number and timestamp), in
+    ///   an RTX packet on the slot's RTX stream where the slot negotiated RTX; what
     ///   the cache lacks, unless ``UpstreamLoss`` already asks for it, becomes a NACK to the
     ///   source with its own numbers, once per ``UpstreamNACKs/interval``; numbers from an
     ///   earlier source of the slot are not repaired (the slot no longer shows it);
@@ -145,7 +148,9 @@ extension SessionMediaRouter {
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
-                routed.retransmissions.append(Copy(subscriber: user, packet: cached, header: header, translation: translation))
+                routed.retransmissions.append(Copy(
+                    subscriber: user, packet: cached, header: header, translation: translation,
+                    retransmittedAs: nextRetransmission(to: user, in: slot)))
             } else if upstreamLoss[origin.source]?.isMissing(origin.sequenceNumber) == true {
                 // Already being asked for on its own schedule; it is forwarded when it comes.
                 continue

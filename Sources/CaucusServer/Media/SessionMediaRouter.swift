@@ -22,6 +22,9 @@ final class SessionMediaRouter {
         let slotFormats: [SlotID: Int]
         let receiveFormats: [StreamKind: Int]
         let publishedFormats: [StreamKind: Int]
+        /// Each slot's RTX stream (RFC 4588), where its answer negotiated RTX: the SSRC the
+        /// answer announced, and the sequence number its next retransmission takes.
+        var retransmissionStreams: [SlotID: RTXEncapsulation]
         /// The slot map as the latest recomputation left it.
         var currentMap: MediaSlotMap?
         /// The slot map last sent, and on which connection.
@@ -35,14 +38,22 @@ final class SessionMediaRouter {
             })
             var slotFormats: [SlotID: Int] = [:]
             var receiveFormats: [StreamKind: Int] = [:]
+            var retransmissionStreams: [SlotID: RTXEncapsulation] = [:]
             for slot in plan.receiveSlots {
                 guard let format = slot.format else { continue }
+                if let payloadType = format.retransmissionPayloadType {
+                    // Any first number will do (RFC 3550 asks for a random one against known-
+                    // plaintext attacks, which SRTP makes moot); the SSRC is random already.
+                    retransmissionStreams[slot.slot] = RTXEncapsulation(
+                        ssrc: slot.retransmissionSSRC, payloadType: payloadType, sequenceNumber: UInt16(truncatingIfNeeded: slot.retransmissionSSRC))
+                }
                 let id = catalog.id(of: format)
                 slotFormats[slot.slot] = id
                 if receiveFormats[slot.slot.kind] == nil { receiveFormats[slot.slot.kind] = id }
             }
             self.slotFormats = slotFormats
             self.receiveFormats = receiveFormats
+            self.retransmissionStreams = retransmissionStreams
             publishedFormats = plan.publishedFormats.mapValues { catalog.id(of: $0) }
         }
     }
@@ -76,17 +87,22 @@ final class SessionMediaRouter {
     var upstreamLoss: [UInt32: UpstreamLoss] = [:]
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
+    /// Publishers' RTX SSRCs → what their packets restore (`SessionMediaRouter+Retransmissions.swift`).
+    var retransmissionSources: [UInt32: RetransmissionSource] = [:]
 
     var isEmpty: Bool { subscribers.isEmpty }
 
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
+        forgetRetransmissionSources(of: user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
+        learnRetransmissionSources(of: user, plan: plan)
         assignments[user] = nil
         return recompute(now: now)
     }
 
     func remove(_ user: Int, now: Duration) -> Changes {
         guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
+        forgetRetransmissionSources(of: user)
         assignments[user] = nil
         return recompute(now: now)
     }

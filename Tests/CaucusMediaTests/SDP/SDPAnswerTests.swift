@@ -52,6 +52,33 @@ import Testing
         #expect(plain.text.contains("m=audio 40000 UDP/TLS/RTP/SAVPF 111\r\n"))
     }
 
+    /// RTX is answered for the chosen video codec (its `apt`), and a sending section announces
+    /// its RTX SSRC in an FID group.
+    @Test func retransmissionsAreAnsweredForTheChosenVideoCodec() throws {
+        var options = Self.options
+        options.retransmissionSSRCs = ["0": 3333, "1": 4444]
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+        let answer = try SDPAnswer(answering: offer, options: options)
+        let rtx = try #require(answer.media[1].retransmission)
+        #expect(rtx.name == "rtx" && rtx.payloadType == 97 && rtx.parameters["apt"] == "96")
+        #expect(answer.media[0].retransmission == nil, "audio is not retransmitted")
+        #expect(answer.text.contains("m=video 40000 UDP/TLS/RTP/SAVPF 96 97\r\n"))
+        #expect(answer.text.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"))
+        #expect(answer.text.contains("a=ssrc-group:FID 2222 4444\r\na=ssrc:2222 cname:caucus\r\na=ssrc:4444 cname:caucus\r\n"))
+        #expect(!answer.text.contains("3333"), "no RTX group where no RTX was answered")
+
+        var off = options
+        off.retransmissions = false
+        let plain = try SDPAnswer(answering: offer, options: off)
+        #expect(plain.media[1].retransmission == nil && !plain.text.contains("ssrc-group") && !plain.text.contains("rtx/"))
+
+        var otherApt = offer
+        for index in otherApt.media[1].codecs.indices where otherApt.media[1].codecs[index].name == "rtx" {
+            otherApt.media[1].codecs[index].formatParameters = "apt=102"
+        }
+        #expect(try SDPAnswer(answering: otherApt, options: options).media[1].retransmission == nil, "RTX of another codec")
+    }
+
     /// RED whose blocks name anything but the chosen Opus, or that the m-line does not list, is not answered.
     @Test func redundancyOfAnotherCodecIsNotAnswered() throws {
         for parameters in ["111/0", "0/0", "", "111/x"] {

@@ -14,6 +14,8 @@ import Testing
         var videoParameters: String?
         var audioLevelID: UInt8 = 1
         var midID: UInt8 = 2
+        /// The RTX payload type offered for the video codec (`apt`), if any.
+        var rtx: UInt8?
 
         /// aiortc's numbering.
         static let aiortc = Numbering(audioLevelID: 2, midID: 1)
@@ -31,8 +33,9 @@ import Testing
         var mid = 0
         func section(_ kind: String, _ direction: String, _ extra: [String]) {
             let payloadType = kind == "audio" ? numbering.opus : numbering.video
+            let rtx = kind == "video" ? numbering.rtx : nil
             lines += [
-                "m=\(kind) 9 UDP/TLS/RTP/SAVPF \(payloadType)", "a=mid:\(mid)", "a=\(direction)", "a=rtcp-mux",
+                "m=\(kind) 9 UDP/TLS/RTP/SAVPF \(payloadType)\(rtx.map { " \($0)" } ?? "")", "a=mid:\(mid)", "a=\(direction)", "a=rtcp-mux",
                 "a=ice-ufrag:peer", "a=ice-pwd:0123456789abcdefghijkl", "a=setup:actpass",
                 "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
                 "a=extmap:\(numbering.midID) urn:ietf:params:rtp-hdrext:sdes:mid",
@@ -42,6 +45,7 @@ import Testing
             } else {
                 lines.append("a=rtpmap:\(payloadType) \(numbering.videoCodec)")
                 if let parameters = numbering.videoParameters { lines.append("a=fmtp:\(payloadType) \(parameters)") }
+                if let rtx { lines += ["a=rtpmap:\(rtx) rtx/90000", "a=fmtp:\(rtx) apt=\(payloadType)"] }
             }
             lines += extra
             mid += 1
