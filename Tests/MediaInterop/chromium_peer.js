@@ -182,11 +182,14 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true, transportCC = true }) {
     this.sampleDecoding = sampleDecoding;
     // A network that blocks UDP, as this browser sees it: the answer's UDP candidate is removed,
     // so ICE can only use the server's passive TCP candidate (RFC 6544).
     this.tcpOnly = tcpOnly;
+    // A client without transport-wide congestion control: the offer the server reads leaves its
+    // extension and feedback out, so the answer cannot negotiate them.
+    this.transportCC = transportCC;
     this.framesSentAt = [];
     const [audio, video] = source === "fake-device" ? await this.fakeDeviceTracks(size) : this.syntheticTracks(tone, colour, size);
     this.sent = { audio, video, source };
@@ -221,9 +224,28 @@ class Peer {
 
   async negotiate() {
     await this.pc.setLocalDescription(await this.pc.createOffer());
-    const reply = await this.request("mediaOffer", { sdp: this.pc.localDescription.sdp });
+    let offer = this.pc.localDescription.sdp;
+    if (!this.transportCC) offer = offer.split("\r\n").filter((line) => !/transport-wide-cc|transport-cc/.test(line)).join("\r\n");
+    const reply = await this.request("mediaOffer", { sdp: offer });
     const sdp = this.tcpOnly ? reply.sdp.split("\r\n").filter((line) => !/^a=candidate:\S+ \d+ udp /i.test(line)).join("\r\n") : reply.sdp;
     await this.pc.setRemoteDescription({ type: "answer", sdp });
+  }
+
+  /** What the browser's congestion controller allows itself to send (bit/s, the selected
+   *  candidate pair's availableOutgoingBitrate), and what its video sender sends. */
+  async sending() {
+    const stats = await this.pc.getStats();
+    const found = { availableOutgoingBitrate: null, bytesSent: 0, targetBitrate: null };
+    for (const report of stats.values()) {
+      if (report.type === "candidate-pair" && report.nominated && report.state === "succeeded") {
+        found.availableOutgoingBitrate = report.availableOutgoingBitrate ?? null;
+      }
+      if (report.type === "outbound-rtp" && report.kind === "video") {
+        found.bytesSent += report.bytesSent ?? 0;
+        found.targetBitrate = report.targetBitrate ?? null;
+      }
+    }
+    return found;
   }
 
   /** The transport ICE selected: the local candidate's protocol ("udp" or "tcp"), or null. */
@@ -518,6 +540,9 @@ window.caucus = {
   },
   audio(name) {
     return this.peers.get(name).audio();
+  },
+  sending(name) {
+    return this.peers.get(name).sending();
   },
   /** When `name`'s video frames were sent since `moment` (if it samples sending). */
   sent(name, moment) {

@@ -3,6 +3,8 @@
 /// extension the subscriber did not negotiate is blanked to padding, and so is the MID
 /// (RFC 8843 §15): it names the *publisher's* section, which in the subscriber's description
 /// is some other transceiver; the subscriber finds the slot by the SSRC its answer announced.
+/// So is the transport-wide sequence number: it numbers the publisher's transport, not the
+/// subscriber's.
 ///
 /// Applied in place on the forwarded copy (no allocation): the payload type is 7 bits of the
 /// second byte, and an element's ID is a nibble (one-byte form) or a byte (two-byte form) of
@@ -34,13 +36,15 @@ public struct HeaderTranslation: Hashable, Sendable {
         var identity = payloadType == incomingPayloadType
             && (incomingRedundancy == nil || incomingRedundancy == outgoingRedundancy)
         for (uri, id) in source.headerExtensionIDs {
-            let outgoing = uri == RTPExtensionURI.mid ? nil : destination.headerExtensionIDs[uri]
+            let outgoing = Self.neverForwarded.contains(uri) ? nil : destination.headerExtensionIDs[uri]
             ids[Int(id)] = outgoing ?? 0
             if outgoing != id { identity = false }
         }
         extensionIDs = ids
         isIdentity = identity
     }
+
+    private static let neverForwarded: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.transportWideCC]
 
     /// The subscriber's ID for one of the publisher's extension IDs; nil when it is blanked.
     public func extensionID(for incoming: UInt8) -> UInt8? {

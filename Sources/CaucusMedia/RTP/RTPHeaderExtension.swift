@@ -107,6 +107,8 @@ public struct RTPHeaderExtensionElement: Hashable, Sendable {
 public enum RTPExtensionURI {
     public static let audioLevel = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     public static let mid = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// Transport-wide sequence numbers, for transport-cc feedback.
+    public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 }
 
 /// RFC 6464's client-to-mixer audio level: a voice-activity flag and 0–127 −dBov.

@@ -10,10 +10,13 @@ public struct SDPAnswerOptions: Sendable {
     public var tcpCandidate: TransportAddress?
     /// The `o=` line's session ID; any number that stays the same for this peer.
     public var sessionID: UInt64
-    /// Header extensions answered when offered (the offerer's IDs are kept).
-    public var headerExtensions: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.audioLevel]
-    /// Feedback answered when offered for the chosen codec.
-    public var feedback: Set<String> = ["nack", "nack pli", "ccm fir"]
+    /// Header extensions answered when offered (the offerer's IDs are kept). Transport-wide
+    /// sequence numbers only where the offerer sends: the server gives feedback on what it
+    /// receives, and sends none of its own.
+    public var headerExtensions: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.audioLevel, RTPExtensionURI.transportWideCC]
+    /// Feedback answered when offered for the chosen codec (`transport-cc` only where the
+    /// offerer sends, like its extension).
+    public var feedback: Set<String> = ["nack", "nack pli", "ccm fir", "transport-cc"]
     /// Whether redundant audio (RFC 2198 RED wrapping Opus) is answered when offered: first,
     /// so a browser that can send it does, and subscribers that keep it receive it.
     public var audioRedundancy = true
@@ -71,12 +74,15 @@ public struct SDPAnswer: Sendable {
             let accepted = section.port != 0 ? Self.chooseCodec(for: section) : nil
             if accepted != nil, !section.rtcpMux { throw .rtcpMuxRequired(mid: mid) }
             var extensionIDs: [String: UInt8] = [:]
+            let senderOnly: Set<String> = [RTPExtensionURI.transportWideCC, "transport-cc"]
             for extmap in section.extmaps where options.headerExtensions.contains(extmap.uri) {
+                guard section.direction.sends || !senderOnly.contains(extmap.uri) else { continue }
                 extensionIDs[extmap.uri] = extmap.id
             }
+            let feedback = section.direction.sends ? options.feedback : options.feedback.subtracting(senderOnly)
             let redundancy = options.audioRedundancy ? accepted.flatMap { Self.chooseRedundancy(wrapping: $0, in: section) } : nil
             negotiated.append(NegotiatedMedia(
-                mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: options.feedback) },
+                mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: feedback) },
                 redundancy: redundancy.map { Self.answered($0, feedback: []) },
                 retransmission: options.retransmissions ? accepted.flatMap { Self.chooseRetransmission(of: $0, in: section) } : nil,
                 direction: section.direction.reversed, headerExtensionIDs: extensionIDs,

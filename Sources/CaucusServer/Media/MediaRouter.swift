@@ -57,6 +57,8 @@ final class MediaRouter {
         guard let router = sessions[key.session] else { return }
         switch event {
         case .rtp(let received):
+            // Every packet counts for the publisher's congestion control, probes included.
+            router.recordTransportSequence(of: received, at: MediaClock.now())
             guard let packet = router.restoringRetransmission(received) else { return }
             let feedback = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
@@ -95,10 +97,11 @@ final class MediaRouter {
     private func send(_ feedback: [(user: Int, rtcp: [UInt8])], in session: StoredSessionID) {
         for (user, rtcp) in feedback {
             // Counted by RTCP packet type: 206 payload-specific feedback (PLI), 205 transport
-            // feedback (NACK); sender reports go to subscribers uncounted.
+            // feedback format 1 (NACK); transport-cc feedback (205, format 15) and sender reports
+            // go uncounted.
             switch rtcp.count > 1 ? rtcp[1] : 0 {
             case 206: metrics.keyframeRequests.increment()
-            case 205: metrics.upstreamNACKs.increment()
+            case 205 where rtcp[0] & 0x1F == 1: metrics.upstreamNACKs.increment()
             default: break
             }
             if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: session, user: UserID(user))) { append(datagram) }

@@ -72,9 +72,10 @@ extension SessionMediaRouter {
     }
 
     /// Called on the media loop's timer: the publishers' lost packets still missing after
-    /// ``UpstreamLoss/retryInterval``, asked for again.
+    /// ``UpstreamLoss/retryInterval``, asked for again, and each publisher's transport-wide
+    /// feedback on what arrived since the last tick.
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
-        var feedback: [(user: Int, rtcp: [UInt8])] = []
+        var feedback = transportFeedbackDue()
         for ssrc in Array(upstreamLoss.keys) {
             guard let due = upstreamLoss[ssrc]?.due(at: now), !due.isEmpty, let publisher = streamsBySSRC[ssrc]?.publisher else { continue }
             feedback.append((publisher, Self.nack(due, of: ssrc)))

@@ -89,13 +89,19 @@ final class SessionMediaRouter {
     var upstreamNACKs = UpstreamNACKs()
     /// Publishers' RTX SSRCs → what their packets restore (`SessionMediaRouter+Retransmissions.swift`).
     var retransmissionSources: [UInt32: RetransmissionSource] = [:]
+    /// Incoming SSRCs (media and RTX) whose packets carry transport-wide sequence numbers, and
+    /// each such publisher's arrivals (`SessionMediaRouter+TransportFeedback.swift`).
+    var transportSequenceSources: [UInt32: TransportSequenceSource] = [:]
+    var transportFeedback: [Int: TransportFeedbackRecorder] = [:]
 
     var isEmpty: Bool { subscribers.isEmpty }
 
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
         forgetRetransmissionSources(of: user)
+        forgetTransportSequences(of: user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
         learnRetransmissionSources(of: user, plan: plan)
+        learnTransportSequences(of: user, plan: plan)
         assignments[user] = nil
         return recompute(now: now)
     }
@@ -103,6 +109,7 @@ final class SessionMediaRouter {
     func remove(_ user: Int, now: Duration) -> Changes {
         guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
         forgetRetransmissionSources(of: user)
+        forgetTransportSequences(of: user)
         assignments[user] = nil
         return recompute(now: now)
     }

@@ -18,8 +18,9 @@ import Testing
         let answer = try SDPAnswer(answering: offer, options: Self.options)
         #expect(answer.media.map(\.codec?.name) == ["opus", "VP8"])
         #expect(answer.media.map(\.direction) == [.sendrecv, .sendrecv])
-        #expect(answer.media[0].headerExtensionIDs == [RTPExtensionURI.audioLevel: 1, RTPExtensionURI.mid: 4])
-        #expect(answer.media[1].codec?.feedback == ["ccm fir", "nack", "nack pli"])
+        // Chromium sends on both sections: transport-wide sequence numbers and transport-cc too.
+        #expect(answer.media[0].headerExtensionIDs == [RTPExtensionURI.audioLevel: 1, RTPExtensionURI.mid: 4, RTPExtensionURI.transportWideCC: 3])
+        #expect(answer.media[1].codec?.feedback == ["transport-cc", "ccm fir", "nack", "nack pli"])
         #expect(answer.remoteFingerprints.first?.algorithm == "sha-256")
         #expect(answer.remoteICEUfrag == offer.media[0].iceUfrag)
         // What we send back parses as a description of its own, with our attributes.
@@ -92,6 +93,19 @@ import Testing
         #expect(try SDPAnswer(answering: unlisted, options: Self.options).media[0].redundancy == nil)
         let aiortc = try SDPAnswer(answering: try SessionDescription(parsing: try OfferFixtures.aiortcOffer), options: Self.options)
         #expect(aiortc.media.allSatisfy { $0.redundancy == nil })
+    }
+
+    /// Transport-cc (extension and feedback) only on sections the offerer sends: the server
+    /// reports what it receives and numbers nothing it sends.
+    @Test func transportCCIsAnsweredOnlyWhereTheOffererSends() throws {
+        var offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
+        offer.media[1].direction = .recvonly
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        #expect(answer.media[0].headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
+        #expect(answer.media[1].headerExtensionIDs[RTPExtensionURI.transportWideCC] == nil)
+        #expect(answer.media[1].codec?.feedback.contains("transport-cc") == false)
+        let video = try #require(answer.text.range(of: "m=video"))
+        #expect(!answer.text[video.lowerBound...].contains("transport-wide-cc") && !answer.text[video.lowerBound...].contains("transport-cc"))
     }
 
     @Test func directionsAreMirroredAndH264ChosenWithoutVP8() throws {

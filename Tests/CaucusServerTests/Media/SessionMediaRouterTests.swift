@@ -16,6 +16,8 @@ import Testing
         var midID: UInt8 = 2
         /// The RTX payload type offered for the video codec (`apt`), if any.
         var rtx: UInt8?
+        /// The transport-wide sequence number extension's ID, and `transport-cc` feedback, if offered.
+        var transportCCID: UInt8?
 
         /// aiortc's numbering.
         static let aiortc = Numbering(audioLevelID: 2, midID: 1)
@@ -40,6 +42,9 @@ import Testing
                 "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"),
                 "a=extmap:\(numbering.midID) urn:ietf:params:rtp-hdrext:sdes:mid",
             ]
+            if let id = numbering.transportCCID {
+                lines += ["a=extmap:\(id) \(RTPExtensionURI.transportWideCC)", "a=rtcp-fb:\(payloadType) transport-cc"]
+            }
             if kind == "audio" {
                 lines += ["a=extmap:\(numbering.audioLevelID) urn:ietf:params:rtp-hdrext:ssrc-audio-level", "a=rtpmap:\(payloadType) opus/48000/2"]
             } else {

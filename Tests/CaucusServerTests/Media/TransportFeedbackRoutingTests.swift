@@ -1,0 +1,61 @@
+import CaucusMedia
+import Testing
+
+@testable import CaucusServer
+
+/// Transport-cc feedback to publishers through the router: what arrives with a transport-wide
+/// sequence number (media, RTX repairs and probes alike) is reported to its publisher on the
+/// timer; nothing for a publisher that did not negotiate it.
+@Suite struct TransportFeedbackRoutingTests {
+    typealias Routing = SessionMediaRouterTests
+    static let withTransportCC = { var n = Routing.Numbering.chromium; n.transportCCID = 3; n.rtx = 97; return n }()
+
+    /// `rtp` with a one-byte extension block carrying transport-wide sequence number `transport` as ID 3.
+    static func packet(ssrc: UInt32, sequenceNumber: UInt16, transport: UInt16, payload: [UInt8] = [0x10, 0, 3], padding: UInt8 = 0) -> [UInt8] {
+        RTPPacket(
+            payloadType: 96, sequenceNumber: sequenceNumber, timestamp: 0, ssrc: ssrc,
+            headerExtension: .oneByte([.init(id: 3, data: [UInt8(transport >> 8), UInt8(transport & 0xFF)])]), payload: payload,
+            paddingLength: padding
+        ).encoded()
+    }
+
+    @Test func theAnswerKeepsTransportCCOnlyWhereTheOffererSends() throws {
+        let plan = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.withTransportCC)
+        #expect(plan.publishedFormats[.video]?.headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
+        #expect(plan.publishedFormats[.video]?.codec.feedback.contains("transport-cc") == true)
+        #expect(plan.receiveSlots.allSatisfy { $0.format?.headerExtensionIDs[RTPExtensionURI.transportWideCC] == nil })
+        #expect(plan.receiveSlots.allSatisfy { $0.format?.codec.feedback.contains("transport-cc") == false })
+    }
+
+    @Test func arrivalsAreReportedToTheirPublisherOnTheTimer() throws {
+        let router = SessionMediaRouter()
+        _ = router.add(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
+        _ = router.add(2, plan: Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.withTransportCC), now: .zero)
+        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 1, transport: 500), at: .milliseconds(100))
+        router.recordTransportSequence(of: Self.packet(ssrc: 2, sequenceNumber: 1, transport: 502), at: .milliseconds(101))
+        // A bandwidth probe on the RTX SSRC: padding only, counted all the same.
+        router.recordTransportSequence(of: Self.packet(ssrc: 21, sequenceNumber: 9, transport: 503, payload: [], padding: 200), at: .milliseconds(102))
+        // 1 negotiated no transport-cc: its packets are not recorded, even with the extension.
+        router.recordTransportSequence(of: Self.packet(ssrc: 10, sequenceNumber: 1, transport: 7), at: .milliseconds(103))
+
+        let due = router.tick(now: .milliseconds(150))
+        #expect(due.map(\.user) == [2])
+        let packets = try RTCPPacket.decodeCompound(try #require(due.first).rtcp)
+        guard case .feedback(let opaque) = try #require(packets.first), opaque.format == 15 else { Issue.record("\(packets)"); return }
+        let feedback = try #require(RTCPTransportFeedback(senderSSRC: opaque.senderSSRC, mediaSSRC: opaque.mediaSSRC, feedbackControlInformation: opaque.feedbackControlInformation))
+        #expect(feedback.baseSequenceNumber == 500)
+        #expect(feedback.deltas.map { $0 != nil } == [true, false, true, true], "501 never came")
+        #expect(router.tick(now: .milliseconds(200)).isEmpty, "nothing arrived since")
+
+        _ = router.remove(2, now: .seconds(1))
+        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 2, transport: 504), at: .seconds(1))
+        #expect(router.tick(now: .seconds(2)).isEmpty, "a departed publisher is forgotten")
+    }
+
+    /// The publisher's transport numbers never reach a subscriber: blanked in every copy.
+    @Test func theTransportSequenceIsNotForwarded() throws {
+        let publisher = StreamFormat(codec: SDPCodec(payloadType: 96, name: "VP8", clockRate: 90000), headerExtensionIDs: [RTPExtensionURI.transportWideCC: 3])
+        let translation = try #require(HeaderTranslation(from: publisher, to: publisher))
+        #expect(!translation.isIdentity && translation.extensionID(for: 3) == nil)
+    }
+}

@@ -1,0 +1,76 @@
+"""Transport-wide congestion control feedback to publishers, with a real browser: two Chromium
+publishers in one session of one `caucus serve`, sending the same camera picture; one offers
+transport-cc as Chromium does (so the server's answer keeps it and the server reports every
+packet's arrival), the other's offer, as the server reads it, leaves it out (so its Chromium
+has no feedback to estimate from). A Chromium subscriber watches both.
+
+Asserted: after the warm-up, the first publisher's congestion controller allows itself clearly
+more (the selected candidate pair's `availableOutgoingBitrate`) than the second's: with feedback
+its estimator measures the path and probes up; without, it stays near where it started. Both
+publishers' video still reaches the subscriber."""
+
+import asyncio
+import sys
+import time
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
+
+SESSION = "media-congestion"
+PUBLISHERS = {"Tia": True, "Uma": False}  # name -> offers transport-cc
+SUBSCRIBER = "Sam"
+CAMERA_SIZE = [640, 480]
+WARM_UP_SECONDS = 12
+# With feedback, Chromium's initial probes alone take it to several times its start (300 kbit/s).
+AT_LEAST_TIMES = 2.0
+
+
+class CongestionFeedbackTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+    fixtures_prefix = "caucus-congestion-"
+
+    @classmethod
+    def write_fixtures(cls, folder):
+        write_tone(folder / "tone.wav", 440)
+        write_picture(folder / "picture.y4m", [90, 160, 60], size=tuple(CAMERA_SIZE))
+
+    async def page(self, expression, *arguments):
+        return await asyncio.to_thread(call, self.driver, expression, *arguments)
+
+    async def test_feedback_lets_a_publisher_raise_its_bitrate(self):
+        await asyncio.to_thread(self.driver.get, PAGE.as_uri())
+        ws_url = self.server.base.replace("http", "ws") + "/ws"
+        palette = {name: {"tone": 440, "colour": [90, 160, 60]} for name in (*PUBLISHERS, SUBSCRIBER)}
+        for name in (*PUBLISHERS, SUBSCRIBER):
+            options = {"name": name, "wsURL": ws_url, "session": SESSION, "token": self.server.token(SESSION, "participant", name),
+                       "role": "participant", "palette": palette}
+            await self.page("window.caucus.join(args[0])", options)
+        for name in (*PUBLISHERS, SUBSCRIBER):
+            options = {"audioSlots": 0, "videoSlots": 2 if name == SUBSCRIBER else 0, "source": "fake-device", "size": CAMERA_SIZE,
+                       "transportCC": PUBLISHERS.get(name, True)}
+            await self.page("window.caucus.startMedia(args[0], args[1])", name, options)
+        start = await self.page("window.caucus.now()")
+        await asyncio.sleep(WARM_UP_SECONDS)
+        sending = {name: await self.page("window.caucus.sending(args[0])", name) for name in PUBLISHERS}
+        report = await self.page("window.caucus.report(args[0])", start)
+        users = {await self.page("window.caucus.peers.get(args[0]).user", name): name for name in PUBLISHERS}
+        receiving = {users.get(slot["user"]): slot["packetsReceived"] for slot in report["peers"][SUBSCRIBER]["slots"] if slot["user"] is not None}
+        summary = f"\nafter {WARM_UP_SECONDS} s: {sending}\n{SUBSCRIBER} received video packets: {receiving}"
+        print(summary, file=sys.stderr)
+
+        failures = []
+        with_feedback, without = (sending[name]["availableOutgoingBitrate"] for name in PUBLISHERS)
+        if with_feedback is None or without is None:
+            failures.append("Chromium reported no availableOutgoingBitrate")
+        elif with_feedback < AT_LEAST_TIMES * without:
+            failures.append(f"with feedback {with_feedback:.0f} bit/s allowed, without {without:.0f} (at least {AT_LEAST_TIMES}×)")
+        for name in PUBLISHERS:
+            if not receiving.get(name):
+                failures.append(f"{SUBSCRIBER} received no video from {name}")
+        if failures:
+            self.fail("\n".join(failures) + summary + "\n" + browser_log(self.driver)[-3000:])
+
+
+if __name__ == "__main__":
+    unittest.main()
