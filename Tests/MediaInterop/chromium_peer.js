@@ -182,7 +182,7 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true, transportCC = true }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true, transportCC = true, simulcast = null }) {
     this.sampleDecoding = sampleDecoding;
     // A network that blocks UDP, as this browser sees it: the answer's UDP candidate is removed,
     // so ICE can only use the server's passive TCP candidate (RFC 6544).
@@ -202,7 +202,8 @@ class Peer {
       if (this.negotiated) this.negotiate();
     };
     this.pc.addTransceiver(audio, { direction: "sendonly" });
-    this.pc.addTransceiver(video, { direction: "sendonly" });
+    // Simulcast: `simulcast` lists the encodings (`rid`, `scaleResolutionDownBy`) to send.
+    this.pc.addTransceiver(video, simulcast ? { direction: "sendonly", sendEncodings: simulcast } : { direction: "sendonly" });
     for (let i = 0; i < audioSlots; i++) {
       const transceiver = this.pc.addTransceiver("audio", { direction: "recvonly" });
       // A receiver that does not offer redundant audio (RFC 2198), as some clients do not.
@@ -235,7 +236,7 @@ class Peer {
    *  candidate pair's availableOutgoingBitrate), and what its video sender sends. */
   async sending() {
     const stats = await this.pc.getStats();
-    const found = { availableOutgoingBitrate: null, bytesSent: 0, targetBitrate: null };
+    const found = { availableOutgoingBitrate: null, bytesSent: 0, targetBitrate: null, layers: {} };
     for (const report of stats.values()) {
       if (report.type === "candidate-pair" && report.nominated && report.state === "succeeded") {
         found.availableOutgoingBitrate = report.availableOutgoingBitrate ?? null;
@@ -243,6 +244,7 @@ class Peer {
       if (report.type === "outbound-rtp" && report.kind === "video") {
         found.bytesSent += report.bytesSent ?? 0;
         found.targetBitrate = report.targetBitrate ?? null;
+        if (report.rid) found.layers[report.rid] = { bytesSent: report.bytesSent ?? 0, frameWidth: report.frameWidth ?? null, frameHeight: report.frameHeight ?? null };
       }
     }
     return found;

@@ -107,6 +107,9 @@ public struct RTPHeaderExtensionElement: Hashable, Sendable {
 public enum RTPExtensionURI {
     public static let audioLevel = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     public static let mid = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// RFC 8852: which simulcast layer (RID) a packet belongs to, and which layer an RTX packet repairs.
+    public static let streamID = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
+    public static let repairedStreamID = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
     /// Transport-wide sequence numbers, for transport-cc feedback.
     public static let transportWideCC = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 }

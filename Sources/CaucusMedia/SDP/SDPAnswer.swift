@@ -13,7 +13,13 @@ public struct SDPAnswerOptions: Sendable {
     /// Header extensions answered when offered (the offerer's IDs are kept). Transport-wide
     /// sequence numbers only where the offerer sends: the server gives feedback on what it
     /// receives, and sends none of its own.
-    public var headerExtensions: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.audioLevel, RTPExtensionURI.transportWideCC]
+    public var headerExtensions: Set<String> = [
+        RTPExtensionURI.mid, RTPExtensionURI.audioLevel, RTPExtensionURI.transportWideCC, RTPExtensionURI.streamID,
+        RTPExtensionURI.repairedStreamID,
+    ]
+    /// Whether a video section offering simulcast (RFC 8853, with RIDs) is answered with every
+    /// layer; without, the offerer sends one.
+    public var simulcast = true
     /// Feedback answered when offered for the chosen codec (`transport-cc` only where the
     /// offerer sends, like its extension).
     public var feedback: Set<String> = ["nack", "nack pli", "ccm fir", "transport-cc"]
@@ -48,6 +54,8 @@ public struct NegotiatedMedia: Hashable, Sendable {
     public var redundancy: SDPCodec? = nil
     /// Retransmissions of `codec` (RFC 4588 RTX), when offered and answered.
     public var retransmission: SDPCodec? = nil
+    /// The simulcast layers (RIDs) the offerer will send, in its order, when answered.
+    public var simulcastLayers: [String] = []
     /// Our direction, the offer's reversed.
     public var direction: SDPDirection
     /// Negotiated header extension IDs by URI.
@@ -74,7 +82,7 @@ public struct SDPAnswer: Sendable {
             let accepted = section.port != 0 ? Self.chooseCodec(for: section) : nil
             if accepted != nil, !section.rtcpMux { throw .rtcpMuxRequired(mid: mid) }
             var extensionIDs: [String: UInt8] = [:]
-            let senderOnly: Set<String> = [RTPExtensionURI.transportWideCC, "transport-cc"]
+            let senderOnly: Set<String> = [RTPExtensionURI.transportWideCC, "transport-cc", RTPExtensionURI.streamID, RTPExtensionURI.repairedStreamID]
             for extmap in section.extmaps where options.headerExtensions.contains(extmap.uri) {
                 guard section.direction.sends || !senderOnly.contains(extmap.uri) else { continue }
                 extensionIDs[extmap.uri] = extmap.id
@@ -85,6 +93,7 @@ public struct SDPAnswer: Sendable {
                 mid: mid, kind: section.kind, codec: accepted.map { Self.answered($0, feedback: feedback) },
                 redundancy: redundancy.map { Self.answered($0, feedback: []) },
                 retransmission: options.retransmissions ? accepted.flatMap { Self.chooseRetransmission(of: $0, in: section) } : nil,
+                simulcastLayers: options.simulcast && accepted != nil ? Self.simulcastLayers(of: section) : [],
                 direction: section.direction.reversed, headerExtensionIDs: extensionIDs,
                 remoteSSRCs: section.ssrcs.keys.sorted()))
         }
@@ -134,6 +143,16 @@ public struct SDPAnswer: Sendable {
             section.formats.contains(String(codec.payloadType)) && codec.name.lowercased() == "rtx"
                 && codec.clockRate == primary.clockRate && codec.parameters["apt"] == String(primary.payloadType)
         }.map { Self.answered($0, feedback: []) }
+    }
+
+    /// The layers of a sending video section's `a=simulcast:send`, each declared by `a=rid`
+    /// and with the RID extension offered (how its packets name their layer).
+    static func simulcastLayers(of section: SDPMediaSection) -> [String] {
+        guard section.kind == "video", section.direction.sends, section.simulcastSend.count > 1,
+            section.extmaps.contains(where: { $0.uri == RTPExtensionURI.streamID })
+        else { return [] }
+        let layers = section.simulcastSend.filter(section.sendRIDs.contains)
+        return layers.count > 1 ? layers : []
     }
 
     private static func answered(_ codec: SDPCodec, feedback: Set<String>) -> SDPCodec {
@@ -186,6 +205,10 @@ public struct SDPAnswer: Sendable {
             for companion in [answer.redundancy, answer.retransmission].compactMap({ $0 }) {
                 lines.append("a=rtpmap:\(companion.payloadType) \(companion.name)/\(companion.clockRate)\(companion.channels.map { "/\($0)" } ?? "")")
                 if let parameters = companion.formatParameters { lines.append("a=fmtp:\(companion.payloadType) \(parameters)") }
+            }
+            if !answer.simulcastLayers.isEmpty {
+                lines += answer.simulcastLayers.map { "a=rid:\($0) recv" }
+                lines.append("a=simulcast:recv \(answer.simulcastLayers.joined(separator: ";"))")
             }
             if answer.direction.sends, let ssrc = options.sendingSSRCs[answer.mid] {
                 lines.append("a=msid:caucus-\(answer.mid) caucus-\(answer.mid)")

@@ -12,6 +12,20 @@ extension SDPMediaSection {
         case "extmap": extmaps.append(try Self.extmap(value, line: line))
         case "msid": msid = String(value)
         case "candidate": candidates.append(String(value))
+        case "rid":
+            // <id> <send|recv> [restrictions]
+            let parts = value.split(separator: " ")
+            guard parts.count >= 2 else { throw malformed() }
+            if parts[1] == "send" { sendRIDs.append(String(parts[0])) }
+        case "simulcast":
+            // send <streams> [recv <streams>], or the reverse; streams separated by ";".
+            let parts = value.split(separator: " ")
+            guard parts.count % 2 == 0 else { throw malformed() }
+            for index in stride(from: 0, to: parts.count, by: 2) where parts[index] == "send" {
+                simulcastSend = parts[index + 1].split(separator: ";").compactMap { stream in
+                    stream.split(separator: ",").first.map { String($0.hasPrefix("~") ? $0.dropFirst() : $0) }
+                }
+            }
         case "rtpmap":
             // <pt> <name>/<clock>[/<channels>]
             let parts = value.split(separator: " ", maxSplits: 1)

@@ -110,6 +110,11 @@ public struct SDPMediaSection: Hashable, Sendable {
     public var msid: String?
     /// Candidate lines, unparsed: an ICE-lite server does not use the peer's candidates.
     public var candidates: [String] = []
+    /// `a=rid:<id> send` (RFC 8851): the RTP stream IDs the offerer sends, in order.
+    public var sendRIDs: [String] = []
+    /// `a=simulcast:send <id>;<id>…` (RFC 8853): the layers it offers to send, in order; a
+    /// layer offered paused (`~id`) or with alternatives (`a,b`) keeps its first ID, unpaused.
+    public var simulcastSend: [String] = []
 
     public init(kind: String, port: Int, transportProtocol: String, formats: [String]) {
         self.kind = kind

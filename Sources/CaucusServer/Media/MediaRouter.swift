@@ -58,7 +58,10 @@ final class MediaRouter {
         switch event {
         case .rtp(let received):
             // Every packet counts for the publisher's congestion control, probes included.
-            router.recordTransportSequence(of: received, at: MediaClock.now())
+            router.recordTransportSequence(of: received, from: key.user.rawValue, at: MediaClock.now())
+            if !router.simulcast.isEmpty, let changes = router.observeSimulcast(received, from: key.user.rawValue, now: MediaClock.now()) {
+                perform(changes, in: key.session)
+            }
             guard let packet = router.restoringRetransmission(received) else { return }
             let feedback = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
@@ -90,6 +93,7 @@ final class MediaRouter {
         for (session, router) in sessions {
             let feedback = router.tick(now: now)
             if !feedback.isEmpty { send(feedback, in: session) }
+            if let changes = router.rankSimulcastLayers(now: now) { perform(changes, in: session) }
         }
     }
 

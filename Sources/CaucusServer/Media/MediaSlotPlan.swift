@@ -11,9 +11,10 @@ import CaucusMedia
 ///   retransmission SSRC announced with it (`a=ssrc-group:FID`) where the answer keeps RTX.
 /// - Publications: the first `sendonly` or `sendrecv` section of each kind (again video vs
 ///   screen share by `screenShareMids`) gives that kind's incoming SSRC: its `ssrc-group:FID`'s
-///   first member (the media, not its RTX; the second is its RTX), else its lowest `a=ssrc`. A section without
-///   `a=ssrc` publishes nothing the router can route (learning it from the first packet's MID
-///   is left for later).
+///   first member (the media, not its RTX; the second is its RTX), else its lowest `a=ssrc`. A
+///   video section offering simulcast (RIDs, `a=simulcast:send`) that the answer accepted
+///   publishes its layers instead, whose SSRCs the router learns from the packets' RID
+///   extension. Another section without `a=ssrc` publishes nothing the router can route.
 struct MediaSlotPlan: Sendable, Hashable {
     struct ReceiveSlot: Sendable, Hashable {
         let mid: String
@@ -30,6 +31,8 @@ struct MediaSlotPlan: Sendable, Hashable {
     /// Each publication's RTX SSRC (its FID group's second member), kept only where the answer
     /// negotiated RTX for it.
     private(set) var publishedRetransmissionSSRCs: [StreamKind: UInt32] = [:]
+    /// Each simulcast publication's layers (RIDs, in the offer's order), as the answer kept them.
+    private(set) var publishedLayers: [StreamKind: [String]] = [:]
     /// The format each publication is sent in, from the answer (its section's codec and IDs).
     private(set) var publishedFormats: [StreamKind: StreamFormat] = [:]
     /// The mid of each publication's section.
@@ -54,10 +57,15 @@ struct MediaSlotPlan: Sendable, Hashable {
                 receiveSlots.append(ReceiveSlot(
                     mid: mid, slot: SlotID(kind: kind, index: index), outgoingSSRC: ssrc, retransmissionSSRC: retransmissionSSRC))
             }
-            if section.direction.sends, publishedSSRCs[kind] == nil, let ssrc = Self.mediaSSRC(of: section) {
-                publishedSSRCs[kind] = ssrc
-                publishedRetransmissionSSRCs[kind] = Self.retransmissionSSRC(of: section)
-                publishedMids[kind] = mid
+            if section.direction.sends, publishedMids[kind] == nil {
+                if let ssrc = Self.mediaSSRC(of: section) {
+                    publishedSSRCs[kind] = ssrc
+                    publishedRetransmissionSSRCs[kind] = Self.retransmissionSSRC(of: section)
+                    publishedMids[kind] = mid
+                } else if section.simulcastSend.count > 1 {
+                    // Its layers' SSRCs come with its packets, if the answer keeps simulcast.
+                    publishedMids[kind] = mid
+                }
             }
         }
     }
@@ -66,6 +74,7 @@ struct MediaSlotPlan: Sendable, Hashable {
     /// codec the server forwards) keep that codec and those extension IDs; the others go.
     mutating func accept(_ negotiated: [NegotiatedMedia]) {
         var formats: [String: StreamFormat] = [:]
+        let layers = Dictionary(negotiated.map { ($0.mid, $0.simulcastLayers) }, uniquingKeysWith: { first, _ in first })
         for media in negotiated {
             guard let codec = media.codec else { continue }
             formats[media.mid] = StreamFormat(
@@ -79,9 +88,10 @@ struct MediaSlotPlan: Sendable, Hashable {
             return accepted
         }
         for (kind, mid) in publishedMids {
-            if let format = formats[mid] {
+            if let format = formats[mid], publishedSSRCs[kind] != nil || layers[mid]?.isEmpty == false {
                 publishedFormats[kind] = format
                 if format.retransmissionPayloadType == nil { publishedRetransmissionSSRCs[kind] = nil }
+                if publishedSSRCs[kind] == nil { publishedLayers[kind] = layers[mid] }
             } else {
                 publishedSSRCs[kind] = nil
                 publishedRetransmissionSSRCs[kind] = nil

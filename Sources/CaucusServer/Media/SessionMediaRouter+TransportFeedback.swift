@@ -6,18 +6,14 @@ import CaucusMedia
 /// of what arrived, so its own estimator (Chromium's GoogCC) measures its path to the server and
 /// raises its bitrate as that path allows.
 extension SessionMediaRouter {
-    /// Whose transport an incoming SSRC belongs to, and where its sequence number is.
-    struct TransportSequenceSource {
-        let publisher: Int
-        let extensionID: UInt8
-    }
-
-    func recordTransportSequence(of packet: [UInt8], at arrival: Duration) {
-        guard packet.count >= 12, let source = transportSequenceSources[Self.read32(packet, at: 8)],
-            let element = RTPHeaderFields.extensionElement(id: source.extensionID, in: packet), element.count == 2
+    /// The transport-wide sequence number of `user`'s packet, when its answer kept the
+    /// extension: recorded whatever the packet's SSRC (simulcast layers and probes on SSRCs no
+    /// offer named count too; BUNDLE gives the extension one ID across the peer's sections).
+    func recordTransportSequence(of packet: [UInt8], from user: Int, at arrival: Duration) {
+        guard let id = transportSequenceIDs[user], let element = RTPHeaderFields.extensionElement(id: id, in: packet), element.count == 2
         else { return }
         let sequenceNumber = UInt16(element[element.startIndex]) << 8 | UInt16(element[element.startIndex + 1])
-        transportFeedback[source.publisher, default: TransportFeedbackRecorder()].record(sequenceNumber, at: arrival)
+        transportFeedback[user, default: TransportFeedbackRecorder()].record(sequenceNumber, at: arrival)
     }
 
     /// One feedback per publisher whose packets arrived since the last.
@@ -33,16 +29,11 @@ extension SessionMediaRouter {
     }
 
     func learnTransportSequences(of user: Int, plan: MediaSlotPlan) {
-        for (kind, format) in plan.publishedFormats {
-            guard let id = format.headerExtensionIDs[RTPExtensionURI.transportWideCC] else { continue }
-            for ssrc in [plan.publishedSSRCs[kind], plan.publishedRetransmissionSSRCs[kind]].compactMap({ $0 }) {
-                transportSequenceSources[ssrc] = TransportSequenceSource(publisher: user, extensionID: id)
-            }
-        }
+        transportSequenceIDs[user] = plan.publishedFormats.values.lazy.compactMap { $0.headerExtensionIDs[RTPExtensionURI.transportWideCC] }.first
     }
 
     func forgetTransportSequences(of user: Int) {
-        transportSequenceSources = transportSequenceSources.filter { $0.value.publisher != user }
+        transportSequenceIDs[user] = nil
         transportFeedback[user] = nil
     }
 }

@@ -89,19 +89,26 @@ final class SessionMediaRouter {
     var upstreamNACKs = UpstreamNACKs()
     /// Publishers' RTX SSRCs → what their packets restore (`SessionMediaRouter+Retransmissions.swift`).
     var retransmissionSources: [UInt32: RetransmissionSource] = [:]
-    /// Incoming SSRCs (media and RTX) whose packets carry transport-wide sequence numbers, and
-    /// each such publisher's arrivals (`SessionMediaRouter+TransportFeedback.swift`).
-    var transportSequenceSources: [UInt32: TransportSequenceSource] = [:]
+    /// The transport-wide sequence number's extension ID of each publisher that negotiated it,
+    /// and its arrivals (`SessionMediaRouter+TransportFeedback.swift`).
+    var transportSequenceIDs: [Int: UInt8] = [:]
     var transportFeedback: [Int: TransportFeedbackRecorder] = [:]
+    /// Simulcast publications, their layers' SSRCs as learned, and when layers were last ranked
+    /// (`SessionMediaRouter+Simulcast.swift`).
+    var simulcast: [PublishedStream: SimulcastPublication] = [:]
+    var simulcastLayerSSRCs: [UInt32: PublishedStream] = [:]
+    var lastLayerRanking: Duration = .zero
 
     var isEmpty: Bool { subscribers.isEmpty }
 
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
+        forgetSimulcast(of: user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
         learnRetransmissionSources(of: user, plan: plan)
         learnTransportSequences(of: user, plan: plan)
+        learnSimulcast(of: user, plan: plan)
         assignments[user] = nil
         return recompute(now: now)
     }
@@ -110,6 +117,7 @@ final class SessionMediaRouter {
         guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
+        forgetSimulcast(of: user)
         assignments[user] = nil
         return recompute(now: now)
     }
@@ -123,7 +131,7 @@ final class SessionMediaRouter {
 
     /// Reassigns every subscriber's slots from the latest eligibility, re-points the rewriters
     /// whose source changed, builds a new table, and says which keyframes and slot maps to send.
-    private func recompute(now: Duration) -> Changes {
+    func recompute(now: Duration) -> Changes {
         var incomingSSRC: [PublishedStream: UInt32] = [:]
         var incomingFormat: [PublishedStream: Int] = [:]
         for (user, subscriber) in subscribers {
@@ -132,6 +140,10 @@ final class SessionMediaRouter {
                 incomingSSRC[stream] = ssrc
                 incomingFormat[stream] = subscriber.publishedFormats[kind]
             }
+        }
+        for (stream, ssrc) in forwardedLayers {
+            incomingSSRC[stream] = ssrc
+            incomingFormat[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
         }
         learnStreams(incomingSSRC, formats: incomingFormat)
 
@@ -166,7 +178,8 @@ final class SessionMediaRouter {
                 if (rewriter.pending ?? rewriter.source) != ssrc { switches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
-                let current = rewriter.source.flatMap { streamsBySSRC[$0] }
+                // A simulcast layer no longer forwarded is still its publication's picture.
+                let current = rewriter.source.flatMap { streamsBySSRC[$0] ?? simulcastLayerSSRCs[$0] }
                 let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately

@@ -80,6 +80,31 @@ import Testing
         #expect(try SDPAnswer(answering: otherApt, options: options).media[1].retransmission == nil, "RTX of another codec")
     }
 
+    /// Chromium's simulcast offer (three RIDs, `a=simulcast:send h;m;l`, no SSRCs) is answered with
+    /// every layer, and the RID extensions kept.
+    @Test func simulcastIsAnsweredWithEveryLayer() throws {
+        let offer = try SessionDescription(parsing: try OfferFixtures.chromiumSimulcastOffer)
+        #expect(offer.media[1].sendRIDs == ["h", "m", "l"] && offer.media[1].simulcastSend == ["h", "m", "l"])
+        let answer = try SDPAnswer(answering: offer, options: Self.options)
+        #expect(answer.media[1].simulcastLayers == ["h", "m", "l"])
+        #expect(answer.media[0].simulcastLayers.isEmpty)
+        #expect(answer.media[1].headerExtensionIDs[RTPExtensionURI.streamID] == 10)
+        #expect(answer.media[1].headerExtensionIDs[RTPExtensionURI.repairedStreamID] == 11)
+        #expect(answer.text.contains("a=rid:h recv\r\na=rid:m recv\r\na=rid:l recv\r\na=simulcast:recv h;m;l\r\n"))
+
+        var off = Self.options
+        off.simulcast = false
+        #expect(try SDPAnswer(answering: offer, options: off).media[1].simulcastLayers.isEmpty)
+        var withoutExtension = offer
+        withoutExtension.media[1].extmaps.removeAll { $0.uri == RTPExtensionURI.streamID }
+        #expect(try SDPAnswer(answering: withoutExtension, options: Self.options).media[1].simulcastLayers.isEmpty,
+                "no RID extension: packets could not name their layer")
+        var paused = try SessionDescription(parsing: try OfferFixtures.chromiumSimulcastOffer.replacingOccurrences(of: "a=simulcast:send h;m;l", with: "a=simulcast:send h,x;~m;l"))
+        #expect(paused.media[1].simulcastSend == ["h", "m", "l"])
+        paused.media[1].sendRIDs = ["h", "l"]
+        #expect(try SDPAnswer(answering: paused, options: Self.options).media[1].simulcastLayers == ["h", "l"], "only declared RIDs")
+    }
+
     /// RED whose blocks name anything but the chosen Opus, or that the m-line does not list, is not answered.
     @Test func redundancyOfAnotherCodecIsNotAnswered() throws {
         for parameters in ["111/0", "0/0", "", "111/x"] {

@@ -5,7 +5,7 @@ import Testing
 
 /// Transport-cc feedback to publishers through the router: what arrives with a transport-wide
 /// sequence number (media, RTX repairs and probes alike) is reported to its publisher on the
-/// timer; nothing for a publisher that did not negotiate it.
+/// timer, whatever the SSRC; nothing for a publisher that did not negotiate it.
 @Suite struct TransportFeedbackRoutingTests {
     typealias Routing = SessionMediaRouterTests
     static let withTransportCC = { var n = Routing.Numbering.chromium; n.transportCCID = 3; n.rtx = 97; return n }()
@@ -31,12 +31,12 @@ import Testing
         let router = SessionMediaRouter()
         _ = router.add(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
         _ = router.add(2, plan: Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.withTransportCC), now: .zero)
-        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 1, transport: 500), at: .milliseconds(100))
-        router.recordTransportSequence(of: Self.packet(ssrc: 2, sequenceNumber: 1, transport: 502), at: .milliseconds(101))
-        // A bandwidth probe on the RTX SSRC: padding only, counted all the same.
-        router.recordTransportSequence(of: Self.packet(ssrc: 21, sequenceNumber: 9, transport: 503, payload: [], padding: 200), at: .milliseconds(102))
+        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 1, transport: 500), from: 2, at: .milliseconds(100))
+        router.recordTransportSequence(of: Self.packet(ssrc: 2, sequenceNumber: 1, transport: 502), from: 2, at: .milliseconds(101))
+        // A bandwidth probe on an SSRC no offer named (a simulcast layer's RTX, say): counted all the same.
+        router.recordTransportSequence(of: Self.packet(ssrc: 4321, sequenceNumber: 9, transport: 503, payload: [], padding: 200), from: 2, at: .milliseconds(102))
         // 1 negotiated no transport-cc: its packets are not recorded, even with the extension.
-        router.recordTransportSequence(of: Self.packet(ssrc: 10, sequenceNumber: 1, transport: 7), at: .milliseconds(103))
+        router.recordTransportSequence(of: Self.packet(ssrc: 10, sequenceNumber: 1, transport: 7), from: 1, at: .milliseconds(103))
 
         let due = router.tick(now: .milliseconds(150))
         #expect(due.map(\.user) == [2])
@@ -48,7 +48,7 @@ import Testing
         #expect(router.tick(now: .milliseconds(200)).isEmpty, "nothing arrived since")
 
         _ = router.remove(2, now: .seconds(1))
-        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 2, transport: 504), at: .seconds(1))
+        router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 2, transport: 504), from: 2, at: .seconds(1))
         #expect(router.tick(now: .seconds(2)).isEmpty, "a departed publisher is forgotten")
     }
 
