@@ -65,8 +65,12 @@ import Testing
     /// The plan `caucus serve` makes of such an offer: its slots and publications, with the codecs
     /// and extension IDs its answer chose.
     static func plan(audioSSRC: UInt32, videoSSRC: UInt32, numbering: Numbering = .aiortc) -> MediaSlotPlan {
-        var next: UInt32 = audioSSRC * 100
-        let offer = offer(audioSSRC: audioSSRC, videoSSRC: videoSSRC, numbering: numbering)
+        plan(of: offer(audioSSRC: audioSSRC, videoSSRC: videoSSRC, numbering: numbering), firstSSRC: audioSSRC * 100)
+    }
+
+    /// The plan of any offer, its own SSRCs drawn from `firstSSRC` on.
+    static func plan(of offer: SessionDescription, firstSSRC: UInt32) -> MediaSlotPlan {
+        var next = firstSSRC
         var plan = MediaSlotPlan(offer: offer) {
             next += 1
             return next

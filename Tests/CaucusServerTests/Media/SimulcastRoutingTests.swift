@@ -13,18 +13,7 @@ import Testing
     static func simulcastPlan() throws -> MediaSlotPlan {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("CaucusMediaTests/Fixtures/chromium-simulcast-offer.sdp")
-        let offer = try SessionDescription(parsing: String(contentsOf: url, encoding: .utf8))
-        var next: UInt32 = 7000
-        var plan = MediaSlotPlan(offer: offer) {
-            next += 1
-            return next
-        }
-        let options = SDPAnswerOptions(
-            iceUfrag: "srvr", icePwd: "0123456789abcdefghijkl",
-            fingerprint: SDPFingerprint(algorithm: "sha-256", digest: [UInt8](repeating: 1, count: 32)),
-            candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40000), sessionID: 1)
-        plan.accept(try SDPAnswer(answering: offer, options: options).media)
-        return plan
+        return Routing.plan(of: try SessionDescription(parsing: String(contentsOf: url, encoding: .utf8)), firstSSRC: 7000)
     }
 
     /// A VP8 packet of `rid` (extension 10 in Chromium's offer) on `ssrc`; a keyframe start or not;
