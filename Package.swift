@@ -154,6 +154,11 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        // Real codecs on Linux, outside the SDK: libopus and libvpx (Debian's libopus-dev and
+        // libvpx-dev, found through pkg-config). Never a dependency of `Caucus`.
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .target(name: "CaucusCodecs", dependencies: ["COpus", "CVPX"]),
         .target(
             name: "CaucusTestSupport",
             dependencies: [
@@ -162,6 +167,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/CaucusTestSupport"
+        ),
+        .testTarget(
+            name: "CaucusCodecsTests", dependencies: ["CaucusCodecs", "CaucusMedia", "CaucusProcessTestSupport"],
+            // FFmpeg's decoders (PyAV) read what CaucusCodecs encodes: IndependentDecoderTests runs it.
+            exclude: ["ffmpeg_decode.py"]
         ),
         .testTarget(
             name: "CaucusCoreTests",
