@@ -12,7 +12,7 @@ extension PostgresSessionStore {
         let depth = Int64(max(0, replayDepth))
         let everyone = only == nil
         let id = only?.rawValue ?? 0
-        return try await calling {
+        return try await calling { [self] in
             // One snapshot of the database for both reads: no session half-appended between them.
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let sessionRows = try await connection.query(
@@ -56,7 +56,7 @@ extension PostgresSessionStore {
     }
 
     public func events(of session: StoredSessionID, after seq: Int) async throws -> [SequencedEvent] {
-        try await calling {
+        try await calling { [self] in
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let known = try await connection.query("SELECT 1 FROM sessions WHERE id = \(session.rawValue)", logger: logger)
                 var found = false
@@ -76,7 +76,7 @@ extension PostgresSessionStore {
 
     public func history(app: String, limit: Int) async throws -> [SessionHistory] {
         guard limit > 0 else { return [] }
-        return try await calling {
+        return try await calling { [self] in
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let sessionRows = try await connection.query(
                     """
