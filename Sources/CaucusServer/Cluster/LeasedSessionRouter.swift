@@ -64,16 +64,17 @@ actor LeasedSessionRouter: SessionRouter {
         try await withStore { try await placeReachable(id) }
     }
 
-    /// Runs `body`, whose store calls wait no longer than the store counts as reachable
-    /// (`StoreReachability`); fails at once when it already does not.
+    /// Runs `body`, whose store calls wait no longer than the part of a lease a node serves
+    /// without renewing it (`StoreReachability.horizon`); fails at once while the store is
+    /// known to be unreachable.
     private func withStore<T>(_ body: () async throws -> T) async throws -> T {
-        guard await reachability.isReachable else {
+        guard !(await reachability.isKnownUnreachable) else {
             let reason = await reachability.lastFailure ?? "no answer"
             throw StoreError(.database, "This node cannot reach the store (\(reason)); try another node.")
         }
         let started = ContinuousClock.now
         do {
-            let result = try await StoreDeadline.bounded(by: await reachability.reachableUntil, body)
+            let result = try await StoreDeadline.bounded(by: started + reachability.horizon, body)
             await reachability.answered(callStartedAt: started)
             return result
         } catch let error as StoreError where error.code == .database || error.code == .closed {

@@ -1,10 +1,10 @@
-/// Whether this node reaches the shared store, as its own calls find: the store is reachable
-/// while some call that began less than `horizon` ago was answered. The horizon is the part
-/// of a lease a node may serve without a renewal (`HeldLeases`), so that a node reports itself
-/// unreachable (`/healthz`, `/readyz`) when it gives its sessions up, and stops waiting for the
-/// store when its waits could no longer do any good: until reachable again, requests that
-/// need the store fail at once, without waiting (1010, try another node), and a call that
-/// begins while reachable waits no longer than the horizon's end.
+/// Whether this node reaches the shared store, as its own calls find: the store counts as
+/// reachable while some call that began less than `horizon` ago was answered. The horizon is
+/// the part of a lease a node may serve without a renewal (`HeldLeases`), so that a node
+/// reports itself unreachable (`/healthz`, `/readyz`) as it gives its sessions up. Requests
+/// that need the store wait for it no longer than a horizon, and fail at once (1010, try
+/// another node) while it is known to be unreachable: no answer for a horizon, and the last
+/// call failed — not merely a node that was idle or frozen and has not asked yet.
 actor StoreReachability {
     let horizon: Duration
     private var lastAnswered: ContinuousClock.Instant
@@ -31,4 +31,7 @@ actor StoreReachability {
     var reachableUntil: ContinuousClock.Instant { lastAnswered + horizon }
 
     var isReachable: Bool { ContinuousClock.now < reachableUntil }
+
+    /// Unreachable, and the last call to end failed: a request need not try.
+    var isKnownUnreachable: Bool { !isReachable && lastFailure != nil }
 }
