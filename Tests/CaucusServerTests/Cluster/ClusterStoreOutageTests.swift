@@ -145,6 +145,28 @@ import Glibc
         }
         for node in cluster.nodes { node.kill(SIGKILL) }
     }
+
+    /// Issue 27, item 3, on one node: a node with a PostgreSQL store and no `--node-url`
+    /// whose link to the database goes silent answers a command waiting for it (1010) once
+    /// the store's deadline passed, and closes the session with 4006; it never leaves the
+    /// command unanswered.
+    @Test func aSingleNodeWhoseStoreGoesSilentAnswersTheWaitingCommandAndClosesTheSession() async throws {
+        let database = try #require(try await ServerStore.postgres.freshDatabase())
+        let upstream = try #require(URLComponents(string: database)?.port)
+        let link = try await SilenceableProxy(toPort: upstream)
+        defer { link.stop() }
+        let server = try await ServerProcess(dataDirectory: TestServer.temporaryFolder(), store: link.route(database, upstreamPort: upstream))
+        let host = try await TestClient.connect(url: server.webSocketURL)
+        try await host.join(session: "Class", userName: "Teacher", token: try server.token(session: "Class", role: .host))
+        try await host.request("chat", ["text": "before the cut"])
+
+        link.silence()
+        let request = try await host.send("chat", ["text": "during the cut"])
+        let reply = try await within(seconds: 60, "the answer to a command sent during the cut") { try await host.reply(to: request) }
+        #expect((reply["error"] as? JSON)?["code"] as? Int == 1010, "the store-failure error: \(reply)")
+        #expect(try await within(seconds: 60, "the close") { try await host.closed() } == 4006)
+        server.kill(SIGKILL)
+    }
 }
 
 /// Waits until `condition` holds, failing rather than hanging if it never does.
