@@ -104,13 +104,15 @@ struct LeaseKeeper: Service {
         }
     }
 
-    /// Takes over live sessions whose lease expired: their node died or was cut off. The
-    /// question is also how the node learns that the store answers again after an outage.
+    /// Takes over live sessions whose lease expired (their node died or was cut off) or whose
+    /// holder is gone (its process died: `NodeLock`). The question is also how the node
+    /// learns that the store answers again after an outage.
     private func takeOverExpired() async {
         let started = ContinuousClock.now
         let expired: [StoredSessionID]
         do {
-            expired = try await store.sessionsWithExpiredLeases(at: clock())
+            let now = clock()
+            expired = try await store.sessionsWithExpiredLeases(at: now) + store.sessionsOfGoneNodes(otherThan: cluster.node, at: now)
             await reachability.answered(callStartedAt: started)
         } catch {
             logger.warning("could not look for sessions to take over: \(error)")

@@ -132,20 +132,30 @@ actor LeasedSessionRouter: SessionRouter {
         } catch let error as StoreError where error.code == .unknownSession {
             return nil
         }
-        if lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node { return .elsewhere(holder) }
+        if lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node {
+            // A holder whose process died is seen at once (`NodeLock`): its session is taken
+            // over now rather than when its lease expires.
+            guard try await store.isNodeGone(holder) else { return .elsewhere(holder) }
+            return try await takeOver(id, from: holder)
+        }
         return try await takeOver(id)
     }
 
     /// Takes the lease of a session whose holder let it expire (or is this node, restarted),
     /// then rebuilds it here. The lease comes first: from then on the old holder can write
     /// nothing, so the log read next is the whole of it.
-    private func takeOver(_ id: StoredSessionID) async throws -> SessionPlacement? {
+    /// `gone`: the live lease's holder, whose process died.
+    private func takeOver(_ id: StoredSessionID, from gone: NodeID? = nil) async throws -> SessionPlacement? {
         let started = ContinuousClock.now
         let epoch: LeaseEpoch
         do {
             let now = clock()
             let until = now.adding(cluster.leaseDuration)
-            epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now)
+            if let gone {
+                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now, replacingGone: gone)
+            } else {
+                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now)
+            }
             await held.held(id, until: until)
         } catch let error as StoreError {
             switch error.code {

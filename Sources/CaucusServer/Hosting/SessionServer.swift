@@ -179,6 +179,11 @@ public final class SessionServer: Sendable {
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let storeService { services.append(.init(service: storeService)) }
+        // Stops after everything but the pool: the lock says this node lives until its
+        // sessions are saved and their leases given up.
+        if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
+            services.append(.init(service: NodeLock(store: shared, node: cluster.node, logger: logger)))
+        }
         services += [
             .init(service: RestoringApplication(server: self, application: application(onRunning: onRunning))),
             .init(service: ShutdownNotice(server: self)), .init(service: MediaService(transport: media)),
