@@ -12,7 +12,9 @@ extension PostgresSessionStore {
         let depth = Int64(max(0, replayDepth))
         let everyone = only == nil
         let id = only?.rawValue ?? 0
-        return try await calling { [self] in
+        // Reading every live session (a single node starting) may take long with many of
+        // them, and nobody waits on it but the start itself: only a caller's deadline bounds it.
+        return try await calling(bounded: !everyone) { [self] in
             // One snapshot of the database for both reads: no session half-appended between them.
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let sessionRows = try await connection.query(

@@ -207,9 +207,11 @@ extension PostgresSessionStore {
     /// has not finished by its deadline (`callDeadline`, or the caller's `StoreDeadline` if
     /// sooner) is given up: it stops waiting for a connection, or its connection is closed
     /// (`withConnection`), and it throws `database`, "no answer".
-    func calling<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// `bounded: false` leaves out `callDeadline`, for a call that nobody waits on but the
+    /// node's start.
+    func calling<T: Sendable>(bounded: Bool = true, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
-        let ownDeadline = ContinuousClock.now + callDeadline
+        let ownDeadline = ContinuousClock.now + (bounded ? callDeadline : .seconds(86_400))
         let deadline = StoreDeadline.current.map { min($0, ownDeadline) } ?? ownDeadline
         // The call runs as a task of its own so that the deadline can cancel it: postgres-nio
         // gives up a wait for a connection when cancelled, and `withConnection` closes a

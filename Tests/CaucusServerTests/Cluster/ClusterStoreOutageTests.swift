@@ -20,7 +20,7 @@ import Glibc
     /// and nothing the owner refused is in the log.
     @Test func aNodeBehindASilentLinkClosesItsClientsBeforeItsLeaseRunsOutAndEverySeatResumesElsewhere() async throws {
         var proxies: [SilenceableProxy] = []
-        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 4) { index, database in
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 6) { index, database in
             guard index == 0 else { return database }
             let proxy = try await SilenceableProxy(toPort: try #require(URLComponents(string: database)?.port))
             proxies.append(proxy)
