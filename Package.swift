@@ -231,6 +231,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // The cluster tests' TCP proxy between a node and PostgreSQL.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             // The aiortc peer the media signalling tests start as a process.
             exclude: ["Scripts"]

@@ -17,6 +17,25 @@ public protocol ClusterStore: SessionStore {
 
     /// The live sessions of `app`, each with its lease: what the control API lists on any node.
     func liveSessionListing(app: String) async throws -> [ListedSession]
+
+    /// Holds `node`'s liveness lock on a connection of its own, which the store holds while
+    /// the node's process lives: when the process dies, its connections close and the lock is
+    /// free at once (`isNodeGone`). Returns when that connection is lost; throws if another
+    /// process holds the lock (the node's previous run, not yet seen to be gone).
+    func holdNodeLock(for node: NodeID) async throws
+
+    /// Whether `node` is gone: no process holds its liveness lock. A node that is alive but
+    /// frozen, or cut off behind a silent link, still holds it; its leases expire instead.
+    func isNodeGone(_ node: NodeID) async throws -> Bool
+
+    /// Live sessions whose lease has not expired but whose holder (another node than `node`)
+    /// is gone: they may be taken over at once (`acquireLease(of:for:until:now:replacingGone:)`).
+    func sessionsOfGoneNodes(otherThan node: NodeID, at now: Instant) async throws -> [StoredSessionID]
+
+    /// Acquires the lease as `acquireLease` does, and also, at the next epoch, a live lease
+    /// whose holder is `gone` and is still gone as the lease is taken
+    /// (`SessionLease.takenFromGone`).
+    func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch
 }
 
 /// A live session as the shared store lists it, with the node that serves it.

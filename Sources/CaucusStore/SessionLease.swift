@@ -35,6 +35,15 @@ public struct SessionLease: Sendable, Hashable {
         return SessionLease(holder: node, epoch: epoch.next, expiresAt: until)
     }
 
+    /// The lease after `node` takes it from `gone`, a holder known to have died (its
+    /// connection to the shared store closed: `ClusterStore.isNodeGone`), although the lease
+    /// has not expired: the next epoch, which fences anything of `gone` that was still on its
+    /// way. A lease that another node holds now is acquired as by `acquired`.
+    public func takenFromGone(_ gone: NodeID, by node: NodeID, until: Instant, now: Instant, of session: StoredSessionID) throws(StoreError) -> SessionLease {
+        guard isLive(at: now), holder == gone, gone != node else { return try acquired(by: node, until: until, now: now, of: session) }
+        return SessionLease(holder: node, epoch: epoch.next, expiresAt: until)
+    }
+
     /// The lease after its holder extends it until `until`: only the holder, with the current
     /// epoch, before it expires. A lease that expired is acquired again instead (and may then
     /// have a new epoch, if another node took it meanwhile).

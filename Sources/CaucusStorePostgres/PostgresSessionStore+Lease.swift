@@ -19,8 +19,8 @@ extension PostgresSessionStore {
     }
 
     public func lease(of session: StoredSessionID) async throws -> SessionLease {
-        try await calling {
-            try await client.withConnection { connection in
+        try await calling { [self] in
+            try await withConnection { connection in
                 guard let row = try await sessionRow(session, lock: .none, on: connection) else { throw StoreError.unknownSession(session) }
                 return row.lease
             }
@@ -29,8 +29,8 @@ extension PostgresSessionStore {
 
     /// Reads the lease with the row locked FOR UPDATE, applies `change` (the rules are
     /// `SessionLease`'s, shared with SQLite), writes the result, in one transaction.
-    private func changeLease(of session: StoredSessionID, _ change: (SessionLease) throws(StoreError) -> SessionLease) async throws -> LeaseEpoch {
-        try await calling {
+    private func changeLease(of session: StoredSessionID, _ change: @escaping @Sendable (SessionLease) throws(StoreError) -> SessionLease) async throws -> LeaseEpoch {
+        try await calling { [self] in
             try await transaction { connection in
                 guard let row = try await sessionRow(session, lock: .update, on: connection) else { throw StoreError.unknownSession(session) }
                 if row.isEnded { throw StoreError.ended(session) }
@@ -63,7 +63,7 @@ extension PostgresSessionStore {
     }
 
     /// The session's row (nil if there is none), locked as `lock` says.
-    func sessionRow(_ session: StoredSessionID, lock: RowLock, on connection: PostgresConnection) async throws -> SessionRow? {
+    nonisolated func sessionRow(_ session: StoredSessionID, lock: RowLock, on connection: PostgresConnection) async throws -> SessionRow? {
         let rows: PostgresRowSequence
         switch lock {
         case .none:

@@ -12,7 +12,9 @@ extension PostgresSessionStore {
         let depth = Int64(max(0, replayDepth))
         let everyone = only == nil
         let id = only?.rawValue ?? 0
-        return try await calling {
+        // Reading every live session (a single node starting) may take long with many of
+        // them, and nobody waits on it but the start itself: only a caller's deadline bounds it.
+        return try await calling(bounded: !everyone) { [self] in
             // One snapshot of the database for both reads: no session half-appended between them.
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let sessionRows = try await connection.query(
@@ -56,7 +58,7 @@ extension PostgresSessionStore {
     }
 
     public func events(of session: StoredSessionID, after seq: Int) async throws -> [SequencedEvent] {
-        try await calling {
+        try await calling { [self] in
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let known = try await connection.query("SELECT 1 FROM sessions WHERE id = \(session.rawValue)", logger: logger)
                 var found = false
@@ -76,7 +78,7 @@ extension PostgresSessionStore {
 
     public func history(app: String, limit: Int) async throws -> [SessionHistory] {
         guard limit > 0 else { return [] }
-        return try await calling {
+        return try await calling { [self] in
             try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
                 let sessionRows = try await connection.query(
                     """

@@ -15,6 +15,11 @@ public actor PostgresSessionStore: SessionStore, Service {
     let client: PostgresClient
     let location: PostgresStoreLocation
     let syncPolicy: SyncPolicy
+    /// How long any call may wait for the database: for a connection of the pool (which
+    /// otherwise waits as long as PostgreSQL refuses them) and for each answer (which a link
+    /// that drops packets without closing never brings). A caller's `StoreDeadline` may be
+    /// sooner.
+    let callDeadline: Duration
     let logger: Logger
     let coding = StoredCoding()
     private var isMigrated = false
@@ -24,11 +29,15 @@ public actor PostgresSessionStore: SessionStore, Service {
 
     /// A store for the database at `location`. Nothing is connected until `run()` runs; call
     /// `prepare()` then, before anything else.
-    public init(location: PostgresStoreLocation, syncPolicy: SyncPolicy = .messages, logger: Logger = Logger(label: "caucus.store")) {
+    public init(
+        location: PostgresStoreLocation, syncPolicy: SyncPolicy = .messages, callDeadline: Duration = .seconds(10),
+        logger: Logger = Logger(label: "caucus.store")
+    ) {
         self.location = location
         self.syncPolicy = syncPolicy
+        self.callDeadline = callDeadline
         self.logger = logger
-        self.client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        self.client = PostgresClient(configuration: location.clientConfiguration(idleInTransaction: callDeadline), backgroundLogger: logger)
     }
 
     /// Runs the connection pool until graceful shutdown (or cancellation).
@@ -80,10 +89,12 @@ public actor PostgresSessionStore: SessionStore, Service {
     }
 
     public func reserveSessionID() async throws -> StoredSessionID {
-        try await calling {
-            let rows = try await client.query("SELECT nextval('session_ids')", logger: logger)
-            for try await id in rows.decode(Int64.self) { return StoredSessionID(rawValue: id) }
-            throw StoreError(.database, "nextval gave no id.")
+        try await calling { [self] in
+            try await withConnection { connection in
+                let rows = try await connection.query("SELECT nextval('session_ids')", logger: logger)
+                for try await id in rows.decode(Int64.self) { return StoredSessionID(rawValue: id) }
+                throw StoreError(.database, "nextval gave no id.")
+            }
         }
     }
 
@@ -97,13 +108,13 @@ public actor PostgresSessionStore: SessionStore, Service {
         let bodies = try events.map { try coding.body(of: $0, in: session) }
         let history = PostgresHistory.queries(for: events.flatMap(HistoryProjection.changes(for:)), in: session)
         let sync = syncPolicy.syncs(events)
-        try await calling {
+        try await calling { [self] in
             try await transaction { connection in
                 // For this transaction only (`SET LOCAL`): an unsynced commit returns before the
                 // WAL reaches the disk. The database answers with the setting now in force.
                 let setting = try await connection.query(
                     "SELECT set_config('synchronous_commit', \(sync ? "on" : "off"), true)", logger: logger)
-                for try await value in setting.decode(String.self) { lastCommitSynchronous = value }
+                for try await value in setting.decode(String.self) { await noteCommitSetting(value) }
                 if let opening {
                     try await writeOpening(session, opening, through: last.seq, on: connection)
                 } else {
@@ -123,9 +134,13 @@ public actor PostgresSessionStore: SessionStore, Service {
         }
     }
 
+    private func noteCommitSetting(_ value: String) {
+        lastCommitSynchronous = value
+    }
+
     /// Writes the row of a session whose log begins now. The unique index on live names is
     /// what refuses a second live session of one name, whichever node writes it.
-    private func writeOpening(_ session: StoredSessionID, _ opening: SessionOpening, through last: Int, on connection: PostgresConnection) async throws {
+    private nonisolated func writeOpening(_ session: StoredSessionID, _ opening: SessionOpening, through last: Int, on connection: PostgresConnection) async throws {
         let lease = opening.initialLease
         do {
             try await connection.query(
@@ -144,7 +159,7 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// session's current epoch, else names the reason. The row stays locked until the
     /// transaction ends: appenders of one session, and a node taking its lease, queue here; a
     /// takeover that commits first makes this `WHERE` fail when PostgreSQL re-checks it.
-    private func advance(_ session: StoredSessionID, from first: Int, to last: Int, lease: LeaseEpoch, on connection: PostgresConnection) async throws {
+    private nonisolated func advance(_ session: StoredSessionID, from first: Int, to last: Int, lease: LeaseEpoch, on connection: PostgresConnection) async throws {
         let moved = try await connection.query(
             """
             UPDATE sessions SET last_seq = \(Int64(last))
@@ -162,7 +177,7 @@ public actor PostgresSessionStore: SessionStore, Service {
 
     public func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws {
         let body = try coding.body(of: snapshot, in: session)
-        try await calling {
+        try await calling { [self] in
             try await transaction { connection in
                 // FOR SHARE: a takeover (which updates the row) waits for this save, or this
                 // save reads the takeover's epoch and is fenced.
@@ -188,23 +203,57 @@ public actor PostgresSessionStore: SessionStore, Service {
 // MARK: - Connections and errors
 
 extension PostgresSessionStore {
-    /// Runs `body` unless the store is closed; any error leaves as a `StoreError`.
-    func calling<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body` unless the store is closed; any error leaves as a `StoreError`. A call that
+    /// has not finished by its deadline (`callDeadline`, or the caller's `StoreDeadline` if
+    /// sooner) is given up: it stops waiting for a connection, or its connection is closed
+    /// (`withConnection`), and it throws `database`, "no answer".
+    /// `bounded: false` leaves out `callDeadline`, for a call that nobody waits on but the
+    /// node's start.
+    func calling<T: Sendable>(bounded: Bool = true, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
+        let ownDeadline = ContinuousClock.now + (bounded ? callDeadline : .seconds(86_400))
+        let deadline = StoreDeadline.current.map { min($0, ownDeadline) } ?? ownDeadline
+        // The call runs as a task of its own so that the deadline can cancel it: postgres-nio
+        // gives up a wait for a connection when cancelled, and `withConnection` closes a
+        // connection whose query is still unanswered.
+        let work = Task { try await body() }
+        let timer = Task {
+            try await Task.sleep(until: deadline)
+            work.cancel()
+        }
+        defer { timer.cancel() }
         do {
-            return try await body()
+            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
         } catch let error as StoreError {
             throw error
         } catch {
+            if ContinuousClock.now >= deadline {
+                throw StoreError(.database, "PostgreSQL at \(location.description) did not answer in time (\(Self.describe(error))).")
+            }
             throw StoreError(.database, Self.describe(error))
         }
     }
 
+    /// Runs `body` on a connection of the pool. Cancelling the call closes the connection:
+    /// postgres-nio does not give up a query by itself, and a link that drops packets without
+    /// closing would leave it waiting for an answer that never comes. The pool then replaces
+    /// the connection; PostgreSQL rolls back what it began (`idle_in_transaction_session_timeout`
+    /// ends its side of a transaction whose client went silent, releasing its row locks).
+    nonisolated func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await withTaskCancellationHandler {
+                try await body(connection)
+            } onCancel: {
+                connection.close().whenComplete { _ in }
+            }
+        }
+    }
+
     /// Runs `body` in one transaction on one leased connection, rolled back if it throws.
-    func transaction<T: Sendable>(
+    nonisolated func transaction<T: Sendable>(
         _ begin: PostgresQuery = "BEGIN", _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await connection.query(begin, logger: logger)
             do {
                 let result = try await body(connection)
@@ -223,12 +272,12 @@ extension PostgresSessionStore {
 
     /// The schema version the database is at (tests).
     func schemaVersion() async throws -> Int {
-        try await calling { try await client.withConnection { try await PostgresSchema.currentVersion($0, logger: logger) } }
+        try await calling { try await self.withConnection { try await PostgresSchema.currentVersion($0, logger: self.logger) } }
     }
 
     /// Runs raw SQL (tests that need a database in a state the API cannot produce).
     func execute(_ sql: String) async throws {
-        try await calling { _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        try await calling { try await self.withConnection { _ = try await $0.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) } }
     }
 
     /// What went wrong, with the server's own message when there is one (PSQLError hides it

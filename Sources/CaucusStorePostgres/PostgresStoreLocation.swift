@@ -51,14 +51,21 @@ public struct PostgresStoreLocation: Sendable, Hashable {
         return components.string ?? "(unreadable URL)"
     }
 
-    var clientConfiguration: PostgresClient.Configuration {
+    /// The pool's settings. `idleInTransaction` becomes the connections'
+    /// `idle_in_transaction_session_timeout`: a node whose link went silent in the middle of a
+    /// transaction would otherwise leave its rows locked on the server (a takeover of that
+    /// session waiting behind them) until the server's TCP gave up on the link, hours later.
+    func clientConfiguration(idleInTransaction: Duration) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
             case .prefer: .prefer(.makeClientConfiguration())
             case .require: .require(.makeClientConfiguration())
             }
-        return PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
+        let milliseconds = max(1, idleInTransaction.components.seconds * 1000 + idleInTransaction.components.attoseconds / 1_000_000_000_000_000)
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(milliseconds)")]
+        return configuration
     }
 }

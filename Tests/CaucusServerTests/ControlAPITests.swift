@@ -10,6 +10,7 @@ import Testing
     /// server's answers.
     static let routes: Set<String> = [
         "GET /healthz",
+        "GET /readyz",
         "GET /metrics",
         "GET /openapi.json",
         "GET /v1/sessions",
@@ -31,6 +32,14 @@ import Testing
         // Credentials, even bad ones, do not matter here.
         let withBadCredentials = try await ControlAPI.raw(port: server.port, "GET", "/healthz", headers: ["Authorization": "Basic !!"])
         #expect(withBadCredentials.status == 200)
+        await server.stop()
+    }
+
+    @Test func readyzAnswersReadyWithoutCredentials() async throws {
+        let server = try await TestServer.start()
+        let reply = try await HTTP.get(server, "/readyz")
+        #expect(reply.status == 200)
+        #expect(reply.json.string("status") == "ready")
         await server.stop()
     }
 

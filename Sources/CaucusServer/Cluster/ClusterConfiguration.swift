@@ -10,12 +10,19 @@ public struct ClusterConfiguration: Sendable {
     /// stopped renewing. The holder renews every third of it.
     public var leaseDuration: Duration
 
-    public init(nodeURL: String, leaseDuration: Duration = .seconds(10)) {
+    public static let defaultLeaseDuration = Duration.seconds(10)
+
+    public init(nodeURL: String, leaseDuration: Duration = Self.defaultLeaseDuration) {
         self.nodeURL = nodeURL
         self.leaseDuration = leaseDuration
     }
 
     public var node: NodeID { NodeID(nodeURL) }
+
+    /// How long before a lease runs out unrenewed, by this node's clock, the node gives its
+    /// session up (`HeldLeases`): a quarter of the lease (2.5 s of the default 10 s), for the
+    /// closing to be done and for other nodes' clocks running a little ahead.
+    var giveUpMargin: Duration { leaseDuration / 4 }
 }
 
 extension NodeID {

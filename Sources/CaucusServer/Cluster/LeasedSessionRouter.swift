@@ -17,6 +17,11 @@ actor LeasedSessionRouter: SessionRouter {
     /// Events a rebuilt session keeps to replay to resuming clients (`replayWindow`).
     let replayDepth: Int
     let metrics: ServerMetrics
+    /// Until when this node serves each session it holds (with `LeaseKeeper`).
+    let held: HeldLeases
+    /// Whether the store answers this node: while it does not, a request that needs it fails
+    /// at once, and a wait for it ends when the node would give its sessions up.
+    let reachability: StoreReachability
     /// Read at each lease decision, never earlier: a request may have waited (for a takeover
     /// under way, under load) long enough that the time it arrived is no longer "now".
     let clock: @Sendable () -> Instant
@@ -26,8 +31,10 @@ actor LeasedSessionRouter: SessionRouter {
 
     init(
         registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int,
-        metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
+        held: HeldLeases, reachability: StoreReachability, metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
     ) {
+        self.held = held
+        self.reachability = reachability
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
@@ -39,17 +46,48 @@ actor LeasedSessionRouter: SessionRouter {
     }
 
     func placeJoin(app: AppCredentials, name: String, at now: Instant) async throws -> SessionPlacement {
-        if let local = await registry.session(app: app.key, named: name), try await stillHeld(local) { return .here(local) }
-        if let id = try await store.liveSessionID(app: app.key, nameKey: SessionName.key(name)),
-            let placement = try await place(id)
-        {
-            return placement
+        try await withStore {
+            if let local = await registry.session(app: app.key, named: name), try await stillHeld(local) { return .here(local) }
+            if let id = try await store.liveSessionID(app: app.key, nameKey: SessionName.key(name)),
+                let placement = try await placeReachable(id)
+            {
+                return placement
+            }
+            let lease = OpeningLease(holder: cluster.node, until: clock().adding(cluster.leaseDuration))
+            let session = try await registry.sessionForJoin(app: app, name: name, at: now, lease: lease)
+            await held.opening(session.id, until: lease.until)
+            return .here(session)
         }
-        let lease = OpeningLease(holder: cluster.node, until: clock().adding(cluster.leaseDuration))
-        return .here(try await registry.sessionForJoin(app: app, name: name, at: now, lease: lease))
     }
 
     func place(_ id: StoredSessionID) async throws -> SessionPlacement? {
+        try await withStore { try await placeReachable(id) }
+    }
+
+    /// Runs `body`, whose store calls wait no longer than the part of a lease a node serves
+    /// without renewing it (`StoreReachability.horizon`); fails at once while the store is
+    /// known to be unreachable.
+    private func withStore<T>(_ body: () async throws -> T) async throws -> T {
+        guard !(await reachability.isKnownUnreachable) else {
+            let reason = await reachability.lastFailure ?? "no answer"
+            throw StoreError(.database, "This node cannot reach the store (\(reason)); try another node.")
+        }
+        let started = ContinuousClock.now
+        do {
+            let result = try await StoreDeadline.bounded(by: started + reachability.horizon, body)
+            await reachability.answered(callStartedAt: started)
+            return result
+        } catch let error as StoreError where error.code == .database || error.code == .closed {
+            await reachability.failed("\(error)")
+            throw error
+        } catch let error as StoreError {
+            // A refusal is an answer.
+            await reachability.answered(callStartedAt: started)
+            throw error
+        }
+    }
+
+    private func placeReachable(_ id: StoredSessionID) async throws -> SessionPlacement? {
         if let local = await registry.session(id), try await stillHeld(local) { return .here(local) }
         // No suspension from here until the task is recorded: requests for one session arriving
         // together share one lookup, and at most one takeover.
@@ -78,6 +116,7 @@ actor LeasedSessionRouter: SessionRouter {
         if lease.holder == cluster.node && lease.epoch == epoch { return true }
         logger.warning("session \(local.id) is leased to \(lease.holder?.description ?? "nobody") at \(lease.epoch), no longer to this node at \(epoch)")
         metrics.leasesLost.increment()
+        await held.forget(local.id)
         await local.leaseLost()
         return false
     }
@@ -93,19 +132,31 @@ actor LeasedSessionRouter: SessionRouter {
         } catch let error as StoreError where error.code == .unknownSession {
             return nil
         }
-        if lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node { return .elsewhere(holder) }
+        if lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node {
+            // A holder whose process died is seen at once (`NodeLock`): its session is taken
+            // over now rather than when its lease expires.
+            guard try await store.isNodeGone(holder) else { return .elsewhere(holder) }
+            return try await takeOver(id, from: holder)
+        }
         return try await takeOver(id)
     }
 
     /// Takes the lease of a session whose holder let it expire (or is this node, restarted),
     /// then rebuilds it here. The lease comes first: from then on the old holder can write
     /// nothing, so the log read next is the whole of it.
-    private func takeOver(_ id: StoredSessionID) async throws -> SessionPlacement? {
+    /// `gone`: the live lease's holder, whose process died.
+    private func takeOver(_ id: StoredSessionID, from gone: NodeID? = nil) async throws -> SessionPlacement? {
         let started = ContinuousClock.now
         let epoch: LeaseEpoch
         do {
             let now = clock()
-            epoch = try await store.acquireLease(of: id, for: cluster.node, until: now.adding(cluster.leaseDuration), now: now)
+            let until = now.adding(cluster.leaseDuration)
+            if let gone {
+                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now, replacingGone: gone)
+            } else {
+                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now)
+            }
+            await held.held(id, until: until)
         } catch let error as StoreError {
             switch error.code {
             case .leaseHeld:
@@ -124,8 +175,11 @@ actor LeasedSessionRouter: SessionRouter {
         // whose lease has already run out (and another node may then take it).
         do {
             let now = clock()
-            try await store.renewLease(of: id, for: cluster.node, epoch: epoch, until: now.adding(cluster.leaseDuration), now: now)
+            let until = now.adding(cluster.leaseDuration)
+            try await store.renewLease(of: id, for: cluster.node, epoch: epoch, until: until, now: now)
+            await held.held(id, until: until)
         } catch let error as StoreError where error.code == .fenced {
+            await held.forget(id)
             await session.leaseLost()
             let lease = try await store.lease(of: id)
             guard lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node else { throw error }

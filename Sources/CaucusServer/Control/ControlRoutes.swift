@@ -5,6 +5,7 @@ import CaucusStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import Synchronization
 
 /// The HTTP control API for an app's own servers: HTTP Basic authentication with the app's
 /// key and secret; JSON in and out; errors as `{"error": {code, name, message}}`.
@@ -13,7 +14,8 @@ extension SessionServer {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ControlErrorMiddleware())
         addConsoleRoutes(to: router)
-        router.get("/healthz") { _, _ in Self.json(["status": "ok"]) }
+        router.get("/healthz") { _, _ in await self.health(readiness: false) }
+        router.get("/readyz") { _, _ in await self.health(readiness: true) }
         router.get("/metrics") { _, _ in
             await self.refreshGauges()
             return Response(
@@ -167,11 +169,25 @@ extension SessionServer {
         return response
     }
 
-    static func json(_ value: some Encodable) -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `/healthz` (is the node well: several nodes, does the shared store answer it) and
+    /// `/readyz` (may a load balancer send it new clients: well, and not stopping). A node
+    /// the store does not answer gives its sessions up and can serve none (503).
+    func health(readiness: Bool) async -> Response {
+        if let storeReachability, !(await storeReachability.isReachable) {
+            let reason = await storeReachability.lastFailure ?? "no answer from the store"
+            return Self.json(["status": "storeUnreachable", "reason": reason], status: .serviceUnavailable)
+        }
+        if readiness && stopping.load(ordering: .relaxed) {
+            return Self.json(["status": "stopping"], status: .serviceUnavailable)
+        }
+        return Self.json(["status": readiness ? "ready" : "ok"])
     }
 
     func refreshGauges() async {

@@ -103,7 +103,10 @@ enum OpenAPIDocument {
   "security": [{"app": []}],
   "paths": {
     "/healthz": {
-      "get": {"summary": "Liveness", "security": [], "responses": {"200": {"description": "Up", "content": {"application/json": {"schema": {"type": "object"}}}}}}
+      "get": {"summary": "Health: 503 while the shared store does not answer this node (several nodes)", "security": [], "responses": {"200": {"description": "Up: {\"status\": \"ok\"}", "content": {"application/json": {"schema": {"type": "object"}}}}, "503": {"description": "Several nodes: the store has not answered this node for three quarters of a lease; it has given its sessions up. {\"status\": \"storeUnreachable\", \"reason\": …}", "content": {"application/json": {"schema": {"type": "object"}}}}}}
+    },
+    "/readyz": {
+      "get": {"summary": "Readiness, for a load balancer: 200 while this node takes new clients", "security": [], "responses": {"200": {"description": "Ready: {\"status\": \"ready\"}", "content": {"application/json": {"schema": {"type": "object"}}}}, "503": {"description": "Not ready: {\"status\": \"storeUnreachable\"} (several nodes: the store does not answer this node) or {\"status\": \"stopping\"} (shutting down)", "content": {"application/json": {"schema": {"type": "object"}}}}}}
     },
     "/metrics": {
       "get": {"summary": "Prometheus metrics", "security": [], "responses": {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}}}}

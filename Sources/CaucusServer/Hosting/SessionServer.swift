@@ -8,6 +8,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
 /// metrics, over one session registry and one store.
@@ -24,6 +25,8 @@ public final class SessionServer: Sendable {
     let router: any SessionRouter
     /// Several nodes: renews this node's leases and takes over expired ones.
     let leaseKeeper: LeaseKeeper?
+    /// Several nodes: whether the shared store answers this node (`/healthz`, `/readyz`).
+    let storeReachability: StoreReachability?
     let store: any SessionStore
     /// The PostgreSQL store's connection pool, which runs as a service of `run`'s group.
     let storeService: PostgresSessionStore?
@@ -32,6 +35,8 @@ public final class SessionServer: Sendable {
     let media: MediaTransport
     /// Requests being handled, which a stopping server waits for.
     let requests = InFlightRequests()
+    /// Set once the server begins to stop: it is no longer ready for new clients (`/readyz`).
+    let stopping = Atomic<Bool>(false)
     /// The WebSocket connections not joined yet: their deadline and their number per address.
     let admission: JoinAdmission
     let logger: Logger
@@ -56,7 +61,11 @@ public final class SessionServer: Sendable {
             throw ServerConfigurationError("Several nodes share one PostgreSQL store: --node-url needs --store postgres://…")
         }
         if let url = configuration.storeURL {
-            let shared = PostgresSessionStore(location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy, logger: logger)
+            // Several nodes: no call waits longer than a lease, by when the node has given up
+            // the sessions it was for (`HeldLeases`). One node: as long as a node's default lease.
+            let shared = PostgresSessionStore(
+                location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy,
+                callDeadline: configuration.cluster?.leaseDuration ?? ClusterConfiguration.defaultLeaseDuration, logger: logger)
             store = shared
             postgres = shared
         } else {
@@ -81,7 +90,9 @@ public final class SessionServer: Sendable {
     /// rebuilt here at start: each is taken over when its lease expires (or at once if it was
     /// this node's), by the first request for it or by the lease keeper's sweep.
     func restoreSessions() async throws {
+        let started = ContinuousClock.now
         if let storeService { try await storeService.prepare() }
+        await storeReachability?.answered(callStartedAt: started)
         guard leaseKeeper == nil else { return }
         // Old enough snapshots that a restored session replays as much as a running one keeps.
         await registry.restore(from: try await store.liveSessions(replayDepth: configuration.replayWindow), apps: apps)
@@ -118,14 +129,20 @@ public final class SessionServer: Sendable {
         }
         self.registry = registry
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
+            let held = HeldLeases(margin: cluster.giveUpMargin)
+            let reachability = StoreReachability(horizon: cluster.leaseDuration - cluster.giveUpMargin)
             let router = LeasedSessionRouter(
-                registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, metrics: metrics, clock: clock, logger: logger)
+                registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, held: held,
+                reachability: reachability, metrics: metrics, clock: clock, logger: logger)
             self.router = router
+            self.storeReachability = reachability
             self.leaseKeeper = LeaseKeeper(
-                router: router, registry: registry, store: shared, cluster: cluster, clock: clock, metrics: metrics, logger: logger)
+                router: router, registry: registry, store: shared, cluster: cluster, held: held, reachability: reachability, clock: clock,
+                metrics: metrics, logger: logger)
         } else {
             self.router = LocalSessionRouter(registry: registry)
             self.leaseKeeper = nil
+            self.storeReachability = nil
         }
     }
 
@@ -162,6 +179,11 @@ public final class SessionServer: Sendable {
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let storeService { services.append(.init(service: storeService)) }
+        // Stops after everything but the pool: the lock says this node lives until its
+        // sessions are saved and their leases given up.
+        if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
+            services.append(.init(service: NodeLock(store: shared, node: cluster.node, logger: logger)))
+        }
         services += [
             .init(service: RestoringApplication(server: self, application: application(onRunning: onRunning))),
             .init(service: ShutdownNotice(server: self)), .init(service: MediaService(transport: media)),
@@ -221,6 +243,7 @@ struct ShutdownNotice: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
+        server.stopping.store(true, ordering: .relaxed)
         await server.closeAllConnections()
     }
 }

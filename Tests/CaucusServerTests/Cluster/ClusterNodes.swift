@@ -1,6 +1,7 @@
 import CaucusAuth
 import CaucusCore
 import CaucusPostgresTestSupport
+import CaucusStore
 import Foundation
 
 #if canImport(Glibc)
@@ -14,21 +15,29 @@ final class ClusterNodes {
     let database: String
     let folder: String
 
-    /// `count` nodes, each announcing `http://127.0.0.1:<its port>` as its node URL.
-    init(count: Int, leaseSeconds: Int, arguments: [String] = []) async throws {
+    /// `count` nodes, each announcing `http://127.0.0.1:<its port>` as its node URL. Node `i`
+    /// reaches the database at `store(i, database)` (a proxy's address, say), the database by
+    /// default.
+    init(
+        count: Int, leaseSeconds: Int, arguments: [String] = [],
+        store: (_ node: Int, _ database: String) async throws -> String = { $1 }
+    ) async throws {
         folder = TestServer.temporaryFolder()
         database = try await ServerStore.postgres.freshDatabase() ?? ""
         var started: [ServerProcess] = []
-        for port in try FreePorts.take(count) {
+        for (index, port) in try FreePorts.take(count).enumerated() {
             started.append(
                 try await ServerProcess(
-                    dataDirectory: folder, store: database,
+                    dataDirectory: folder, store: try await store(index, database),
                     arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "\(leaseSeconds)"] + arguments))
         }
         nodes = started
     }
 
     var urls: [String] { nodes.map(\.webSocketURL) }
+
+    /// The id (node URL) of node `index`, as leases name it.
+    func node(_ index: Int) -> NodeID { NodeID("http://127.0.0.1:\(nodes[index].port)") }
 
     func token(session: String, role: RoleClaim = .participant) throws -> String {
         try nodes[0].token(session: session, role: role)

@@ -121,6 +121,29 @@ import Testing
         #expect(h.storeCall == nil, "nothing more is written")
     }
 
+    /// Issue 27, item 3: a node that gives a session up (its lease ran out unrenewed, or was
+    /// taken) answers every command still waiting for the store that it did not take effect,
+    /// before the 4007 close: a store outage never leaves a command unanswered.
+    @Test func aLostLeaseAnswersEveryWaitingCommandBeforeTheMovedClose() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        h.storeSucceeds()
+        let ben = try h.join("Ben", requestID: 4)
+        try h.perform(.chat("first", to: .room), by: ann.user, from: ann.connection, requestID: 21)
+        try h.perform(.chat("second", to: .room), by: ann.user, from: ann.connection, requestID: 22)
+        h.leaseLost()
+        func refusals(_ connection: Int) -> [Int?] {
+            (h.inbox[connection] ?? []).compactMap { frame in
+                guard case .error(let re, let body) = frame, body.code == CaucusError.Code.internalError.rawValue else { return nil }
+                return re
+            }
+        }
+        #expect(refusals(ann.connection) == [21, 22], "\(h.inbox[ann.connection] ?? [])")
+        #expect(refusals(ben.connection) == [4], "the join that was not stored is refused too")
+        #expect(h.closed[ann.connection] == .moved && h.closed[ben.connection] == .moved)
+        #expect(h.violations.isEmpty, "\(h.violations)")
+    }
+
     @Test func aResumeReplaysWhatTheUserMissedAndMaySeeThenItsReturn() throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)

@@ -43,10 +43,12 @@ extension SessionPipeline {
     }
 
     /// Several nodes: another node took the session over (this one's lease was fenced or ran
-    /// out). Nothing more is written here; every client is told to reconnect, and resumes
-    /// through any node on the one that has the session now.
+    /// out). Nothing more is written here; each command still waiting for the store is
+    /// answered that it did not take effect (as after a store failure), then every client is
+    /// told to reconnect, and resumes through any node on the one that has the session now.
     mutating func leaseLost() -> [Action] {
-        broken(closing: .moved, reason: "The session moved to another node; reconnect and resume.")
+        let refusals = owedReplies(failing: Self.storeFailure)
+        return broken(closing: .moved, reason: "The session moved to another node; reconnect and resume.", after: refusals)
     }
 
     /// Several nodes: the batch that would open the session was refused because another node
