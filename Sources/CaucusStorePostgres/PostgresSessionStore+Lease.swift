@@ -28,10 +28,11 @@ extension PostgresSessionStore {
     }
 
     /// Reads the lease with the row locked FOR UPDATE, applies `change` (the rules are
-    /// `SessionLease`'s, shared with SQLite), writes the result, in one transaction.
+    /// `SessionLease`'s, shared with SQLite), writes the result, in one transaction, on the
+    /// leases' own connections.
     private func changeLease(of session: StoredSessionID, _ change: @escaping @Sendable (SessionLease) throws(StoreError) -> SessionLease) async throws -> LeaseEpoch {
         try await calling { [self] in
-            try await transaction { connection in
+            try await transaction(on: leaseClient) { connection in
                 guard let row = try await sessionRow(session, lock: .update, on: connection) else { throw StoreError.unknownSession(session) }
                 if row.isEnded { throw StoreError.ended(session) }
                 let changed = try change(row.lease)

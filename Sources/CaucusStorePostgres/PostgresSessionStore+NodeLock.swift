@@ -82,7 +82,7 @@ extension PostgresSessionStore {
 
     public func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch {
         try await calling { [self] in
-            try await transaction { connection in
+            try await transaction(on: leaseClient) { connection in
                 guard let row = try await sessionRow(session, lock: .update, on: connection) else { throw StoreError.unknownSession(session) }
                 if row.isEnded { throw StoreError.ended(session) }
                 // Still gone, checked under the row's lock: a node that came back holds its

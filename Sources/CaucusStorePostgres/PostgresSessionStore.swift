@@ -13,6 +13,10 @@ import ServiceLifecycle
 /// `ServiceGroup` (first in the group, so it stops last, after every session's last write).
 public actor PostgresSessionStore: SessionStore, Service {
     let client: PostgresClient
+    /// Two connections of their own for the leases' changes (renewals, takeovers): a burst of
+    /// requests (everyone resuming after a takeover) fills the main pool, and a renewal queued
+    /// behind it would miss its lease's deadline and give a healthy session up.
+    let leaseClient: PostgresClient
     let location: PostgresStoreLocation
     let syncPolicy: SyncPolicy
     /// How long any call may wait for the database: for a connection of the pool (which
@@ -38,11 +42,18 @@ public actor PostgresSessionStore: SessionStore, Service {
         self.callDeadline = callDeadline
         self.logger = logger
         self.client = PostgresClient(configuration: location.clientConfiguration(idleInTransaction: callDeadline), backgroundLogger: logger)
+        var leases = location.clientConfiguration(idleInTransaction: callDeadline)
+        leases.options.minimumConnections = 1
+        leases.options.maximumConnections = 2
+        self.leaseClient = PostgresClient(configuration: leases, backgroundLogger: logger)
     }
 
-    /// Runs the connection pool until graceful shutdown (or cancellation).
+    /// Runs the connection pools until graceful shutdown (or cancellation).
     public nonisolated func run() async throws {
-        await client.run()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask { await self.leaseClient.run() }
+        }
     }
 
     /// How long `prepare` waits for a first connection when the server may yet come up (it
@@ -239,8 +250,9 @@ extension PostgresSessionStore {
     /// closing would leave it waiting for an answer that never comes. The pool then replaces
     /// the connection; PostgreSQL rolls back what it began (`idle_in_transaction_session_timeout`
     /// ends its side of a transaction whose client went silent, releasing its row locks).
-    nonisolated func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+    /// `pool`: the main pool unless given (the leases' own).
+    nonisolated func withConnection<T: Sendable>(on pool: PostgresClient? = nil, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await (pool ?? client).withConnection { connection in
             try await withTaskCancellationHandler {
                 try await body(connection)
             } onCancel: {
@@ -251,9 +263,9 @@ extension PostgresSessionStore {
 
     /// Runs `body` in one transaction on one leased connection, rolled back if it throws.
     nonisolated func transaction<T: Sendable>(
-        _ begin: PostgresQuery = "BEGIN", _ body: (PostgresConnection) async throws -> T
+        _ begin: PostgresQuery = "BEGIN", on pool: PostgresClient? = nil, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await withConnection { connection in
+        try await withConnection(on: pool) { connection in
             try await connection.query(begin, logger: logger)
             do {
                 let result = try await body(connection)
