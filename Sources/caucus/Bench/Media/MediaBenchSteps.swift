@@ -50,6 +50,7 @@ struct MediaBenchSteps {
                 audio: shape.roommates(of: peer.index, publishing: .audio), video: shape.roommates(of: peer.index, publishing: .video),
                 fillableVideoSlots: shape.fillableVideoSlots(of: peer.index))
         }
+        let ownBefore = Self.ownCPU()
         let started = NIODeadline.now()
         try await host.request("start", #""autoAssign":true"#)
         let replied = NIODeadline.now()
@@ -60,8 +61,11 @@ struct MediaBenchSteps {
             try await Task.sleep(for: .milliseconds(100))
             results = try await peers.each { $0.moveResult }
         } while !results.allSatisfy(\.isComplete) && clock.now < deadline
+        let waited = Double(Int64(NIODeadline.now().uptimeNanoseconds) - Int64(started.uptimeNanoseconds)) / 1e9
+        let benchCPUShare = ((Self.ownCPU() ?? 0) - (ownBefore ?? 0)) / waited
         let requests = try await peers.each { $0.keyframeRequests }
-        return MediaBenchArrivals(started: started, replied: replied, results: results, keyframeRequests: requests.reduce(0, +))
+        return MediaBenchArrivals(
+            started: started, replied: replied, results: results, keyframeRequests: requests.reduce(0, +), benchCPUShare: benchCPUShare)
     }
 
     struct Window {
@@ -81,14 +85,13 @@ struct MediaBenchSteps {
             peer.resetCounts()
         }
         let clock = ContinuousClock()
-        let own = { ProcessCPU.seconds(of: ProcessInfo.processInfo.processIdentifier) }
-        let (started, cpuBefore, ownBefore) = (clock.now, cpu(), own())
+        let (started, cpuBefore, ownBefore) = (clock.now, cpu(), Self.ownCPU())
         try await Task.sleep(for: .seconds(seconds))
         let counts = try await peers.each { peer in
             peer.inspecting = true
             return (peer.received, peer.sent)
         }
-        let (elapsed, cpuAfter, ownAfter) = (clock.now - started, cpu(), own())
+        let (elapsed, cpuAfter, ownAfter) = (clock.now - started, cpu(), Self.ownCPU())
         let received = counts.reduce(0) { $0 + $1.0 }
         guard received > 0, let cpuBefore, let cpuAfter else { throw BenchError("nothing was forwarded") }
         let seconds = elapsed.milliseconds / 1000
@@ -97,6 +100,9 @@ struct MediaBenchSteps {
             sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received),
             benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
     }
+
+    /// The bench process's own CPU time: the simulated users' cost.
+    private static func ownCPU() -> Double? { ProcessCPU.seconds(of: ProcessInfo.processInfo.processIdentifier) }
 }
 
 /// What the start brought each user, against the time the host sent it.
@@ -105,9 +111,13 @@ struct MediaBenchArrivals {
     let replied: NIODeadline
     let results: [MediaBenchMove.Result]
     let keyframeRequests: Int
+    /// The bench process's CPU time per second while it waited for the arrivals: how busy
+    /// the simulated users were (near 1 with one client thread, their times run late).
+    let benchCPUShare: Double
 
     func report(into report: inout Report, shape: MediaBenchShape, timeout: Int) {
         report.add("start sent → host's reply", milliseconds: milliseconds(replied))
+        report.add("bench process CPU while the users waited for their rooms", benchCPUShare.formatted(decimals: 2) + " cores")
         if shape.audioSlots > 0 {
             var audio = Latencies()
             for result in results { if let first = result.firstAudio { audio.record(.nanoseconds(Int64(first.uptimeNanoseconds) - Int64(started.uptimeNanoseconds))) } }
