@@ -1,61 +1,66 @@
 import NIOCore
 
-/// One user's arrival in its new room, as its packets tell it: the first audio packet from a
-/// roommate it did not hear before the start (one it did hear may have reached it through
-/// its old routing), and in each video slot the first keyframe from a roommate other than the
-/// one the slot showed before. Fed by the peer on its loop; pure apart from the times it is given.
+/// One user's arrival in its new room, as its packets tell it, slot by slot: in an audio slot
+/// the first packet from a roommate other than the one the slot carried before the start, in
+/// a video slot the first keyframe from such a roommate (a video slot switches only at one).
+/// A slot that carried a roommate before the start and still does had nothing to switch: it is
+/// counted as kept, not timed. The user's first audio from its new room is its earliest audio
+/// slot's. Fed by the peer on its loop; pure apart from the times it is given.
 struct MediaBenchMove {
     struct Result: Sendable {
-        /// Nil when nothing came in time, or nothing could mark the arrival (``audioUnmeasurable``).
+        /// The earliest audio slot's arrival; nil when none switched (yet).
         var firstAudio: NIODeadline?
-        /// The user has audio roommates, but heard all of them before the start.
-        var audioUnmeasurable: Bool
+        /// Whether the user has roommates publishing audio.
         var audioExpected: Bool
+        /// No audio slot switched, and one kept a roommate it carried before the start.
+        var audioKept: Bool
         /// By video slot that switched to a roommate, the first keyframe's arrival.
         var videoKeyframes: [NIODeadline]
-        /// Video slots that showed a roommate before the start and still do (nothing to switch).
+        /// Video slots that carried a roommate before the start and still do.
         var videoKept: Int
         var fillableVideoSlots: Int
 
         var videoMissing: Int { max(0, fillableVideoSlots - videoKeyframes.count - videoKept) }
-        var audioMissing: Bool { audioExpected && !audioUnmeasurable && firstAudio == nil }
+        var audioMissing: Bool { audioExpected && firstAudio == nil && !audioKept }
         var isComplete: Bool { !audioMissing && videoMissing == 0 }
     }
 
-    private var awaitedAudio: Set<Int> = []
     private var audioRoommates: Set<Int> = []
     private var videoRoommates: Set<Int> = []
-    private var videoBefore: [UInt32: Int] = [:]
+    /// By slot (its SSRC), whose stream it carried last before the start.
+    private var before: [UInt32: Int] = [:]
     private var fillableVideoSlots = 0
-    private var firstAudio: NIODeadline?
-    private var keyframes: [UInt32: NIODeadline] = [:]
+    private var audioArrivals: [UInt32: NIODeadline] = [:]
+    private var videoArrivals: [UInt32: NIODeadline] = [:]
 
     init() {}
 
-    init(audioRoommates: Set<Int>, audioHeardBefore: Set<Int>, videoRoommates: Set<Int>, videoBefore: [UInt32: Int], fillableVideoSlots: Int) {
+    init(audioRoommates: Set<Int>, videoRoommates: Set<Int>, before: [UInt32: Int], fillableVideoSlots: Int) {
         self.audioRoommates = audioRoommates
-        awaitedAudio = audioRoommates.subtracting(audioHeardBefore)
         self.videoRoommates = videoRoommates
-        self.videoBefore = videoBefore
+        self.before = before
         self.fillableVideoSlots = fillableVideoSlots
     }
 
-    mutating func heardAudio(from publisher: Int, at time: NIODeadline) {
-        if firstAudio == nil, awaitedAudio.contains(publisher) { firstAudio = time }
+    mutating func heardAudio(from publisher: Int, slot: UInt32, at time: NIODeadline) {
+        guard audioArrivals[slot] == nil, audioRoommates.contains(publisher), before[slot] != publisher else { return }
+        audioArrivals[slot] = time
     }
 
     mutating func sawKeyframe(from publisher: Int, slot: UInt32, at time: NIODeadline) {
-        guard keyframes[slot] == nil, videoRoommates.contains(publisher), videoBefore[slot] != publisher else { return }
-        keyframes[slot] = time
+        guard videoArrivals[slot] == nil, videoRoommates.contains(publisher), before[slot] != publisher else { return }
+        videoArrivals[slot] = time
     }
 
-    /// `videoLast`: by video slot, whose video it received last.
-    func result(videoLast: [UInt32: Int]) -> Result {
-        let kept = videoBefore.filter { slot, before in
-            keyframes[slot] == nil && videoLast[slot] == before && videoRoommates.contains(before)
-        }.count
+    /// `last`: by slot, whose stream it carried last.
+    func result(last: [UInt32: Int]) -> Result {
+        func kept(_ roommates: Set<Int>, _ arrivals: [UInt32: NIODeadline]) -> Int {
+            before.filter { slot, publisher in arrivals[slot] == nil && last[slot] == publisher && roommates.contains(publisher) }.count
+        }
+        let firstAudio = audioArrivals.values.min()
         return Result(
-            firstAudio: firstAudio, audioUnmeasurable: !audioRoommates.isEmpty && awaitedAudio.isEmpty, audioExpected: !audioRoommates.isEmpty,
-            videoKeyframes: Array(keyframes.values), videoKept: kept, fillableVideoSlots: fillableVideoSlots)
+            firstAudio: firstAudio, audioExpected: !audioRoommates.isEmpty,
+            audioKept: firstAudio == nil && kept(audioRoommates, audioArrivals) > 0, videoKeyframes: Array(videoArrivals.values),
+            videoKept: kept(videoRoommates, videoArrivals), fillableVideoSlots: fillableVideoSlots)
     }
 }

@@ -58,8 +58,8 @@ final class MediaBenchPeer: ChannelInboundHandler {
     private(set) var sawVideo: Set<Int> = []
     /// Keyframe requests (PLI or FIR) for this user's video, since it connected.
     private(set) var keyframeRequests = 0
-    /// By video slot, whose video came last.
-    private var videoLast: [UInt32: Int] = [:]
+    /// By slot (its SSRC), whose stream came last.
+    private var last: [UInt32: Int] = [:]
     private var move = MediaBenchMove()
 
     init(index: Int, publication: Publication) {
@@ -104,12 +104,17 @@ final class MediaBenchPeer: ChannelInboundHandler {
 
     /// Just before the host starts the breakout: what marks this user's arrival in its new room.
     func expectRoom(audio: Set<Int>, video: Set<Int>, fillableVideoSlots: Int) {
-        move = MediaBenchMove(
-            audioRoommates: audio, audioHeardBefore: heardAudio, videoRoommates: video, videoBefore: videoLast,
-            fillableVideoSlots: fillableVideoSlots)
+        move = MediaBenchMove(audioRoommates: audio, videoRoommates: video, before: last, fillableVideoSlots: fillableVideoSlots)
     }
 
-    var moveResult: MediaBenchMove.Result { move.result(videoLast: videoLast) }
+    var moveResult: MediaBenchMove.Result { move.result(last: last) }
+
+    /// What the client-role stack dropped, and whether it closed: for a failure's message.
+    var dropped: (counters: MediaPeerCounters, closed: String?) {
+        guard case .server(let peer, _) = target else { return (MediaPeerCounters(), nil) }
+        if case .closed(let reason) = peer.state { return (peer.counters, "\(reason)") }
+        return (peer.counters, nil)
+    }
 
     /// One packet of this user's audio, written but not flushed.
     func sendAudio() {
@@ -187,10 +192,11 @@ final class MediaBenchPeer: ChannelInboundHandler {
         switch slotKinds[ssrc] {
         case .audio?:
             heardAudio.insert(publisher)
-            move.heardAudio(from: publisher, at: .now())
+            last[ssrc] = publisher
+            move.heardAudio(from: publisher, slot: ssrc, at: .now())
         case .video?:
             sawVideo.insert(publisher)
-            videoLast[ssrc] = publisher
+            last[ssrc] = publisher
             if KeyframeDetector.startsKeyframe(packet, codec: .vp8) { move.sawKeyframe(from: publisher, slot: ssrc, at: .now()) }
         default:
             return

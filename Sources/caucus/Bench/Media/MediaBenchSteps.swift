@@ -20,17 +20,26 @@ struct MediaBenchSteps {
     func settle(inRooms: Bool) async throws -> [Heard] {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(60)
+        var (unsettled, crossed, silentRooms) = (0, 0, 0)
         while clock.now < deadline {
             _ = try await peers.each { $0.resetCounts() }
             try await Task.sleep(for: .seconds(1))
             let heard = try await peers.each { Heard(audio: $0.heardAudio, video: $0.sawVideo) }
-            if heard.indices.allSatisfy({ settled(heard[$0], user: $0, inRooms: inRooms) }),
-                !inRooms || MediaBench.crossings(heard, shape: shape) == 0
-            {
-                return heard
-            }
+            let waiting = heard.indices.filter { !settled(heard[$0], user: $0, inRooms: inRooms) }
+            unsettled = waiting.count
+            silentRooms = inRooms ? Dictionary(grouping: waiting) { shape.placement[$0] }.filter { $0.value.count == shape.members(of: $0.key).count }.count : 0
+            crossed = inRooms ? MediaBench.crossings(heard, shape: shape) : 0
+            if unsettled == 0, crossed == 0 { return heard }
         }
-        throw BenchError("the users did not come to receive \(inRooms ? "their own rooms" : "the main session") within 60 s")
+        let dropped = try await peers.each { $0.dropped }
+        let reasons = Dictionary(grouping: dropped.compactMap(\.closed)) { $0 }.map { "\($0.value.count) × \($0.key)" }
+        let closed = reasons.isEmpty ? "0" : reasons.joined(separator: ", ")
+        let replays = dropped.reduce(0) { $0 + $1.counters.replays }
+        let failures = dropped.reduce(0) { $0 + $1.counters.authenticationFailures }
+        throw BenchError(
+            "the users did not come to receive \(inRooms ? "their own rooms" : "the main session") within 60 s: "
+                + "\(unsettled) received nothing of a kind they should (\(silentRooms) rooms wholly), \(crossed) received another room; "
+                + "\(closed) users' media closed; their stacks dropped \(replays) replays and \(failures) packets that failed authentication")
     }
 
     private func settled(_ heard: Heard, user: Int, inRooms: Bool) -> Bool {
@@ -123,7 +132,7 @@ struct MediaBenchArrivals {
             for result in results { if let first = result.firstAudio { audio.record(.nanoseconds(Int64(first.uptimeNanoseconds) - Int64(started.uptimeNanoseconds))) } }
             add(audio, "start sent → first audio from the new room", into: &report)
             report.add("users with no audio from the new room within \(timeout) s", "\(results.filter(\.audioMissing).count)")
-            report.add("users who heard all their new room before the start (not timed)", "\(results.filter(\.audioUnmeasurable).count)")
+            report.add("users whose audio slots kept a roommate (nothing to switch, not timed)", "\(results.filter(\.audioKept).count)")
         }
         if shape.videoSlots > 0 {
             var video = Latencies()
