@@ -140,8 +140,16 @@ final class MediaBenchPeers: Sendable {
         }
     }
 
+    /// Points every user at the relay, a hundred at a time: a thousand users' hellos sent at
+    /// once overflow the relay's socket, and a user it never heard from gets nothing.
     func useRelay(_ address: SocketAddress) async throws {
-        _ = try await each { $0.useRelay(address) }
+        for start in stride(from: 0, to: members.count, by: 100) {
+            for member in members[start..<min(start + 100, members.count)] {
+                let peer = member.peer
+                try await member.channel.eventLoop.submit { peer.value.useRelay(address) }.get()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     func close() async {
