@@ -104,7 +104,9 @@ final class MediaBenchPeer: ChannelInboundHandler {
 
     /// Just before the host starts the breakout: what marks this user's arrival in its new room.
     func expectRoom(audio: Set<Int>, video: Set<Int>, fillableVideoSlots: Int) {
-        move = MediaBenchMove(audioRoommates: audio, videoRoommates: video, before: last, fillableVideoSlots: fillableVideoSlots)
+        move = MediaBenchMove(
+            audioRoommates: audio, videoRoommates: video, audioBefore: last.filter { slotKinds[$0.key] == .audio },
+            videoBefore: last.filter { slotKinds[$0.key] == .video }, fillableVideoSlots: fillableVideoSlots)
     }
 
     var moveResult: MediaBenchMove.Result { move.result(last: last) }
