@@ -237,6 +237,8 @@ let package = Package(
             // The aiortc peer the media signalling tests start as a process.
             exclude: ["Scripts"]
         ),
+        // The `caucus` command's pure parts (the media bench's shapes), tested in process.
+        .testTarget(name: "CaucusCommandTests", dependencies: ["caucus"]),
         // A loopback UDP socket for the tests that put CaucusMedia on a real port.
         .target(name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia"], path: "Tests/CaucusMediaTestSupport"),
         .testTarget(

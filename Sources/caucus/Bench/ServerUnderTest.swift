@@ -17,7 +17,8 @@ final class ServerUnderTest: Sendable {
     static let benchApp = AppCredentials(
         key: "bench", secret: "bench-secret-0123456789abcdef",
         // A long grace: `reconnect --missed 10000` keeps its users away while it broadcasts.
-        limits: SessionLimits(maxUsersPerSession: 20_000, maxRoomCapacity: 10_000, reconnectGraceSeconds: 600), maxSessions: 100_000)
+        // Up to 1,000 rooms: `media --room-size 5` puts 1,000 users in 200.
+        limits: SessionLimits(maxSubsessions: 1_000, maxUsersPerSession: 20_000, maxRoomCapacity: 10_000, reconnectGraceSeconds: 600), maxSessions: 100_000)
 
     private init(host: String, port: Int, app: AppCredentials, process: Process?) {
         (self.host, self.port, self.app, self.process) = (host, port, app, process)

@@ -3,31 +3,67 @@ import CaucusTestSupport
 import Foundation
 import Testing
 
-/// `caucus bench media` end to end on a small session: the real binary, its child server and
-/// relay, users of the client-role stack in two rooms. Its figures are not checked (no timing
-/// in tests), only that it runs, forwards, keeps rooms apart and completes the move.
+/// `caucus bench media` end to end on a small classroom: the real binary, its child server and
+/// relay, 1 host + 12 users of the client-role stack publishing audio and video in the main
+/// session, then started into 4 rooms of 3. Its figures are not checked (no timing in tests),
+/// only that it runs, forwards, keeps rooms apart and brings every user its new room.
 @Suite(.serialized) struct MediaBenchSmokeTests {
-    @Test func aSmallMediaBenchRunsAndKeepsRoomsApart() async throws {
+    @Test func aSmallClassroomWithMediaRunsAndKeepsRoomsApart() async throws {
+        let report = try await bench(["--users", "12", "--rooms", "4", "--video", "--seconds", "1"])
+        #expect(report["users who heard another room"] == "0")
+        #expect(report["users with no audio from the new room within 15 s"] == "0")
+        #expect(report["video slots with no keyframe from the new room within 15 s"] == "0")
+        // Every user has two roommates to hear: it is timed, unless its audio slots carried
+        // roommates in the main session already and still do.
+        let timed = Int(report["start sent → first audio from the new room, count"] ?? "") ?? -1
+        let untimed = Int(report["users whose audio slots kept a roommate (nothing to switch, not timed)"] ?? "") ?? -1
+        #expect(timed > 0)
+        #expect(timed + untimed == 12)
+        // Each user's two fillable video slots either switched to a roommate (timed) or kept one.
+        let switched = Int(report["start sent → first keyframe in each video slot, count"] ?? "") ?? -1
+        let kept = Int(report["video slots that kept a roommate (nothing to switch)"] ?? "") ?? -1
+        #expect(switched > 0)
+        #expect(switched + kept == 24)
+        #expect(packets(report["caucus serve: forwarded"]) > 0)
+        #expect(packets(report["bare UDP relay: forwarded"]) > 0)
+    }
+
+    /// Six rooms of five: the layout the bench refused before (`assign refused: emptyUserList`).
+    @Test func roomsOfFiveRun() async throws {
+        let report = try await bench(["--users", "30", "--room-size", "5", "--seconds", "1"])
+        #expect(report["session"]?.contains("into 6 rooms of 5") == true)
+        #expect(report["users who heard another room"] == "0")
+        #expect(report["users with no audio from the new room within 15 s"] == "0")
+    }
+
+    @Test func aShapeThatLeavesSomeoneAloneIsRefusedBeforeAnythingStarts() async throws {
+        let (status, _, error) = try await run(["--users", "9", "--room-size", "2"])
+        #expect(status != 0)
+        #expect(error.contains("fewer than 2 users"))
+    }
+
+    private func bench(_ arguments: [String]) async throws -> [String: String] {
+        let (status, output, error) = try await run(arguments + ["--json"])
+        #expect(status == 0, "\(error)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String], "\(output)")
+    }
+
+    private func run(_ arguments: [String]) async throws -> (Int32, String, String) {
         let process = Process()
         process.executableURL = ServerProcess.executable
-        process.arguments = ["bench", "media", "--users", "8", "--rooms", "2", "--seconds", "1", "--json"]
-        let output = Pipe()
+        process.arguments = ["bench", "media"] + arguments
+        let (output, error) = (Pipe(), Pipe())
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = error
         try process.run()
-        let (status, data) = try await offThePool {
+        return try await offThePool {
+            // Progress lines are few: reading standard output to its end cannot block on them.
             let data = output.fileHandleForReading.readDataToEndOfFile()
+            let errors = error.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, data)
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors, as: UTF8.self))
         }
-        #expect(status == 0)
-        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
-        #expect(report["users who heard another room"] == "0")
-        #expect(report["users with no audio from the new room within 10 s"] == "0")
-        // 8 users in rooms of 4, three slots each: each receives the other three.
-        let forwarded = report["caucus serve: forwarded"].flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
-        #expect(forwarded > 0)
-        let relayed = report["bare UDP relay: forwarded"].flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
-        #expect(relayed > 0)
     }
+
+    private func packets(_ figure: String?) -> Int { figure.flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0 }
 }

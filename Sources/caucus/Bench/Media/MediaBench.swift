@@ -3,71 +3,93 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// `caucus bench media`: synthetic users of the client-role stack (`MediaClientPeer`) in one
-/// session, spread over rooms, each publishing Opus-sized audio. Measures what the server
-/// forwards and its CPU time per forwarded packet, then the same for a bare SwiftNIO UDP relay
-/// with the same fan-out (the floor, in the same run), then how long a move takes to bring
-/// each user the audio of its new room.
+/// `caucus bench media`: a breakout with media. Synthetic users of the client-role stack
+/// (`MediaClientPeer`) join one session and publish audio and/or video in the main session;
+/// the host plans the rooms, pre-assigns everyone and starts. The bench times, for every user,
+/// the host's `start` to the first audio packet from its new room and to the first keyframe
+/// in each of its video slots; then what the server forwards in the rooms and its CPU time per
+/// forwarded packet, and the same for a bare SwiftNIO UDP relay with the same fan-out (the
+/// floor, in the same run).
 struct MediaBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "media", abstract: "Audio through the server's router, against a bare UDP relay.")
+        commandName: "media", abstract: "A breakout started with media flowing, through the server's router and a bare UDP relay.")
 
-    @Option(help: "Users publishing audio (and receiving).") var users = 200
-    @Option(help: "Breakout rooms they are spread over.") var rooms = 10
-    @Option(help: "Packets per second each user publishes.") var rate = 50
-    @Option(help: "RTP payload bytes per packet (Opus at 20 ms is about 100).") var payloadBytes = 100
+    @Option(help: "Users besides the host, all moved into rooms.") var users = 200
+    @Option(help: "Breakout rooms (default 10, or as many as --room-size needs).") var rooms: Int?
+    @Option(help: "The most users in one room; users are spread evenly.") var roomSize: Int?
+    @Option(help: "How many of each room's users publish (default: all).") var publishersPerRoom: Int?
+    @Flag(inversion: .prefixedNo, help: "Publishers send audio.") var audio = true
+    @Flag(inversion: .prefixedNo, help: "Publishers send video.") var video = false
+    @Option(help: "Audio packets per second each publisher sends.") var rate = 50
+    @Option(help: "RTP payload bytes per audio packet (Opus at 20 ms is about 100).") var payloadBytes = 100
+    @Option(help: "Video frames per second each publisher sends (one packet each).") var frameRate = 15
+    @Option(help: "RTP payload bytes per video frame.") var videoBytes = 1000
     @Option(help: "Audio receive slots per user.") var audioSlots = 3
+    @Option(help: "Video receive slots per user.") var videoSlots = 4
     @Option(help: "Seconds each forwarding measurement lasts.") var seconds = 10
+    @Option(help: "Seconds to wait for every user's new room after the start.") var moveTimeout = 15
     @Option(help: "Event-loop threads for the simulated users.") var clientThreads = 1
     @Flag(help: "Print JSON instead of a table.") var json = false
 
+    func shape() throws(MediaBenchShape.Refusal) -> MediaBenchShape {
+        var kinds: MediaBenchShape.Kinds = []
+        if audio { kinds.insert(.audio) }
+        if video { kinds.insert(.video) }
+        return try MediaBenchShape(
+            users: users, rooms: rooms ?? (roomSize == nil ? 10 : nil), roomSize: roomSize, publishersPerRoom: publishersPerRoom, kinds: kinds,
+            audioSlots: audioSlots, videoSlots: videoSlots)
+    }
+
     func validate() throws {
-        guard users >= 2, rooms >= 1, users >= 2 * rooms else { throw ValidationError("--users must be at least twice --rooms") }
-        guard (1...1000).contains(rate), (16...1200).contains(payloadBytes), audioSlots >= 1, seconds >= 1 else {
-            throw ValidationError("--rate 1…1000, --payload-bytes 16…1200, --audio-slots ≥ 1, --seconds ≥ 1")
+        do { _ = try shape() } catch { throw ValidationError(error.description) }
+        guard (1...1000).contains(rate), (1...120).contains(frameRate), (16...1200).contains(payloadBytes), (16...1200).contains(videoBytes),
+            seconds >= 1, moveTimeout >= 1, clientThreads >= 1
+        else {
+            throw ValidationError("--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --seconds, --move-timeout and --client-threads ≥ 1")
         }
     }
 
     func run() async throws {
+        let shape = try shape()
         let server = try ServerUnderTest(folder: try ServerUnderTest.freshFolder(), arguments: [])
         defer { server.stop() }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
         let session = "Media \(UUID().uuidString.prefix(8))"
         let host = try await joinHost(session, server: server, group: group)
-        let participants = try await joinUsers(users, server: server, group: group, session: { _ in session })
-        let peers = try await MediaBenchPeers.connect(participants, audioSlots: audioSlots, payloadBytes: payloadBytes, group: group)
+        let participants = try await joinUsers(shape.users, server: server, group: group, session: { _ in session })
+        progress("\(participants.count) users joined; connecting their media")
+        let peers = try await MediaBenchPeers.connect(participants, shape: shape, audioBytes: payloadBytes, videoBytes: videoBytes, group: group)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for user in participants { tasks.addTask { try await user.request("publish", #""media":["audio"]"#) } }
+            for (user, kinds) in zip(participants, shape.publishes) where !kinds.isEmpty {
+                let media = [kinds.contains(.audio) ? #""audio""# : nil, kinds.contains(.video) ? #""video""# : nil].compactMap { $0 }
+                tasks.addTask { try await user.request("publish", #""media":[\#(media.joined(separator: ","))]"#) }
+            }
             try await tasks.waitForAll()
         }
+        peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)
+        let steps = MediaBenchSteps(shape: shape, peers: peers, seconds: seconds)
+        try await steps.settle(inRooms: false)
+        progress("media flowing in the main session; planning \(shape.rooms) rooms and starting")
 
-        // Rooms: user i in room i % rooms.
-        try await host.request("createRooms", #""count":\#(rooms)"#)
-        let roomIDs = try await Self.roomIDs(of: host)
-        let before = (0..<users).map { $0 % rooms }
-        try await assign(before, participants: participants, roomIDs: roomIDs, host: host)
-        peers.startSending(rate: rate)
-        try await settle(peers, rooms: before)
-        let sfu = try await measure(peers, cpu: { server.cpuSeconds })
-        let crossed = Self.crossings(sfu.heard, rooms: before)
-
-        // The move: everyone to room (i / rooms) % rooms, among users of every other room.
-        let after = (0..<users).map { ($0 / rooms) % rooms }
-        let (moveLatencies, unmoved) = try await move(peers, from: before, to: after, participants: participants, roomIDs: roomIDs, host: host)
+        try await plan(shape, participants: participants, host: host)
+        let move = try await steps.start(host: host, timeout: .seconds(moveTimeout))
+        let heard = try await steps.settle(inRooms: true)
+        progress("everyone in their rooms; measuring the server, then the relay")
+        let sfu = try await steps.measure(cpu: { server.cpuSeconds })
         peers.stopSending()
 
         // The floor: the same fan-out the server was measured with, through the bare relay.
-        let relay = try MediaRelayProcess(fanout: Self.fanout(sfu.heard))
+        let relay = try MediaRelayProcess(fanout: Self.fanout(heard, shape: shape))
         defer { relay.stop() }
         try await peers.useRelay(try SocketAddress(ipAddress: "127.0.0.1", port: relay.port))
         try await Task.sleep(for: .milliseconds(200))
-        peers.startSending(rate: rate)
+        peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)
         try await Task.sleep(for: .seconds(1))
-        let floor = try await measure(peers, cpu: { relay.cpuSeconds })
+        let floor = try await steps.measure(cpu: { relay.cpuSeconds })
         await peers.close()
 
         var report = Report(scenario: "media")
-        report.add("session", "\(users) users in \(rooms) rooms, each publishing \(rate) audio packets/s of \(payloadBytes) bytes, \(audioSlots) audio slots each")
+        report.add("session", describe(shape))
         report.add("caucus serve: published", "\(Int(sfu.sentPerSecond)) packets/s")
         report.add("caucus serve: forwarded", "\(Int(sfu.perSecond)) packets/s")
         report.add("caucus serve: CPU per forwarded packet", (sfu.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
@@ -75,122 +97,55 @@ struct MediaBench: AsyncParsableCommand {
         report.add("bare UDP relay: forwarded", "\(Int(floor.perSecond)) packets/s")
         report.add("bare UDP relay: CPU per forwarded packet", (floor.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
-        report.add("users who heard another room", "\(crossed)")
-        report.add("move sent → first audio from the new room, p50", milliseconds: moveLatencies.percentile(50))
-        report.add("move sent → first audio from the new room, p99", milliseconds: moveLatencies.percentile(99))
-        report.add("users with no audio from the new room within 10 s", "\(unmoved)")
+        report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
+        report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
+        move.report(into: &report, shape: shape, timeout: moveTimeout)
         report.print(json: json)
+        let crossed = Self.crossings(heard, shape: shape)
         if crossed > 0 { throw BenchError("\(crossed) users heard someone outside their room") }
     }
 
     // MARK: - Steps
 
-    private func assign(_ rooms: [Int], participants: [BenchUser], roomIDs: [Int], host: BenchUser) async throws {
-        for (room, id) in roomIDs.enumerated() {
-            let members = participants.indices.filter { rooms[$0] == room }.map { "\(participants[$0].userID)" }
-            try await host.request("assign", #""users":[\#(members.joined(separator: ","))],"room":\#(id)"#)
+    /// The pre-list, each room's users pre-assigned to it, committed.
+    private func plan(_ shape: MediaBenchShape, participants: [BenchUser], host: BenchUser) async throws {
+        let names = (0..<shape.rooms).map { #""Room \#($0 + 1)""# }
+        try await host.request("addToPreList", #""names":[\#(names.joined(separator: ","))]"#)
+        for room in 0..<shape.rooms {
+            let members = shape.members(of: room).map { "\(participants[$0].userID)" }
+            try await host.request("preAssign", #""users":[\#(members.joined(separator: ","))],"name":\#(names[room])"#)
         }
+        try await host.request("commit")
     }
 
-    /// Until every user hears only its own room (and hears someone), for at least a second.
-    private func settle(_ peers: MediaBenchPeers, rooms: [Int]) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
-        while clock.now < deadline {
-            _ = try await peers.each { $0.resetCounts() }
-            try await Task.sleep(for: .seconds(1))
-            let heard = try await peers.each { $0.publishersHeard }
-            if heard.allSatisfy({ !$0.isEmpty }), Self.crossings(heard, rooms: rooms) == 0 { return }
-        }
-        throw BenchError("the users did not come to hear their own rooms within 30 s")
+    private func describe(_ shape: MediaBenchShape) -> String {
+        let sizes = shape.roomSizes.lowerBound == shape.roomSizes.upperBound ? "\(shape.roomSizes.lowerBound)" : "\(shape.roomSizes.lowerBound)–\(shape.roomSizes.upperBound)"
+        var parts = ["1 host + \(shape.users) users into \(shape.rooms) rooms of \(sizes)", "\(shape.publisherCount) publish"]
+        if audio { parts.append("audio \(rate) packets/s of \(payloadBytes) bytes, \(shape.audioSlots) audio slots") }
+        if video { parts.append("video \(frameRate) frames/s of \(videoBytes) bytes, \(shape.videoSlots) video slots") }
+        return parts.joined(separator: "; ")
     }
 
-    struct Window {
-        /// Packets the users sent, per second (the generator's real rate, below the nominal one
-        /// when it falls behind).
-        var sentPerSecond: Double
-        var perSecond: Double
-        var cpuPerPacket: Double
-        /// By user, whose audio it received.
-        var heard: [Set<Int>]
-    }
-
-    private func measure(_ peers: MediaBenchPeers, cpu: () -> Double?) async throws -> Window {
-        _ = try await peers.each { $0.resetCounts() }
-        let clock = ContinuousClock()
-        let (started, cpuBefore) = (clock.now, cpu())
-        try await Task.sleep(for: .seconds(seconds))
-        let counts = try await peers.each { ($0.received, $0.publishersHeard, $0.sent) }
-        let (elapsed, cpuAfter) = (clock.now - started, cpu())
-        let received = counts.reduce(0) { $0 + $1.0 }
-        guard received > 0, let cpuBefore, let cpuAfter else { throw BenchError("nothing was forwarded") }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let sent = counts.reduce(0) { $0 + $1.2 }
-        return Window(
-            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received), heard: counts.map(\.1))
-    }
-
-    /// Moves everyone at once (one `assign` per room, sent together) and waits for each user's
-    /// first packet from a publisher of its new room it did not hear before.
-    private func move(
-        _ peers: MediaBenchPeers, from before: [Int], to after: [Int], participants: [BenchUser], roomIDs: [Int], host: BenchUser
-    ) async throws -> (Latencies, unmoved: Int) {
-        let newcomers = (0..<users).map { user in
-            Set((0..<users).filter { after[$0] == after[user] && before[$0] != before[user] })
-        }
-        _ = try await peers.each { peer in peer.await(publishers: newcomers[peer.index]) }
-        let sentAt = try await withThrowingTaskGroup(of: (Int, NIODeadline).self) { tasks in
-            for (room, id) in roomIDs.enumerated() {
-                let members = participants.indices.filter { after[$0] == room }
-                let ids = members.map { "\(participants[$0].userID)" }.joined(separator: ",")
-                tasks.addTask {
-                    let sent = NIODeadline.now()
-                    try await host.request("assign", #""users":[\#(ids)],"room":\#(id)"#)
-                    return (room, sent)
-                }
-            }
-            var sentAt: [Int: NIODeadline] = [:]
-            for try await (room, sent) in tasks { sentAt[room] = sent }
-            return sentAt
-        }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        var firsts: [NIODeadline?] = []
-        repeat {
-            try await Task.sleep(for: .milliseconds(100))
-            firsts = try await peers.each { $0.firstAwaitedAt }
-        } while firsts.contains(nil) && clock.now < deadline
-        var latencies = Latencies()
-        for (user, first) in firsts.enumerated() {
-            guard let first, let sent = sentAt[after[user]] else { continue }
-            latencies.record(.nanoseconds(Int64(first.uptimeNanoseconds) - Int64(sent.uptimeNanoseconds)))
-        }
-        return (latencies, firsts.filter { $0 == nil }.count)
+    private func progress(_ text: String) {
+        FileHandle.standardError.write(Data("media: \(text)\n".utf8))
     }
 
     // MARK: - Helpers
 
-    /// Users who heard a publisher of another room.
-    private static func crossings(_ heard: [Set<Int>], rooms: [Int]) -> Int {
-        heard.enumerated().filter { user, publishers in publishers.contains { rooms[$0] != rooms[user] } }.count
+    /// Users who heard or saw a publisher of another room.
+    static func crossings(_ heard: [MediaBenchSteps.Heard], shape: MediaBenchShape) -> Int {
+        heard.enumerated().filter { user, heard in
+            heard.audio.union(heard.video).contains { shape.placement[$0] != shape.placement[user] }
+        }.count
     }
 
-    /// By publisher, who received its audio.
-    private static func fanout(_ heard: [Set<Int>]) -> [Int: [Int]] {
+    /// By publisher stream (SSRC), who received it.
+    static func fanout(_ heard: [MediaBenchSteps.Heard], shape: MediaBenchShape) -> [Int: [Int]] {
         var fanout: [Int: [Int]] = [:]
-        for (subscriber, publishers) in heard.enumerated() {
-            for publisher in publishers { fanout[publisher, default: []].append(subscriber) }
+        for (subscriber, heard) in heard.enumerated() {
+            for publisher in heard.audio { fanout[Int(MediaBenchShape.ssrc(of: publisher, .audio)), default: []].append(subscriber) }
+            for publisher in heard.video { fanout[Int(MediaBenchShape.ssrc(of: publisher, .video)), default: []].append(subscriber) }
         }
         return fanout
-    }
-
-    private static func roomIDs(of host: BenchUser) async throws -> [Int] {
-        let reply = try await host.request("getSnapshot")
-        let object = try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any]
-        let snapshot = (object?["result"] as? [String: Any])?["snapshot"] as? [String: Any]
-        let rooms = ((snapshot?["breakout"] as? [String: Any])?["rooms"] as? [[String: Any]]) ?? []
-        let ids = rooms.compactMap { $0["id"] as? Int }
-        guard !ids.isEmpty else { throw BenchError("no rooms in the snapshot") }
-        return ids
     }
 }

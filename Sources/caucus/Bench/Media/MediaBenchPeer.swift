@@ -4,8 +4,16 @@ import NIOPosix
 
 /// One synthetic user's media for `caucus bench media`: its own UDP socket and a
 /// ``MediaClientPeer`` (the client-role stack) connected to the server's media port; or, for
-/// the floor, plain datagrams to the bare relay. It sends Opus-sized packets whose payload
-/// starts with its index, so a receiver can tell whose audio reached it.
+/// the floor, plain datagrams to the bare relay. It publishes synthetic RTP (nothing is
+/// encoded): Opus-sized audio packets, and one-packet VP8 frames whose descriptor and frame
+/// tag say whether they are keyframes; it answers the server's keyframe requests (PLI, FIR)
+/// with a keyframe at its next frame, as an encoder would. Every payload ends with the user's
+/// index, so a receiver can tell whose audio or video reached it and in which slot (the slots'
+/// SSRCs come from the server's answer).
+///
+/// Between measurements it decrypts everything it receives (``inspecting``); during a
+/// forwarding measurement it only counts the SRTP packets it receives, so that a thousand
+/// users fit on one event loop beside the server.
 ///
 /// Confined to its channel's event loop; the bench reaches it through `MediaBenchPeers`.
 final class MediaBenchPeer: ChannelInboundHandler {
@@ -20,29 +28,43 @@ final class MediaBenchPeer: ChannelInboundHandler {
         case relay(SocketAddress)
     }
 
+    /// What one user publishes and how big its packets are.
+    struct Publication: Sendable {
+        var audioSSRC: UInt32?
+        var videoSSRC: UInt32?
+        var audioBytes: Int
+        var videoBytes: Int
+    }
+
     let index: Int
-    let ssrc: UInt32
-    let payloadBytes: Int
+    let publication: Publication
     private var target = Target.idle
     private var context: ChannelHandlerContext?
-    private var sequenceNumber: UInt16 = 0
-    private var timestamp: UInt32 = 0
     private var connected: EventLoopPromise<Void>?
     private var deadline: Scheduled<Void>?
     private var scheduledFor: Duration?
+    private var audioStream = StreamCounters(clockStep: 960)
+    private var videoStream = StreamCounters(clockStep: 3000)
+    private var keyframeDue = true
+    /// The kind of each of this user's receive slots, by the SSRC the server sends it with.
+    private var slotKinds: [UInt32: MediaBenchShape.Kinds] = [:]
 
-    /// Packets sent, and received from the server or the relay (and whose), since the last reset.
+    /// Decrypt and look into what arrives (true), or only count it (false).
+    var inspecting = true
+    /// Packets sent and received since the last reset; whose audio and video arrived.
     private(set) var sent = 0
     private(set) var received = 0
-    private(set) var publishersHeard: Set<Int> = []
-    /// The publishers whose audio marks the end of a move, and when the first arrived.
-    private var awaited: Set<Int> = []
-    private(set) var firstAwaitedAt: NIODeadline?
+    private(set) var heardAudio: Set<Int> = []
+    private(set) var sawVideo: Set<Int> = []
+    /// Keyframe requests (PLI or FIR) for this user's video, since it connected.
+    private(set) var keyframeRequests = 0
+    /// By slot (its SSRC), whose stream came last.
+    private var last: [UInt32: Int] = [:]
+    private var move = MediaBenchMove()
 
-    init(index: Int, ssrc: UInt32, payloadBytes: Int) {
+    init(index: Int, publication: Publication) {
         self.index = index
-        self.ssrc = ssrc
-        self.payloadBytes = payloadBytes
+        self.publication = publication
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -51,8 +73,13 @@ final class MediaBenchPeer: ChannelInboundHandler {
 
     /// Connects to the server with the client-role stack; the promise completes once SRTP is keyed.
     func connect(
-        credentials: ICECredentials, certificate: DTLSCertificate, server: MediaServerEndpoint, promise: EventLoopPromise<Void>
+        credentials: ICECredentials, certificate: DTLSCertificate, answer: SessionDescription, promise: EventLoopPromise<Void>
     ) throws {
+        let server = try MediaServerEndpoint(answer: answer)
+        for section in answer.media {
+            let kind: MediaBenchShape.Kinds = section.kind == "video" ? .video : .audio
+            for ssrc in section.ssrcs.keys { slotKinds[ssrc] = kind }
+        }
         let peer = try MediaClientPeer(localCredentials: credentials, certificate: certificate, server: server, tieBreaker: .random(in: 1...UInt64.max))
         target = .server(peer, try SocketAddress(ipAddress: peer.server.address.ip.description, port: Int(peer.server.address.port)))
         connected = promise
@@ -71,29 +98,135 @@ final class MediaBenchPeer: ChannelInboundHandler {
     func resetCounts() {
         sent = 0
         received = 0
-        publishersHeard = []
+        heardAudio = []
+        sawVideo = []
     }
 
-    func await(publishers: Set<Int>) {
-        awaited = publishers
-        firstAwaitedAt = nil
+    /// Just before the host starts the breakout: what marks this user's arrival in its new room.
+    func expectRoom(audio: Set<Int>, video: Set<Int>, fillableVideoSlots: Int) {
+        move = MediaBenchMove(
+            audioRoommates: audio, videoRoommates: video, audioBefore: last.filter { slotKinds[$0.key] == .audio },
+            videoBefore: last.filter { slotKinds[$0.key] == .video }, fillableVideoSlots: fillableVideoSlots)
     }
 
-    /// One packet of this user's audio, written but not flushed (the loop's sender flushes
-    /// every peer's socket once per tick).
+    var moveResult: MediaBenchMove.Result { move.result(last: last) }
+
+    /// What the client-role stack dropped, and whether it closed: for a failure's message.
+    var dropped: (counters: MediaPeerCounters, closed: String?) {
+        guard case .server(let peer, _) = target else { return (MediaPeerCounters(), nil) }
+        if case .closed(let reason) = peer.state { return (peer.counters, "\(reason)") }
+        return (peer.counters, nil)
+    }
+
+    /// One packet of this user's audio, written but not flushed.
     func sendAudio() {
-        sequenceNumber &+= 1
-        timestamp &+= 960
-        var packet = [UInt8](repeating: 0, count: 12 + payloadBytes)
-        packet[0] = 0x80
-        packet[1] = SDPOffer.opusPayloadType
-        packet[2] = UInt8(sequenceNumber >> 8)
-        packet[3] = UInt8(sequenceNumber & 0xFF)
-        for byte in 0..<4 {
-            packet[4 + byte] = UInt8(truncatingIfNeeded: timestamp >> (24 - 8 * byte))
-            packet[8 + byte] = UInt8(truncatingIfNeeded: ssrc >> (24 - 8 * byte))
-            packet[12 + byte] = UInt8(truncatingIfNeeded: UInt32(index) >> (24 - 8 * byte))
+        guard let ssrc = publication.audioSSRC else { return }
+        var packet = audioStream.header(payloadType: SDPOffer.opusPayloadType, marker: false, ssrc: ssrc, size: 12 + publication.audioBytes)
+        stamp(&packet)
+        send(packet)
+    }
+
+    /// One frame of this user's video (one packet), written but not flushed: a keyframe when
+    /// one was asked for since the last.
+    func sendVideoFrame() {
+        guard let ssrc = publication.videoSSRC else { return }
+        var packet = videoStream.header(payloadType: SDPOffer.vp8PayloadType, marker: true, ssrc: ssrc, size: 12 + publication.videoBytes)
+        // RFC 7741: a descriptor with S set and partition 0, then the VP8 frame tag (RFC 6386
+        // §9.1): bit 0 clear for a keyframe, show_frame set; a keyframe's start code follows.
+        packet[12] = 0x10
+        packet[13] = keyframeDue ? 0x10 : 0x11
+        if keyframeDue { (packet[16], packet[17], packet[18]) = (0x9D, 0x01, 0x2A) }
+        keyframeDue = false
+        stamp(&packet)
+        send(packet)
+    }
+
+    func flush() { context?.flush() }
+
+    // MARK: - Channel
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        switch target {
+        case .idle: return
+        case .server(let peer, let address):
+            if !inspecting, Self.isRTP(envelope.data) {
+                received += 1
+                return
+            }
+            // Anything not from the server's address is a stranger: the peer drops it.
+            let source = envelope.remoteAddress == address ? peer.server.address : TransportAddress(ip: .v4(0), port: 0)
+            let output = peer.receive([UInt8](envelope.data.readableBytesView), from: source, now: Self.now())
+            send(output.datagrams)
+            for event in output.events {
+                switch event {
+                case .connected:
+                    connected?.succeed()
+                    connected = nil
+                case .rtp(let packet): heard(packet)
+                case .rtcp(let packet): feedback(packet)
+                case .closed: continue
+                }
+            }
+            scheduleDeadline()
+        case .relay:
+            received += 1
         }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+
+    // MARK: - Private
+
+    /// SRTP (not SRTCP, STUN or DTLS): RFC 7983's first byte, and RFC 5761's payload types.
+    private static func isRTP(_ bytes: ByteBuffer) -> Bool {
+        guard let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self),
+            let second = bytes.getInteger(at: bytes.readerIndex + 1, as: UInt8.self)
+        else { return false }
+        return (128...191).contains(first) && !(192...223).contains(second)
+    }
+
+    private func heard(_ packet: [UInt8]) {
+        guard packet.count >= 16 else { return }
+        received += 1
+        let ssrc = Self.read32(packet, at: 8)
+        let publisher = Int(Self.read32(packet, at: packet.count - 4))
+        switch slotKinds[ssrc] {
+        case .audio?:
+            heardAudio.insert(publisher)
+            last[ssrc] = publisher
+            move.heardAudio(from: publisher, slot: ssrc, at: .now())
+        case .video?:
+            sawVideo.insert(publisher)
+            last[ssrc] = publisher
+            if KeyframeDetector.startsKeyframe(packet, codec: .vp8) { move.sawKeyframe(from: publisher, slot: ssrc, at: .now()) }
+        default:
+            return
+        }
+    }
+
+    private func feedback(_ datagram: [UInt8]) {
+        guard let videoSSRC = publication.videoSSRC, let packets = try? RTCPPacket.decodeCompound(datagram) else { return }
+        for packet in packets {
+            switch packet {
+            case .pictureLossIndication(_, let media) where media == videoSSRC:
+                keyframeDue = true
+                keyframeRequests += 1
+            case .fullIntraRequest(let request) where request.entries.contains(where: { $0.ssrc == videoSSRC }):
+                keyframeDue = true
+                keyframeRequests += 1
+            default:
+                continue
+            }
+        }
+    }
+
+    /// The user's index in the payload's last four bytes.
+    private func stamp(_ packet: inout [UInt8]) {
+        for byte in 0..<4 { packet[packet.count - 4 + byte] = UInt8(truncatingIfNeeded: UInt32(index) >> (24 - 8 * byte)) }
+    }
+
+    private func send(_ packet: [UInt8]) {
         switch target {
         case .idle: return
         case .server(let peer, let address):
@@ -105,47 +238,6 @@ final class MediaBenchPeer: ChannelInboundHandler {
             write(packet + [UInt8](repeating: 0, count: 16), to: relay)
             sent += 1
         }
-    }
-
-    func flush() { context?.flush() }
-
-    // MARK: - Channel
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        let bytes = [UInt8](envelope.data.readableBytesView)
-        switch target {
-        case .idle: return
-        case .server(let peer, let address):
-            // Anything not from the server's address is a stranger: the peer drops it.
-            let source = envelope.remoteAddress == address ? peer.server.address : TransportAddress(ip: .v4(0), port: 0)
-            let output = peer.receive(bytes, from: source, now: Self.now())
-            send(output.datagrams)
-            for event in output.events {
-                switch event {
-                case .connected:
-                    connected?.succeed()
-                    connected = nil
-                case .rtp(let packet): heard(packet)
-                case .rtcp, .closed: continue
-                }
-            }
-            scheduleDeadline()
-        case .relay:
-            heard(bytes)
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
-
-    // MARK: - Private
-
-    private func heard(_ packet: [UInt8]) {
-        guard packet.count >= 16 else { return }
-        received += 1
-        let publisher = Int(UInt32(packet[12]) << 24 | UInt32(packet[13]) << 16 | UInt32(packet[14]) << 8 | UInt32(packet[15]))
-        publishersHeard.insert(publisher)
-        if firstAwaitedAt == nil, awaited.contains(publisher) { firstAwaitedAt = .now() }
     }
 
     private func helloDatagram() -> [UInt8] {
@@ -188,5 +280,34 @@ final class MediaBenchPeer: ChannelInboundHandler {
         context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: address, data: context.channel.allocator.buffer(bytes: bytes))), promise: nil)
     }
 
+    private static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+
     static func now() -> Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds)) }
+}
+
+/// One outgoing RTP stream's sequence number and timestamp.
+private struct StreamCounters {
+    let clockStep: UInt32
+    private var sequenceNumber: UInt16 = 0
+    private var timestamp: UInt32 = 0
+
+    init(clockStep: UInt32) { self.clockStep = clockStep }
+
+    /// A zeroed packet of `size` bytes with the next header.
+    mutating func header(payloadType: UInt8, marker: Bool, ssrc: UInt32, size: Int) -> [UInt8] {
+        sequenceNumber &+= 1
+        timestamp &+= clockStep
+        var packet = [UInt8](repeating: 0, count: size)
+        packet[0] = 0x80
+        packet[1] = payloadType | (marker ? 0x80 : 0)
+        packet[2] = UInt8(sequenceNumber >> 8)
+        packet[3] = UInt8(sequenceNumber & 0xFF)
+        for byte in 0..<4 {
+            packet[4 + byte] = UInt8(truncatingIfNeeded: timestamp >> (24 - 8 * byte))
+            packet[8 + byte] = UInt8(truncatingIfNeeded: ssrc >> (24 - 8 * byte))
+        }
+        return packet
+    }
 }

@@ -6,13 +6,13 @@ import NIOPosix
 /// The floor `caucus bench media` measures the server against: a bare SwiftNIO UDP relay, in
 /// a process of its own so its CPU time can be read from /proc. Same socket options as the
 /// server's media port (batched reads, a flush per batch), but no ICE, no DTLS, no SRTP, no
-/// rewriting: each packet's first payload word names its publisher, and the same bytes go to
-/// the subscribers the table lists for it, the fan-out the server was measured with.
+/// rewriting: each packet's SSRC names its publisher's stream, and the same bytes go to the
+/// subscribers the table lists for it, the fan-out the server was measured with.
 struct MediaRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "media-relay", abstract: "The bare UDP relay `bench media` starts as its floor.", shouldDisplay: false)
 
-    @Option(help: "A JSON file: {\"fanout\": {\"<publisher>\": [<subscriber>, …]}}.") var table: String
+    @Option(help: "A JSON file: {\"fanout\": {\"<stream's SSRC>\": [<subscriber>, …]}}.") var table: String
 
     struct Table: Codable {
         var fanout: [String: [Int]]
@@ -39,7 +39,7 @@ private final class RelayHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-    /// By publisher, the subscribers it reaches.
+    /// By publisher stream (its SSRC), the subscribers it reaches.
     let fanout: [Int: [Int]]
     /// By subscriber, where it said hello from.
     private var addresses: [Int: SocketAddress] = [:]
@@ -56,7 +56,7 @@ private final class RelayHandler: ChannelInboundHandler {
             addresses[Int(index)] = envelope.remoteAddress
             return
         }
-        guard let publisher = bytes.getInteger(at: bytes.readerIndex + 12, as: UInt32.self), let subscribers = fanout[Int(publisher)] else { return }
+        guard let stream = bytes.getInteger(at: bytes.readerIndex + 8, as: UInt32.self), let subscribers = fanout[Int(stream)] else { return }
         for subscriber in subscribers {
             guard let address = addresses[subscriber] else { continue }
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: address, data: bytes)), promise: nil)
