@@ -57,6 +57,9 @@ final class MediaTransport: Sendable {
 
     /// Binds the media port (one channel per loop, the first choosing the port when it is 0)
     /// and generates the certificate.
+    /// Each media socket's receive and send buffer asked of the kernel.
+    static let socketBufferBytes = 4 << 20
+
     static func bind(_ configuration: ServerConfiguration, metrics: MediaMetrics) async throws -> MediaTransport {
         guard let announced = IPAddress(configuration.mediaAddress) else {
             throw MediaConfigurationError("--media-address must be an IPv4 or IPv6 address, not \"\(configuration.mediaAddress)\".")
@@ -75,6 +78,12 @@ final class MediaTransport: Sendable {
                     .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
                     // recvmmsg: up to this many datagrams per system call.
                     .channelOption(.datagramVectorReadMessageCount, value: 32)
+                    // Room for a burst: with the kernel's default (about 200 KiB) a loop busy with
+                    // a thousand users' packets lets the socket overflow, and the STUN consent
+                    // checks dropped with the media close their peers. The kernel caps the size at
+                    // net.core.rmem_max / wmem_max (docs/media-transport.md).
+                    .channelOption(.socketOption(.so_rcvbuf), value: Self.socketBufferBytes)
+                    .channelOption(.socketOption(.so_sndbuf), value: Self.socketBufferBytes)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2_048 * 32))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
