@@ -14,6 +14,10 @@ public enum ServerFrame: Sendable, Equatable {
     /// `mediaOffer` and whenever that changes. Per connection, not a session event: no `seq`.
     /// `unplayable` lists what this connection may receive but its answer cannot carry.
     case mediaSlots([MediaSlot], unplayable: [UnplayableMedia] = [])
+    /// The speakers the audio slots of this connection's location follow, loudest first: sent
+    /// when they change (at most twice a second) and on arriving in a location. Per
+    /// connection, like the slot map, and in the same `media` object.
+    case activeSpeakers([UserID])
 }
 
 /// What a connection's slot map says: its slots, and the publications it may receive but
@@ -89,7 +93,7 @@ public enum ReplyResult: Sendable, Equatable {
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event, media }
-    private enum MediaKeys: String, CodingKey { case slots, unplayable }
+    private enum MediaKeys: String, CodingKey { case slots, unplayable, activeSpeakers }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
         case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
@@ -137,6 +141,9 @@ extension ServerFrame: Codable {
             var m = c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
             try m.encode(slots, forKey: .slots)
             if !unplayable.isEmpty { try m.encode(unplayable, forKey: .unplayable) }
+        case .activeSpeakers(let speakers):
+            var m = c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
+            try m.encode(speakers, forKey: .activeSpeakers)
         }
     }
 
@@ -155,6 +162,10 @@ extension ServerFrame: Codable {
         }
         if c.contains(.media) && !c.contains(.re) {
             let m = try c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
+            if let speakers = try m.decodeIfPresent([UserID].self, forKey: .activeSpeakers) {
+                self = .activeSpeakers(speakers)
+                return
+            }
             self = .mediaSlots(
                 try m.decodeIfPresent([MediaSlot].self, forKey: .slots) ?? [],
                 unplayable: try m.decodeIfPresent([UnplayableMedia].self, forKey: .unplayable) ?? [])

@@ -23,8 +23,13 @@ actor SessionActor {
     private var rosterTask: Task<Void, Never>?
     /// Several nodes: its opening was refused because another node opened the same name first.
     private(set) var lostNameRace = false
-    /// Whether the last routing handed the media loop any publication to forward.
-    private var routedPublications = false
+    /// Whether any user of the session has offered media: until then nothing is routed.
+    private var mediaInUse = false
+    /// Where each user was when the media router last heard of it (for the audience it leaves).
+    private var routedLocations: [UserID: Location] = [:]
+    /// Routing waiting for the events that explain it: each handover goes to the media loop
+    /// once every event through `through` has been delivered, never before.
+    private var heldRouting: [(through: Int, handover: MediaHandover)] = []
 
     var state: SessionState { pipeline.state }
     var seq: Int { pipeline.seq }
@@ -181,7 +186,9 @@ actor SessionActor {
             switch action {
             case .append(let events, let snapshot):
                 dropMedia(after: events)
-                routeMedia()
+                // The state now is the state at the batch's last event (everything decided is in
+                // the batch): the routing it implies is computed now and waits for the delivery.
+                holdRouting(after: MediaRoutingImpact(of: events.lazy.map(\.event)), through: events.last?.seq ?? pipeline.seq)
                 storeTask = Task { await self.store(events, snapshot: snapshot) }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
@@ -226,36 +233,65 @@ actor SessionActor {
         }
     }
 
-    /// Hands the media loop who may receive what now: after every batch of events (a move,
-    /// a publication, a mute or pause, a join, leave, drop or resume can all change it) and
-    /// after a user's `mediaOffer`. The media loop turns it into slots and a new routing table.
-    /// Returns whether it handed anything over (the media loop then sends the slot maps).
+    /// A user offered media: its slots are filled from the session as it is now. The first
+    /// offer hands over every user (nothing was routed before); later ones only the offerer.
+    /// Returns whether routing was handed over (the media loop then sends the slot map).
     @discardableResult
-    func routeMedia() -> Bool {
+    func routeMedia(offeredBy user: UserID) -> Bool {
+        let impact = mediaInUse ? MediaRoutingImpact(subscribers: [user]) : MediaRoutingImpact(everyone: true)
+        mediaInUse = true
+        holdRouting(after: impact, through: pipeline.seq)
+        return true
+    }
+
+    /// Computes the routing `impact` calls for from the state now, and hands it to the media
+    /// loop once every event through `through` is delivered: a slot map never reaches a client
+    /// before the events that explain it. Events that change nobody's media (chat, timers,
+    /// plans) hand over nothing, and the router recomputes only the users named.
+    private func holdRouting(after impact: MediaRoutingImpact, through: Int) {
+        guard mediaInUse, !impact.isNone else { return }
+        let handover = mediaHandover(after: impact)
+        guard !handover.isEmpty else { return }
+        heldRouting.append((through, handover))
+        releaseRouting()
+    }
+
+    /// Hands over the routing whose events are all delivered, in order.
+    private func releaseRouting() {
+        let delivered = pipeline.durableSeq
+        while let first = heldRouting.first, first.through <= delivered {
+            heldRouting.removeFirst()
+            environment.media.route(id, first.handover)
+        }
+    }
+
+    /// Who may receive what now, for the users `impact` reaches: one pass per location touched
+    /// (everyone there receives the same streams but its own).
+    private func mediaHandover(after impact: MediaRoutingImpact) -> MediaHandover {
         let state = pipeline.state
-        // Most sessions publish nothing: then, unless the last routing carried something to
-        // take back, there is nothing to hand over (this runs after every batch, joins included).
-        let anyonePublishes = state.users.values.contains { !$0.publishing.isEmpty }
-        guard anyonePublishes || routedPublications else { return false }
-        routedPublications = anyonePublishes
-        // One pass per location, not per subscriber: everyone in a location receives the same
-        // streams but its own.
+        let affected = state.usersWithChangedMedia(after: impact, previousLocation: { routedLocations[$0] })
+            ?? Set(state.users.keys).union(routedLocations.keys)
         var byLocation: [Location: [PublishedStream]] = [:]
-        var eligible: [Int: [PublishedStream]] = [:]
-        for user in state.users.values {
-            guard user.presence.isConnected else {
-                eligible[user.id.rawValue] = []
+        var handover = MediaHandover()
+        for id in affected {
+            guard let user = state.users[id] else {
+                routedLocations[id] = nil
+                handover.users[id.rawValue] = MediaHandover.Entry(eligible: [], location: nil, connection: nil)
                 continue
             }
-            let streams = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
-                StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
+            routedLocations[id] = user.location
+            var streams: [PublishedStream] = []
+            if user.presence.isConnected {
+                let everything = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
+                    StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
+                }
+                byLocation[user.location] = everything
+                streams = everything.filter { $0.publisher != id.rawValue }
             }
-            byLocation[user.location] = streams
-            eligible[user.id.rawValue] = streams.filter { $0.publisher != user.id.rawValue }
+            handover.users[id.rawValue] = MediaHandover.Entry(
+                eligible: streams, location: user.location, connection: pipeline.connections[id]?.connection)
         }
-        let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
-        environment.media.route(id, eligible: eligible, connections: connections)
-        return true
+        return handover
     }
 
     /// Writes one batch (the one that begins the log opens the session's row), then tells the
@@ -289,6 +325,8 @@ actor SessionActor {
         // Performed at once, with no suspension after the pipeline's step: another input
         // running in between (a snapshot, a shutdown) would see the batch durable but not sent.
         perform(actions)
+        // The batch's events are on their way: the routing they explain follows them.
+        if failure == nil { releaseRouting() } else { heldRouting.removeAll() }
         environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)

@@ -1,0 +1,34 @@
+import CaucusCore
+import CaucusMedia
+
+/// Loudest speakers: each location's `SpeakerRanking`, fed by the RFC 6464 level of every
+/// audio packet its publishers send (read in place, before the packet is forwarded, whether
+/// or not anyone's slot holds it yet), evaluated on the media loop's timer. A new order
+/// re-fills the slots of everyone in the location and is announced to them (`activeSpeakers`,
+/// at most once per `SpeakerRanking.Configuration.minimumInterval`), before their slot maps.
+extension SessionMediaRouter {
+    /// Feeds the level of an audio packet from `ssrc`, if its stream carries one.
+    @inline(__always)
+    func hearLevel(of packet: [UInt8], ssrc: UInt32, at arrival: Duration) {
+        guard let id = audioLevelIDs[ssrc], let data = RTPHeaderFields.extensionElement(id: id, in: packet), let byte = data.first,
+            let publisher = streamsBySSRC[ssrc]?.publisher, let location = locations[publisher]
+        else { return }
+        rankings[location, default: SpeakerRanking(configuration: speakerConfiguration)].hear(publisher, level: byte & 0x7F, at: arrival)
+    }
+
+    /// Evaluates every location's ranking at `now`; each new order re-fills its location's
+    /// slots and is told to everyone there.
+    func evaluateSpeakers(now: Duration) -> Changes {
+        var changes = Changes()
+        for location in Array(rankings.keys) {
+            guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
+            let here = (members[location] ?? []).sorted()
+            let speakers = ranking.speakers.map { UserID($0) }
+            for user in here {
+                if let connection = connection(of: user) { changes.activeSpeakers.append((connection, speakers)) }
+            }
+            changes.append(recompute(here, now: now))
+        }
+        return changes
+    }
+}
