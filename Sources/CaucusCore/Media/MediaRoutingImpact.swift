@@ -31,8 +31,12 @@ public struct MediaRoutingImpact: Hashable, Sendable {
     /// What one event can change.
     public init(of event: Event) {
         switch event {
-        case .userJoined(let user, _):
-            self.init(subscribers: [user.id], publishers: [user.id])
+        case .userJoined(let user, let becomesHost):
+            // A joiner publishes nothing yet (`mediaChanged` follows if it does): only what it
+            // receives changes, so a join storm recomputes the joiners, not their audience. A
+            // joiner who becomes host changes roles, which a paused main session goes by.
+            self.init(
+                locations: becomesHost ? [.main] : [], subscribers: [user.id], publishers: user.publishing.isEmpty ? [] : [user.id])
         case .userLeft(let user, _, let newHost):
             self.init(subscribers: [user], publishers: Set([user] + [newHost].compactMap { $0 }))
         case .userReconnecting(let user, _), .userResumed(let user):

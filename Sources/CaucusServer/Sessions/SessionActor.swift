@@ -16,20 +16,15 @@ actor SessionActor {
     let id: StoredSessionID
     let app: String
     let environment: SessionEnvironment
-    private var pipeline: Pipeline
+    var pipeline: Pipeline
     private var waiting: [Pipeline.Ticket: CheckedContinuation<Void, any Error>] = [:]
     private var storeTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var rosterTask: Task<Void, Never>?
     /// Several nodes: its opening was refused because another node opened the same name first.
     private(set) var lostNameRace = false
-    /// Whether any user of the session has offered media: until then nothing is routed.
-    private var mediaInUse = false
-    /// Where each user was when the media router last heard of it (for the audience it leaves).
-    private var routedLocations: [UserID: Location] = [:]
-    /// Routing waiting for the events that explain it: each handover goes to the media loop
-    /// once every event through `through` has been delivered, never before.
-    private var heldRouting: [(through: Int, handover: MediaHandover)] = []
+    /// The media routing's bookkeeping (`SessionActor+MediaRouting.swift`).
+    var mediaRouting = MediaRoutingState()
 
     var state: SessionState { pipeline.state }
     var seq: Int { pipeline.seq }
@@ -181,7 +176,7 @@ actor SessionActor {
         record { (pipeline) -> ((), [Pipeline.Action]) in ((), input(&pipeline)) }
     }
 
-    private func perform(_ actions: [Pipeline.Action]) {
+    func perform(_ actions: [Pipeline.Action]) {
         for action in actions {
             switch action {
             case .append(let events, let snapshot):
@@ -233,67 +228,6 @@ actor SessionActor {
         }
     }
 
-    /// A user offered media: its slots are filled from the session as it is now. The first
-    /// offer hands over every user (nothing was routed before); later ones only the offerer.
-    /// Returns whether routing was handed over (the media loop then sends the slot map).
-    @discardableResult
-    func routeMedia(offeredBy user: UserID) -> Bool {
-        let impact = mediaInUse ? MediaRoutingImpact(subscribers: [user]) : MediaRoutingImpact(everyone: true)
-        mediaInUse = true
-        holdRouting(after: impact, through: pipeline.seq)
-        return true
-    }
-
-    /// Computes the routing `impact` calls for from the state now, and hands it to the media
-    /// loop once every event through `through` is delivered: a slot map never reaches a client
-    /// before the events that explain it. Events that change nobody's media (chat, timers,
-    /// plans) hand over nothing, and the router recomputes only the users named.
-    private func holdRouting(after impact: MediaRoutingImpact, through: Int) {
-        guard mediaInUse, !impact.isNone else { return }
-        let handover = mediaHandover(after: impact)
-        guard !handover.isEmpty else { return }
-        heldRouting.append((through, handover))
-        releaseRouting()
-    }
-
-    /// Hands over the routing whose events are all delivered, in order.
-    private func releaseRouting() {
-        let delivered = pipeline.durableSeq
-        while let first = heldRouting.first, first.through <= delivered {
-            heldRouting.removeFirst()
-            environment.media.route(id, first.handover)
-        }
-    }
-
-    /// Who may receive what now, for the users `impact` reaches: one pass per location touched
-    /// (everyone there receives the same streams but its own).
-    private func mediaHandover(after impact: MediaRoutingImpact) -> MediaHandover {
-        let state = pipeline.state
-        let affected = state.usersWithChangedMedia(after: impact, previousLocation: { routedLocations[$0] })
-            ?? Set(state.users.keys).union(routedLocations.keys)
-        var byLocation: [Location: [PublishedStream]] = [:]
-        var handover = MediaHandover()
-        for id in affected {
-            guard let user = state.users[id] else {
-                routedLocations[id] = nil
-                handover.users[id.rawValue] = MediaHandover.Entry(eligible: [], location: nil, connection: nil)
-                continue
-            }
-            routedLocations[id] = user.location
-            var streams: [PublishedStream] = []
-            if user.presence.isConnected {
-                let everything = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
-                    StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
-                }
-                byLocation[user.location] = everything
-                streams = everything.filter { $0.publisher != id.rawValue }
-            }
-            handover.users[id.rawValue] = MediaHandover.Entry(
-                eligible: streams, location: user.location, connection: pipeline.connections[id]?.connection)
-        }
-        return handover
-    }
-
     /// Writes one batch (the one that begins the log opens the session's row), then tells the
     /// pipeline how it went; then saves the snapshot that came with it, if any.
     private func store(_ events: [SequencedEvent], snapshot: StoredSnapshot?) async {
@@ -326,7 +260,7 @@ actor SessionActor {
         // running in between (a snapshot, a shutdown) would see the batch durable but not sent.
         perform(actions)
         // The batch's events are on their way: the routing they explain follows them.
-        if failure == nil { releaseRouting() } else { heldRouting.removeAll() }
+        if failure == nil { releaseRouting() } else { mediaRouting.held.removeAll() }
         environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)

@@ -53,6 +53,29 @@ import Testing
         await server.stop()
     }
 
+    /// Roster news is held for a while (the roster window) and sent in one write; when a held
+    /// event explains a slot map (a publisher whose connection dropped is reconnecting), it goes
+    /// out before the map instead.
+    @Test func heldRosterNewsGoesOutBeforeTheSlotMapItExplains() async throws {
+        let server = try await TestServer.start(rosterWindow: .seconds(5))
+        _ = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let cy = try await server.joined("Cy")
+        let cyID = try #require(await cy.user)
+        try await bo.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xB0)])
+        try await cy.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xC0)])
+        try await cy.request("publish", ["media": ["audio"]])
+        _ = try await within("Bo hearing Cy") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == cyID }, on: bo)
+        }
+        await cy.close()
+        let beforeEmptied = try await within("Bo's slot emptied") {
+            try await Self.events(before: { Self.slots(in: $0).map { $0.first?["user"] == nil } ?? false }, on: bo)
+        }
+        #expect(beforeEmptied.contains("userReconnecting"), "the slot map came before the news that explains it: \(beforeEmptied)")
+        await server.stop()
+    }
+
     /// Chat (to the room, to one user) and a rename change nobody's media: the session hands the media loop
     /// nothing and the router recomputes nothing (before, every batch of events did).
     @Test func chatCausesNoRecomputation() async throws {
