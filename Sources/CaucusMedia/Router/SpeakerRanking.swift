@@ -115,6 +115,12 @@ public struct SpeakerRanking: Sendable {
         formerHolders.removeAll { $0 == publisher }
     }
 
+    /// Forgets every publisher not in `publishers` (those the location does not forward).
+    public mutating func retain(only publishers: Set<Int>) {
+        for publisher in voices.keys where !publishers.contains(publisher) { forget(publisher) }
+        for publisher in holders where !publishers.contains(publisher) { forget(publisher) }
+    }
+
     /// The smoothed level of `publisher` now, in −dBov (127 when silent or unknown).
     public func level(of publisher: Int, at now: Duration) -> UInt8 {
         UInt8(127 - min(127, max(0, effectiveLoudness(of: publisher, at: now).rounded())))

@@ -74,7 +74,7 @@ final class SessionMediaRouter {
     private(set) var recomputations = 0
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
     /// session's order, as the session last handed it over.
-    private var eligible: [Int: [PublishedStream]] = [:]
+    private(set) var eligible: [Int: [PublishedStream]] = [:]
     private var connections: [Int: ClientConnection] = [:]
     private var assignments: [Int: SlotAssignment] = [:]
     /// Where each user is, and who is in each location: a location's speakers are ranked together.
@@ -93,8 +93,12 @@ final class SessionMediaRouter {
     /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
     private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
     /// The audio streams whose packets carry an RFC 6464 level, by incoming SSRC: the
-    /// extension's ID in their publisher's answer.
-    private(set) var audioLevelIDs: [UInt32: UInt8] = [:]
+    /// extension's ID in their publisher's answer, and the publisher.
+    private(set) var audioLevels: [UInt32: (id: UInt8, publisher: Int)] = [:]
+    /// Per location, the publishers whose audio someone there may receive (only they are
+    /// ranked); recomputed for the locations a handover touched, at the next evaluation.
+    var audible: [Location: Set<Int>] = [:]
+    var staleAudible: Set<Location> = []
     /// The table the packet path reads. Changed here route by route, between two packets: the
     /// packet path runs on this same loop, so it always reads a whole table.
     private(set) var table = RoutingTable.empty
@@ -138,6 +142,8 @@ final class SessionMediaRouter {
         for (user, entry) in handover.users {
             eligible[user] = entry.eligible.isEmpty ? nil : entry.eligible
             connections[user] = entry.connection
+            if let old = locations[user] { staleAudible.insert(old) }
+            if let new = entry.location { staleAudible.insert(new) }
             if relocate(user, to: entry.location) { arrivals.append(user) }
         }
         var changes = recompute(handover.users.keys, now: now)
@@ -170,7 +176,10 @@ final class SessionMediaRouter {
             if members[old]?.isEmpty == true { members[old] = nil }
             // Its voice no longer counts there; a ranking nobody is in goes.
             rankings[old]?.forget(user)
-            if members[old] == nil { rankings[old] = nil }
+            if members[old] == nil {
+                rankings[old] = nil
+                audible[old] = nil
+            }
         }
         locations[user] = location
         guard let location else { return false }
@@ -298,12 +307,12 @@ final class SessionMediaRouter {
         let previous = Set(streamsBySSRC.keys)
         streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         var current: [UInt32: Int] = [:]
-        audioLevelIDs = [:]
+        audioLevels = [:]
         for (stream, ssrc) in incomingSSRC {
             guard let format = formats[stream] else { continue }
             current[ssrc] = format
             if stream.kind == .audio, let id = catalog.formats[format].headerExtensionIDs[RTPExtensionURI.audioLevel] {
-                audioLevelIDs[ssrc] = id
+                audioLevels[ssrc] = (id, stream.publisher)
             }
             guard formatsBySSRC[ssrc] != format else { continue }
             keyframeCodecs[ssrc] = nil
