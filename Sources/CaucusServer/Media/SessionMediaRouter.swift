@@ -124,7 +124,12 @@ final class SessionMediaRouter {
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
         assignments[user] = nil
         learnStreams()
-        return recompute(receiversOf: user, and: [user], now: now)
+        var changes = recompute(receiversOf: user, and: [user], now: now)
+        // Its first slot map follows the speakers it names.
+        if let connection = connections[user], let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
+            changes.activeSpeakers.insert((connection, ranking.speakers.map { UserID($0) }), at: 0)
+        }
+        return changes
     }
 
     func remove(_ user: Int, now: Duration) -> Changes {
@@ -188,10 +193,13 @@ final class SessionMediaRouter {
     }
 
     /// Recomputes `user`'s own slots (`also`) and those of every subscriber who may receive
-    /// one of its streams.
+    /// one of its streams: only users of its own location can.
     private func recompute(receiversOf user: Int, and also: [Int], now: Duration) -> Changes {
         var users = Set(also)
-        for (subscriber, streams) in eligible where streams.contains(where: { $0.publisher == user }) { users.insert(subscriber) }
+        let candidates = locations[user].flatMap { members[$0] } ?? Set(eligible.keys)
+        for subscriber in candidates where eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
+            users.insert(subscriber)
+        }
         return recompute(users, now: now)
     }
 
