@@ -59,6 +59,8 @@ final class SessionMediaRouter {
         var slotSwitches = 0
         /// Recomputations made (each of some users' slots).
         var recomputed = 0
+        /// Subscribers whose slots were reassigned: what the recomputations cost.
+        var subscribersRecomputed = 0
 
         mutating func append(_ other: Changes) {
             keyframeRequests += other.keyframeRequests
@@ -66,6 +68,7 @@ final class SessionMediaRouter {
             slotMaps += other.slotMaps
             slotSwitches += other.slotSwitches
             recomputed += other.recomputed
+            subscribersRecomputed += other.subscribersRecomputed
         }
     }
 
@@ -231,6 +234,7 @@ final class SessionMediaRouter {
             next[user] = SlotAssignment.assign(
                 eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
         }
+        changes.subscribersRecomputed = next.count
         let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
         var keyframes = Set(RoutingUpdate(from: before, to: next).keyframeRequests)
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
