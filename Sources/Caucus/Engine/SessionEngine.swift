@@ -203,8 +203,8 @@ actor SessionEngine {
         case .unknownEvent(let seq, _, _):
             // A newer server's event: nothing to apply or tell, but it was seen.
             model?.skip(past: seq)
-        case .mediaSlots, .activeSpeakers:
-            // The slot map and speakers of a media peer this SDK does not make yet: nothing to apply.
+        case .mediaSlots:
+            // The slot map of a media peer this SDK does not make yet: nothing to apply.
             break
         }
     }

@@ -109,9 +109,9 @@ final class MediaRouter {
         if changes.recomputed > 0 { metrics.routingRecomputations.increment(by: changes.recomputed) }
         send(changes.keyframeRequests.map { ($0.publisher, SessionMediaRouter.pli($0.ssrc)) }, in: session)
         if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
-        // Who speaks, then the slot maps that follow from it.
-        for (connection, speakers) in changes.activeSpeakers {
-            _ = connection.send(SessionActor.encode(.activeSpeakers(speakers), with: .caucus))
+        // Who speaks, each with the slot map that follows from it.
+        for (connection, speakers, map) in changes.activeSpeakers {
+            _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable, activeSpeakers: speakers), with: .caucus))
         }
         for (connection, map) in changes.slotMaps {
             _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable), with: .caucus))

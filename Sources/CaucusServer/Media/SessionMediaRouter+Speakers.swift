@@ -4,8 +4,8 @@ import CaucusMedia
 /// Loudest speakers: each location's `SpeakerRanking`, fed by the RFC 6464 level of every
 /// audio packet its publishers send (read in place, before the packet is forwarded, whether
 /// or not anyone's slot holds it yet), evaluated on the media loop's timer. A new order
-/// re-fills the slots of everyone in the location and is announced to them (`activeSpeakers`,
-/// at most once per `SpeakerRanking.Configuration.minimumInterval`), before their slot maps.
+/// re-fills the slots of everyone in the location and is announced to them in their slot map
+/// frames (`activeSpeakers`, at most once per `SpeakerRanking.Configuration.minimumInterval`).
 extension SessionMediaRouter {
     /// Feeds the level of an audio packet from `ssrc`, if its stream carries one.
     @inline(__always)
@@ -39,11 +39,9 @@ extension SessionMediaRouter {
             rankings[location]?.retain(only: audible[location] ?? [])
             guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
             let here = (members[location] ?? []).sorted()
-            let speakers = ranking.speakers.map { UserID($0) }
-            for user in here {
-                if let connection = connection(of: user) { changes.activeSpeakers.append((connection, speakers)) }
-            }
-            changes.append(recompute(here, now: now))
+            var recomputed = recompute(here, now: now)
+            announce(ranking.speakers.map { UserID($0) }, to: here, in: &recomputed)
+            changes.append(recomputed)
         }
         return changes
     }

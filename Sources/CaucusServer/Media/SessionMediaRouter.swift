@@ -51,9 +51,9 @@ final class SessionMediaRouter {
     struct Changes {
         /// Publishers to ask for a keyframe, with the incoming SSRC to name.
         var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
-        /// Who the audio slots follow in a location, for each user there: sent before the slot
-        /// maps of the same change, which agree with it.
-        var activeSpeakers: [(connection: ClientConnection, speakers: [UserID])] = []
+        /// Who the audio slots follow in a location, for each user there told of it, with the
+        /// user's current slot map (one frame: the map and the speakers it follows agree).
+        var activeSpeakers: [(connection: ClientConnection, speakers: [UserID], map: MediaSlotMap)] = []
         var slotMaps: [(connection: ClientConnection, map: MediaSlotMap)] = []
         /// Receive slots whose source changed.
         var slotSwitches = 0
@@ -128,9 +128,9 @@ final class SessionMediaRouter {
         assignments[user] = nil
         learnStreams()
         var changes = recompute(receiversOf: user, and: [user], now: now)
-        // Its first slot map follows the speakers it names.
-        if let connection = connections[user], let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
-            changes.activeSpeakers.insert((connection, ranking.speakers.map { UserID($0) }), at: 0)
+        // Its first slot map comes with the speakers it follows.
+        if let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
+            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
         }
         return changes
     }
@@ -155,13 +155,11 @@ final class SessionMediaRouter {
             if relocate(user, to: entry.location) { arrivals.append(user) }
         }
         var changes = recompute(handover.users.keys, now: now)
-        // Whoever arrives in a location learns who speaks there, before its slot map.
-        var told: [(connection: ClientConnection, speakers: [UserID])] = []
+        // Whoever arrives in a location learns who speaks there, with its slot map.
         for user in arrivals.sorted() {
-            guard let connection = connections[user], let location = locations[user], let ranking = rankings[location] else { continue }
-            told.append((connection, ranking.speakers.map { UserID($0) }))
+            guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
+            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
         }
-        changes.activeSpeakers = told + changes.activeSpeakers
         return changes
     }
 
@@ -287,7 +285,22 @@ final class SessionMediaRouter {
         return changes
     }
 
-    func connection(of user: Int) -> ClientConnection? { connections[user] }
+    /// Tells `users` who speaks, each in one frame with its current slot map, which replaces
+    /// any slot map `changes` already holds for it.
+    func announce(_ speakers: [UserID], to users: some Sequence<Int>, in changes: inout Changes) {
+        var told = Set<ObjectIdentifier>()
+        for user in users {
+            guard let connection = connections[user] else { continue }
+            let map = subscribers[user]?.currentMap ?? MediaSlotMap(slots: [])
+            if subscribers[user] != nil {
+                subscribers[user]!.sentMap = map
+                subscribers[user]!.sentTo = ObjectIdentifier(connection)
+            }
+            told.insert(ObjectIdentifier(connection))
+            changes.activeSpeakers.append((connection, speakers, map))
+        }
+        if !told.isEmpty { changes.slotMaps.removeAll { told.contains(ObjectIdentifier($0.connection)) } }
+    }
 
     /// Routes `destination` from exactly `ssrcs` (its source and the source it waits for).
     func reroute(_ destination: SlotDestination, from ssrcs: [UInt32]) {

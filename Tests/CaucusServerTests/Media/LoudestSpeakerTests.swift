@@ -6,8 +6,8 @@ import Testing
 
 /// Issue 23, item 3, through `caucus serve`: two publishers over real UDP and SRTP whose audio
 /// packets carry RFC 6464 levels; the listener's one audio slot goes to the louder one (before,
-/// levels were never read and the slot stayed with the first to publish), the `activeSpeakers`
-/// frame says so first, and the slot carries the louder one's packets.
+/// levels were never read and the slot stayed with the first to publish), the slot map frame's
+/// `activeSpeakers` says so, and the slot carries the louder one's packets.
 @Suite(.serialized) struct LoudestSpeakerTests {
     static let levelID: UInt8 = 1
 
@@ -60,7 +60,7 @@ import Testing
             }
             throw TestFailure("the connection closed first")
         }
-        #expect(speakers?.first == deeID, "the activeSpeakers frame before the map puts Dee first: \(String(describing: speakers))")
+        #expect(speakers?.first == deeID, "the speakers the map follows put Dee first: \(String(describing: speakers))")
         #expect(Set(speakers ?? []) == [cyID, deeID])
 
         // What the slot carries now is Dee's.

@@ -37,7 +37,7 @@ import Testing
             switch frame {
             case .event(let event): "e\(event.seq)"
             case .reply(let re, _): "r\(re)"
-            case .error, .unknownEvent, .mediaSlots, .activeSpeakers: "other"
+            case .error, .unknownEvent, .mediaSlots: "other"
             }
         }
         #expect(kinds == ["r1", "e3", "r9", "e4", "r10"])
