@@ -13,7 +13,12 @@ public enum ServerFrame: Sendable, Equatable {
     /// Which user fills each of this connection's media receive slots, by mid: sent after a
     /// `mediaOffer` and whenever that changes. Per connection, not a session event: no `seq`.
     /// `unplayable` lists what this connection may receive but its answer cannot carry.
-    case mediaSlots([MediaSlot], unplayable: [UnplayableMedia] = [])
+    ///
+    /// `activeSpeakers`, when present, lists the speakers the audio slots of the connection's
+    /// location follow, loudest first: the frame then carries the current map with them (sent
+    /// when they change, at most twice a second, and on arriving in a location), so a client
+    /// that reads only `slots` still reads a true map.
+    case mediaSlots([MediaSlot], unplayable: [UnplayableMedia] = [], activeSpeakers: [UserID]? = nil)
 }
 
 /// What a connection's slot map says: its slots, and the publications it may receive but
@@ -89,7 +94,7 @@ public enum ReplyResult: Sendable, Equatable {
 
 extension ServerFrame: Codable {
     private enum Keys: String, CodingKey { case re, result, error, status, seq, at, event, media }
-    private enum MediaKeys: String, CodingKey { case slots, unplayable }
+    private enum MediaKeys: String, CodingKey { case slots, unplayable, activeSpeakers }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
         case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
@@ -133,10 +138,11 @@ extension ServerFrame: Codable {
             try c.encode(at, forKey: .at)
             var e = c.nestedContainer(keyedBy: EventKeys.self, forKey: .event)
             try e.encode(type, forKey: .type)
-        case .mediaSlots(let slots, let unplayable):
+        case .mediaSlots(let slots, let unplayable, let speakers):
             var m = c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
             try m.encode(slots, forKey: .slots)
             if !unplayable.isEmpty { try m.encode(unplayable, forKey: .unplayable) }
+            if let speakers { try m.encode(speakers, forKey: .activeSpeakers) }
         }
     }
 
@@ -157,7 +163,8 @@ extension ServerFrame: Codable {
             let m = try c.nestedContainer(keyedBy: MediaKeys.self, forKey: .media)
             self = .mediaSlots(
                 try m.decodeIfPresent([MediaSlot].self, forKey: .slots) ?? [],
-                unplayable: try m.decodeIfPresent([UnplayableMedia].self, forKey: .unplayable) ?? [])
+                unplayable: try m.decodeIfPresent([UnplayableMedia].self, forKey: .unplayable) ?? [],
+                activeSpeakers: try m.decodeIfPresent([UserID].self, forKey: .activeSpeakers))
             return
         }
         let re = try c.decodeIfPresent(Int.self, forKey: .re)

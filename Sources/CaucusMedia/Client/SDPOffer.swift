@@ -37,6 +37,8 @@ public struct SDPOffer: Sendable, Hashable {
     public var credentials: ICECredentials
     public var fingerprint: DTLSFingerprint
     public var cname = "caucus-client"
+    /// The ID to offer RFC 6464 audio levels under in audio sections; nil offers none.
+    public var audioLevelID: UInt8?
 
     public init(sections: [Section], credentials: ICECredentials, fingerprint: DTLSFingerprint) {
         self.sections = sections
@@ -62,6 +64,7 @@ public struct SDPOffer: Sendable, Hashable {
                 "a=rtpmap:\(payloadType) \(rtpmap)",
             ]
             if section.kind == .video { lines += ["a=rtcp-fb:\(payloadType) nack", "a=rtcp-fb:\(payloadType) nack pli"] }
+            if section.kind == .audio, let id = audioLevelID { lines.append("a=extmap:\(id) \(RTPExtensionURI.audioLevel)") }
             if let ssrc = section.sendingSSRC { lines.append("a=ssrc:\(ssrc) cname:\(cname)") }
         }
         return lines.joined(separator: "\r\n") + "\r\n"

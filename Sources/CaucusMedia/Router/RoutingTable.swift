@@ -9,11 +9,12 @@ public struct SlotDestination: Hashable, Sendable {
     }
 }
 
-/// What the forwarding path reads for each packet: incoming SSRC → the slots it fills. An
-/// immutable value: the session builds a new one on each change and hands it over whole, so
-/// the packet path takes no lock (it reads whichever table it was last given).
+/// What the forwarding path reads for each packet: incoming SSRC → the slots it fills. A
+/// value: whoever routes changes its own copy route by route (`add`, `remove`, in time
+/// proportional to the slots that changed) and the packet path reads whichever table it was
+/// last given, whole, with no lock.
 public struct RoutingTable: Sendable {
-    private let destinationsBySSRC: [UInt32: [SlotDestination]]
+    private var destinationsBySSRC: [UInt32: [SlotDestination]]
 
     public static let empty = RoutingTable(destinations: [:])
 
@@ -50,6 +51,21 @@ public struct RoutingTable: Sendable {
 
     /// The slots a packet from `ssrc` fills, by subscriber then slot; empty when none.
     public func destinations(of ssrc: UInt32) -> [SlotDestination] { destinationsBySSRC[ssrc] ?? [] }
+
+    /// Routes `ssrc` to `destination` too (kept in order; once however often it is added).
+    public mutating func add(_ destination: SlotDestination, for ssrc: UInt32) {
+        var list = destinationsBySSRC.removeValue(forKey: ssrc) ?? []
+        let index = list.firstIndex { ($0.subscriber, $0.slot) >= (destination.subscriber, destination.slot) } ?? list.endIndex
+        if index == list.endIndex || list[index] != destination { list.insert(destination, at: index) }
+        destinationsBySSRC[ssrc] = list
+    }
+
+    /// Stops routing `ssrc` to `destination`.
+    public mutating func remove(_ destination: SlotDestination, for ssrc: UInt32) {
+        guard var list = destinationsBySSRC.removeValue(forKey: ssrc) else { return }
+        list.removeAll { $0 == destination }
+        if !list.isEmpty { destinationsBySSRC[ssrc] = list }
+    }
 
     /// Every incoming SSRC that goes somewhere.
     public var routedSSRCs: Set<UInt32> { Set(destinationsBySSRC.keys) }

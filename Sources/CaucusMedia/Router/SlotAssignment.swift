@@ -20,13 +20,27 @@ public struct SlotAssignment: Hashable, Sendable {
     public static func assign(
         eligible: [PublishedStream], activity: [Int: SpeakerActivity], layout: SlotLayout, previous: SlotAssignment
     ) -> SlotAssignment {
+        assign(eligible: eligible, layout: layout, previous: previous) { SlotPreference.ranked($0, kind: $1, activity: activity) }
+    }
+
+    /// The same, ranked by a speaker ranking's published order (`SpeakerRanking`): audio slots
+    /// go to its top speakers, video slots to its most recent ones, then to the publishers it
+    /// never heard, in the caller's order; screen share by the caller's order.
+    public static func assign(eligible: [PublishedStream], order: SpeakerOrder, layout: SlotLayout, previous: SlotAssignment) -> SlotAssignment {
+        assign(eligible: eligible, layout: layout, previous: previous) { SlotPreference.ranked($0, kind: $1, order: order) }
+    }
+
+    private static func assign(
+        eligible: [PublishedStream], layout: SlotLayout, previous: SlotAssignment,
+        ranked: ([PublishedStream], StreamKind) -> [PublishedStream]
+    ) -> SlotAssignment {
         var result = SlotAssignment()
         for kind in StreamKind.allCases {
             let count = layout.count(of: kind)
             guard count > 0 else { continue }
             var seen = Set<PublishedStream>()
             let candidates = eligible.filter { $0.kind == kind && seen.insert($0).inserted }
-            let chosen = SlotPreference.ranked(candidates, kind: kind, activity: activity).prefix(count)
+            let chosen = ranked(candidates, kind).prefix(count)
             let chosenSet = Set(chosen)
             var free: [Int] = []
             for index in 0..<count {

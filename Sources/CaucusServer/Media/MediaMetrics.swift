@@ -19,6 +19,9 @@ struct MediaMetrics: Sendable {
     let bytesForwarded: CoreMetrics.Counter
     /// Receive slots whose source changed (filled, emptied or refilled by someone else).
     let slotSwitches: CoreMetrics.Counter
+    /// Routing recomputations (a session's handover after events that change who may receive
+    /// what, a peer added or removed, a new speaker ranking): never for chat or a timer tick.
+    let routingRecomputations: CoreMetrics.Counter
     /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
     let datagramsHandedOver: CoreMetrics.Counter
     /// Packets a subscriber NACKed, sent again from the retransmission cache.
@@ -43,6 +46,7 @@ struct MediaMetrics: Sendable {
         rtpForwarded = CoreMetrics.Counter(label: "caucus_media_rtp_forwarded_total")
         bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
         slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
+        routingRecomputations = CoreMetrics.Counter(label: "caucus_media_routing_recomputations_total")
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
         retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")

@@ -41,14 +41,16 @@ final class MediaRouter {
         perform(router.remove(key.user.rawValue, now: MediaClock.now()), in: key.session)
     }
 
+    func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.recomputations }
+
     func removeSession(_ session: StoredSessionID) {
         sessions[session] = nil
     }
 
-    /// The session's latest "who may receive what" and its users' connections.
-    func update(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
+    /// The session's latest "who may receive what" for the users whose eligibility changed.
+    func update(_ session: StoredSessionID, _ handover: MediaHandover) {
         guard let router = sessions[session] else { return }
-        perform(router.update(eligible: eligible, connections: connections, now: MediaClock.now()), in: session)
+        perform(router.update(handover, now: MediaClock.now()), in: session)
     }
 
     // MARK: - Packets
@@ -88,12 +90,13 @@ final class MediaRouter {
         }
     }
 
-    /// The routers' timers: lost publisher packets asked for again.
+    /// The routers' timers: lost publisher packets asked for again, speakers ranked.
     func tick(now: Duration) {
         for (session, router) in sessions {
             let feedback = router.tick(now: now)
             if !feedback.isEmpty { send(feedback, in: session) }
             if let changes = router.rankSimulcastLayers(now: now) { perform(changes, in: session) }
+            if !router.rankings.isEmpty { perform(router.evaluateSpeakers(now: now), in: session) }
         }
     }
 
@@ -113,8 +116,13 @@ final class MediaRouter {
     }
 
     private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
+        if changes.recomputed > 0 { metrics.routingRecomputations.increment(by: changes.recomputed) }
         send(changes.keyframeRequests.map { ($0.publisher, SessionMediaRouter.pli($0.ssrc)) }, in: session)
         if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
+        // Who speaks, each with the slot map that follows from it.
+        for (connection, speakers, map) in changes.activeSpeakers {
+            _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable, activeSpeakers: speakers), with: .caucus))
+        }
         for (connection, map) in changes.slotMaps {
             _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable), with: .caucus))
         }

@@ -202,12 +202,13 @@ final class MediaTransport: Sendable {
         }
     }
 
-    /// Hands the media loop a session's latest "who may receive what" (by subscriber, the
-    /// streams it may receive, in the session's order) and its users' connections, for the
-    /// slot maps. The loop reassigns slots and swaps in a new routing table.
-    func route(_ session: StoredSessionID, eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection]) {
+    /// Hands the media loop a session's routing for the users whose eligibility changed (see
+    /// `MediaHandover`). The loop recomputes those users' slots and swaps in the new routing
+    /// table between two packets (the packet path runs on the same loop, so it never sees half
+    /// a change).
+    func route(_ session: StoredSessionID, _ handover: MediaHandover) {
         shard(of: session).execute { handler in
-            handler.router.update(session, eligible: eligible, connections: connections)
+            handler.router.update(session, handover)
             handler.send([])
         }
     }
@@ -225,6 +226,13 @@ final class MediaTransport: Sendable {
     func stats(for key: MediaPeerKey) async -> MediaPeerTable.Stats? {
         let shard = shard(of: key.session)
         return try? await shard.eventLoop.submit { shard.handler.value.table.stats(for: key) }.get()
+    }
+
+    /// How many times `session`'s routing was recomputed (each recomputation of some users'
+    /// slots), or nil when the media loop routes nothing for it.
+    func routingRecomputations(of session: StoredSessionID) async -> Int? {
+        let shard = shard(of: session)
+        return try? await shard.eventLoop.submit { shard.handler.value.router.recomputations(of: session) }.get()
     }
 
     /// Datagrams no peer claimed since the port opened, on every shard.

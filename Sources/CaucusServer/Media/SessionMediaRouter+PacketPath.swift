@@ -35,6 +35,8 @@ extension SessionMediaRouter {
     ) -> [(user: Int, rtcp: [UInt8])] {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return [] }
         let ssrc = Self.read32(packet, at: 8)
+        // Before the routes: a speaker nobody's slot holds yet must be heard to win one.
+        hearLevel(of: packet, ssrc: ssrc, at: arrival)
         let destinations = table.destinations(of: ssrc)
         guard !destinations.isEmpty else { return [] }
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
@@ -58,7 +60,14 @@ extension SessionMediaRouter {
                     ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: packet.count - 12,
                     arrival: arrival, startsKeyframe: startsKeyframe)
             else {
-                if subscribers[destination.subscriber]?.rewriters[destination.slot]?.pending == ssrc { stillWaiting = true }
+                guard let rewriter = subscribers[destination.subscriber]?.rewriters[destination.slot] else { continue }
+                if rewriter.pending == ssrc {
+                    stillWaiting = true
+                } else if rewriter.source != ssrc {
+                    // The slot switched away from this stream (at the new source's keyframe):
+                    // the route goes now, on the failure path, not at the next recomputation.
+                    reroute(destination, from: [rewriter.source, rewriter.pending].compactMap { $0 })
+                }
                 continue
             }
             // No translation: the slot cannot carry this codec; never send what cannot decode.

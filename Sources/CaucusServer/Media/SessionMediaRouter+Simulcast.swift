@@ -46,7 +46,8 @@ extension SessionMediaRouter {
                 simulcastLayerSSRCs[ssrc] = stream
                 guard publication.forwarded == nil else { return nil }
                 simulcast[stream]!.forwarded = rid
-                return recompute(now: now)
+                learnStreams()
+                return recompute(receiversOf: user, and: [], now: now)
             }
             if let id = publication.repairedStreamIDExtension, let rid = Self.text(of: id, in: packet), let media = publication.ssrcs[rid] {
                 retransmissionSources[ssrc] = RetransmissionSource(publisher: user, mediaSSRC: media, mediaPayloadType: publication.mediaPayloadType)
@@ -61,7 +62,7 @@ extension SessionMediaRouter {
     func rankSimulcastLayers(now: Duration) -> Changes? {
         guard !simulcast.isEmpty, now - lastLayerRanking >= Self.layerRankingInterval else { return nil }
         lastLayerRanking = now
-        var changed = false
+        var changed: [Int] = []
         for stream in Array(simulcast.keys) {
             let publication = simulcast[stream]!
             simulcast[stream]!.bytes = [:]
@@ -71,9 +72,13 @@ extension SessionMediaRouter {
             let current = publication.forwardedSSRC.map { publication.bytes[$0, default: 0] } ?? 0
             guard bytes * 5 > current * 6 else { continue }
             simulcast[stream]!.forwarded = best
-            changed = true
+            changed.append(stream.publisher)
         }
-        return changed ? recompute(now: now) : nil
+        guard !changed.isEmpty else { return nil }
+        learnStreams()
+        var changes = Changes()
+        for publisher in changed.sorted() { changes.append(recompute(receiversOf: publisher, and: [], now: now)) }
+        return changes
     }
 
     /// Each simulcast publication's forwarded layer, as the SSRC of the stream.

@@ -62,25 +62,62 @@ final class SessionMediaRouter {
     struct Changes {
         /// Publishers to ask for a keyframe, with the incoming SSRC to name.
         var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
+        /// Who the audio slots follow in a location, for each user there told of it, with the
+        /// user's current slot map (one frame: the map and the speakers it follows agree).
+        var activeSpeakers: [(connection: ClientConnection, speakers: [UserID], map: MediaSlotMap)] = []
         var slotMaps: [(connection: ClientConnection, map: MediaSlotMap)] = []
         /// Receive slots whose source changed.
         var slotSwitches = 0
+        /// Recomputations made (each of some users' slots).
+        var recomputed = 0
+        /// Subscribers whose slots were reassigned: what the recomputations cost.
+        var subscribersRecomputed = 0
+
+        mutating func append(_ other: Changes) {
+            keyframeRequests += other.keyframeRequests
+            activeSpeakers += other.activeSpeakers
+            slotMaps += other.slotMaps
+            slotSwitches += other.slotSwitches
+            recomputed += other.recomputed
+            subscribersRecomputed += other.subscribersRecomputed
+        }
     }
 
     var subscribers: [Int: Subscriber] = [:]
+    /// Recomputations so far (what `caucus_media_routing_recomputations_total` counts).
+    private(set) var recomputations = 0
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
-    /// session's order.
-    private var eligible: [Int: [PublishedStream]] = [:]
+    /// session's order, as the session last handed it over.
+    private(set) var eligible: [Int: [PublishedStream]] = [:]
     private var connections: [Int: ClientConnection] = [:]
     private var assignments: [Int: SlotAssignment] = [:]
+    /// Where each user is, and who is in each location: a location's speakers are ranked together.
+    private(set) var locations: [Int: Location] = [:]
+    private(set) var members: [Location: Set<Int>] = [:]
+    /// Each location's speaker ranking, fed by the audio levels of its publishers' packets.
+    var rankings: [Location: SpeakerRanking] = [:]
+    let speakerConfiguration: SpeakerRanking.Configuration
     /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
     private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
+    /// The other way round.
+    private var ssrcsByStream: [PublishedStream: UInt32] = [:]
     /// Incoming SSRC → the catalog number of its format.
     private(set) var formatsBySSRC: [UInt32: Int] = [:]
     var catalog = FormatCatalog()
     /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
     private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
+    /// The audio streams whose packets carry an RFC 6464 level, by incoming SSRC: the
+    /// extension's ID in their publisher's answer, and the publisher.
+    private(set) var audioLevels: [UInt32: (id: UInt8, publisher: Int)] = [:]
+    /// Per location, the publishers whose audio someone there may receive (only they are
+    /// ranked); recomputed for the locations a handover touched, at the next evaluation.
+    var audible: [Location: Set<Int>] = [:]
+    var staleAudible: Set<Location> = []
+    /// The table the packet path reads. Changed here route by route, between two packets: the
+    /// packet path runs on this same loop, so it always reads a whole table.
     private(set) var table = RoutingTable.empty
+    /// The incoming SSRCs each slot is routed from in `table` now.
+    private var routed: [SlotDestination: [UInt32]] = [:]
     /// Recent packets of each video and screen-share stream, for NACKs.
     var caches: [UInt32: RetransmissionCache] = [:]
     /// What each video and screen-share stream lost on its way here, asked of its publisher.
@@ -99,9 +136,16 @@ final class SessionMediaRouter {
     var simulcastLayerSSRCs: [UInt32: PublishedStream] = [:]
     var lastLayerRanking: Duration = .zero
 
+    init(speakers: SpeakerRanking.Configuration = .standard) {
+        speakerConfiguration = speakers
+    }
+
     var isEmpty: Bool { subscribers.isEmpty }
 
+    /// A user's new peer: its slots are filled, and so are the slots of those who may receive
+    /// what it publishes (its SSRCs are new).
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
+        if let old = subscribers[user] { unroute(user, old) }
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
         forgetSimulcast(of: user)
@@ -110,72 +154,126 @@ final class SessionMediaRouter {
         learnTransportSequences(of: user, plan: plan)
         learnSimulcast(of: user, plan: plan)
         assignments[user] = nil
-        return recompute(now: now)
+        learnStreams()
+        var changes = recompute(receiversOf: user, and: [user], now: now)
+        // Its first slot map comes with the speakers it follows.
+        if let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
+            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
+        }
+        return changes
     }
 
     func remove(_ user: Int, now: Duration) -> Changes {
-        guard subscribers.removeValue(forKey: user) != nil else { return Changes() }
+        guard let old = subscribers.removeValue(forKey: user) else { return Changes() }
+        unroute(user, old)
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
         forgetSimulcast(of: user)
         assignments[user] = nil
-        return recompute(now: now)
+        learnStreams()
+        return recompute(receiversOf: user, and: [], now: now)
     }
 
-    /// The session's latest state, handed over after a batch of events.
+    /// The session's handover after events: the users it names get their new eligibility,
+    /// location and connection, and only they are recomputed.
+    func update(_ handover: MediaHandover, now: Duration) -> Changes {
+        var arrivals: [Int] = []
+        for (user, entry) in handover.users {
+            eligible[user] = entry.eligible.isEmpty ? nil : entry.eligible
+            connections[user] = entry.connection
+            if let old = locations[user] { staleAudible.insert(old) }
+            if let new = entry.location { staleAudible.insert(new) }
+            if relocate(user, to: entry.location) { arrivals.append(user) }
+        }
+        var changes = recompute(handover.users.keys, now: now)
+        // Whoever arrives in a location learns who speaks there, with its slot map.
+        for user in arrivals.sorted() {
+            guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
+            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
+        }
+        return changes
+    }
+
+    /// The whole session's eligibility and connections at once (every user not named has
+    /// none), everyone in the main session: what tests of the routing alone hand over.
     func update(eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection], now: Duration) -> Changes {
-        self.eligible = eligible
-        self.connections = connections
-        return recompute(now: now)
+        var handover = MediaHandover()
+        for user in Set(eligible.keys).union(self.eligible.keys).union(subscribers.keys) {
+            handover.users[user] = MediaHandover.Entry(eligible: eligible[user] ?? [], location: .main, connection: connections[user])
+        }
+        return update(handover, now: now)
     }
 
-    /// Reassigns every subscriber's slots from the latest eligibility, re-points the rewriters
-    /// whose source changed, builds a new table, and says which keyframes and slot maps to send.
-    func recompute(now: Duration) -> Changes {
-        var incomingSSRC: [PublishedStream: UInt32] = [:]
-        var incomingFormat: [PublishedStream: Int] = [:]
-        for (user, subscriber) in subscribers {
-            for (kind, ssrc) in subscriber.plan.publishedSSRCs {
-                let stream = PublishedStream(publisher: user, kind: kind)
-                incomingSSRC[stream] = ssrc
-                incomingFormat[stream] = subscriber.publishedFormats[kind]
+    /// Moves `user`'s membership; returns whether it arrived somewhere new.
+    private func relocate(_ user: Int, to location: Location?) -> Bool {
+        let old = locations[user]
+        guard old != location else { return false }
+        if let old {
+            members[old]?.remove(user)
+            if members[old]?.isEmpty == true { members[old] = nil }
+            // Its voice no longer counts there; a ranking nobody is in goes.
+            rankings[old]?.forget(user)
+            if members[old] == nil {
+                rankings[old] = nil
+                audible[old] = nil
             }
         }
-        for (stream, ssrc) in forwardedLayers {
-            incomingSSRC[stream] = ssrc
-            incomingFormat[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
-        }
-        learnStreams(incomingSSRC, formats: incomingFormat)
+        locations[user] = location
+        guard let location else { return false }
+        members[location, default: []].insert(user)
+        return true
+    }
 
+    /// Recomputes `user`'s own slots (`also`) and those of every subscriber who may receive
+    /// one of its streams: only users of its own location can.
+    func recompute(receiversOf user: Int, and also: [Int], now: Duration) -> Changes {
+        var users = Set(also)
+        let candidates = locations[user].flatMap { members[$0] } ?? Set(eligible.keys)
+        for subscriber in candidates where eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
+            users.insert(subscriber)
+        }
+        return recompute(users, now: now)
+    }
+
+    /// Reassigns `users`' slots (those with a peer) from their eligibility and their location's
+    /// speaker ranking, re-points the rewriters whose source changed, changes their routes in
+    /// the table, and says which keyframes and slot maps to send. Costs the users named.
+    func recompute(_ users: some Collection<Int>, now: Duration) -> Changes {
+        recomputations += 1
+        var changes = Changes(recomputed: 1)
         var next: [Int: SlotAssignment] = [:]
         var unplayable: [Int: [PublishedStream]] = [:]
         var decodable: [Int: Set<PublishedStream>] = [:]
-        for (user, subscriber) in subscribers {
+        for user in users {
+            guard let subscriber = subscribers[user] else { continue }
             var streams: [PublishedStream] = []
-            for stream in eligible[user, default: []] where incomingSSRC[stream] != nil {
+            for stream in eligible[user, default: []] {
+                guard let ssrc = ssrcsByStream[stream] else { continue }
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let format = incomingFormat[stream], catalog.translation(from: format, to: slotFormat) != nil {
+                if let format = formatsBySSRC[ssrc], catalog.translation(from: format, to: slotFormat) != nil {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
                 }
             }
             decodable[user] = Set(streams)
+            let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
-                eligible: streams, activity: [:], layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
         }
-        var keyframes = Set(RoutingUpdate(from: assignments, to: next).keyframeRequests)
-        var switches = 0
+        changes.subscribersRecomputed = next.count
+        let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
+        var keyframes = Set(RoutingUpdate(from: before, to: next).keyframeRequests)
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
         for (user, assignment) in next {
             for slot in subscribers[user]!.rewriters.keys {
                 let stream = assignment.source(in: slot)
-                let ssrc = stream.flatMap { incomingSSRC[$0] }
+                let ssrc = stream.flatMap { ssrcsByStream[$0] }
                 let rewriter = subscribers[user]!.rewriters[slot]!
-                if (rewriter.pending ?? rewriter.source) != ssrc { switches += 1 }
+                if (rewriter.pending ?? rewriter.source) != ssrc { changes.slotSwitches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
                 // A simulcast layer no longer forwarded is still its publication's picture.
@@ -184,24 +282,24 @@ final class SessionMediaRouter {
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately
                 var translation: HeaderTranslation?
-                if let format = stream.flatMap({ incomingFormat[$0] }), let slotFormat = subscribers[user]!.slotFormats[slot] {
+                if let ssrc, let format = formatsBySSRC[ssrc], let slotFormat = subscribers[user]!.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
                 if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream {
                     keyframes.insert(stream)
                 }
+                let updated = subscribers[user]!.rewriters[slot]!
+                reroute(SlotDestination(subscriber: user, slot: slot), from: [updated.source, updated.pending].compactMap { $0 })
             }
+            assignments[user] = assignment
         }
-        assignments = next
-        table = makeTable()
 
-        var changes = Changes(slotSwitches: switches)
         for stream in keyframes.sorted(by: { ($0.publisher, $0.kind.rawValue) < ($1.publisher, $1.kind.rawValue) }) {
-            if let ssrc = incomingSSRC[stream], keyframeRequests.shouldRequest(ssrc, at: now) {
+            if let ssrc = ssrcsByStream[stream], keyframeRequests.shouldRequest(ssrc, at: now) {
                 changes.keyframeRequests.append((stream.publisher, ssrc))
             }
         }
-        for user in subscribers.keys.sorted() {
+        for user in next.keys.sorted() {
             let slots = subscribers[user]!.plan.receiveSlots.map {
                 MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: next[user]?.source(in: $0.slot).map { UserID($0.publisher) })
             }
@@ -219,15 +317,65 @@ final class SessionMediaRouter {
         return changes
     }
 
-    /// Records each stream's SSRC and format; a stream that is gone takes its cache and its
-    /// request bookkeeping with it.
-    private func learnStreams(_ incomingSSRC: [PublishedStream: UInt32], formats: [PublishedStream: Int]) {
+    /// Tells `users` who speaks, each in one frame with its current slot map, which replaces
+    /// any slot map `changes` already holds for it.
+    func announce(_ speakers: [UserID], to users: some Sequence<Int>, in changes: inout Changes) {
+        var told = Set<ObjectIdentifier>()
+        for user in users {
+            guard let connection = connections[user] else { continue }
+            let map = subscribers[user]?.currentMap ?? MediaSlotMap(slots: [])
+            if subscribers[user] != nil {
+                subscribers[user]!.sentMap = map
+                subscribers[user]!.sentTo = ObjectIdentifier(connection)
+            }
+            told.insert(ObjectIdentifier(connection))
+            changes.activeSpeakers.append((connection, speakers, map))
+        }
+        if !told.isEmpty { changes.slotMaps.removeAll { told.contains(ObjectIdentifier($0.connection)) } }
+    }
+
+    /// Routes `destination` from exactly `ssrcs` (its source and the source it waits for).
+    func reroute(_ destination: SlotDestination, from ssrcs: [UInt32]) {
+        let old = routed[destination] ?? []
+        guard old != ssrcs else { return }
+        for ssrc in old where !ssrcs.contains(ssrc) { table.remove(destination, for: ssrc) }
+        for ssrc in ssrcs where !old.contains(ssrc) { table.add(destination, for: ssrc) }
+        routed[destination] = ssrcs.isEmpty ? nil : ssrcs
+    }
+
+    /// Takes a departing peer's slots out of the table.
+    private func unroute(_ user: Int, _ subscriber: Subscriber) {
+        for slot in subscriber.rewriters.keys { reroute(SlotDestination(subscriber: user, slot: slot), from: []) }
+    }
+
+    /// Records each stream's SSRC and format from the peers' plans; a stream that is gone takes
+    /// its cache and its request bookkeeping with it. Runs when a peer comes or goes.
+    func learnStreams() {
+        var incomingSSRC: [PublishedStream: UInt32] = [:]
+        var formats: [PublishedStream: Int] = [:]
+        for (user, subscriber) in subscribers {
+            for (kind, ssrc) in subscriber.plan.publishedSSRCs {
+                let stream = PublishedStream(publisher: user, kind: kind)
+                incomingSSRC[stream] = ssrc
+                formats[stream] = subscriber.publishedFormats[kind]
+            }
+        }
+        // A simulcast publication's stream is the layer it forwards.
+        for (stream, ssrc) in forwardedLayers {
+            incomingSSRC[stream] = ssrc
+            formats[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
+        }
+        ssrcsByStream = incomingSSRC
         let previous = Set(streamsBySSRC.keys)
         streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         var current: [UInt32: Int] = [:]
+        audioLevels = [:]
         for (stream, ssrc) in incomingSSRC {
             guard let format = formats[stream] else { continue }
             current[ssrc] = format
+            if stream.kind == .audio, let id = catalog.formats[format].headerExtensionIDs[RTPExtensionURI.audioLevel] {
+                audioLevels[ssrc] = (id, stream.publisher)
+            }
             guard formatsBySSRC[ssrc] != format else { continue }
             keyframeCodecs[ssrc] = nil
             if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: catalog.formats[format].codec.name) {
@@ -244,19 +392,5 @@ final class SessionMediaRouter {
             keyframeRequests.forget(gone)
             upstreamNACKs.forget(gone)
         }
-    }
-
-    /// Incoming SSRC → the slots it reaches: each slot's current source, and the source it
-    /// waits to switch to (whose keyframe the slot must see).
-    private func makeTable() -> RoutingTable {
-        var routes: [(ssrc: UInt32, destination: SlotDestination)] = []
-        for (user, subscriber) in subscribers {
-            for (slot, rewriter) in subscriber.rewriters {
-                for ssrc in [rewriter.source, rewriter.pending].compactMap({ $0 }) {
-                    routes.append((ssrc, SlotDestination(subscriber: user, slot: slot)))
-                }
-            }
-        }
-        return RoutingTable(routes: routes)
     }
 }

@@ -16,15 +16,15 @@ actor SessionActor {
     let id: StoredSessionID
     let app: String
     let environment: SessionEnvironment
-    private var pipeline: Pipeline
+    var pipeline: Pipeline
     private var waiting: [Pipeline.Ticket: CheckedContinuation<Void, any Error>] = [:]
     private var storeTask: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var rosterTask: Task<Void, Never>?
     /// Several nodes: its opening was refused because another node opened the same name first.
     private(set) var lostNameRace = false
-    /// Whether the last routing handed the media loop any publication to forward.
-    private var routedPublications = false
+    /// The media routing's bookkeeping (`SessionActor+MediaRouting.swift`).
+    var mediaRouting = MediaRoutingState()
 
     var state: SessionState { pipeline.state }
     var seq: Int { pipeline.seq }
@@ -176,12 +176,14 @@ actor SessionActor {
         record { (pipeline) -> ((), [Pipeline.Action]) in ((), input(&pipeline)) }
     }
 
-    private func perform(_ actions: [Pipeline.Action]) {
+    func perform(_ actions: [Pipeline.Action]) {
         for action in actions {
             switch action {
             case .append(let events, let snapshot):
                 dropMedia(after: events)
-                routeMedia()
+                // The state now is the state at the batch's last event (everything decided is in
+                // the batch): the routing it implies is computed now and waits for the delivery.
+                holdRouting(after: MediaRoutingImpact(of: events.lazy.map(\.event)), through: events.last?.seq ?? pipeline.seq)
                 storeTask = Task { await self.store(events, snapshot: snapshot) }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
@@ -226,38 +228,6 @@ actor SessionActor {
         }
     }
 
-    /// Hands the media loop who may receive what now: after every batch of events (a move,
-    /// a publication, a mute or pause, a join, leave, drop or resume can all change it) and
-    /// after a user's `mediaOffer`. The media loop turns it into slots and a new routing table.
-    /// Returns whether it handed anything over (the media loop then sends the slot maps).
-    @discardableResult
-    func routeMedia() -> Bool {
-        let state = pipeline.state
-        // Most sessions publish nothing: then, unless the last routing carried something to
-        // take back, there is nothing to hand over (this runs after every batch, joins included).
-        let anyonePublishes = state.users.values.contains { !$0.publishing.isEmpty }
-        guard anyonePublishes || routedPublications else { return false }
-        routedPublications = anyonePublishes
-        // One pass per location, not per subscriber: everyone in a location receives the same
-        // streams but its own.
-        var byLocation: [Location: [PublishedStream]] = [:]
-        var eligible: [Int: [PublishedStream]] = [:]
-        for user in state.users.values {
-            guard user.presence.isConnected else {
-                eligible[user.id.rawValue] = []
-                continue
-            }
-            let streams = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
-                StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
-            }
-            byLocation[user.location] = streams
-            eligible[user.id.rawValue] = streams.filter { $0.publisher != user.id.rawValue }
-        }
-        let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
-        environment.media.route(id, eligible: eligible, connections: connections)
-        return true
-    }
-
     /// Writes one batch (the one that begins the log opens the session's row), then tells the
     /// pipeline how it went; then saves the snapshot that came with it, if any.
     private func store(_ events: [SequencedEvent], snapshot: StoredSnapshot?) async {
@@ -289,6 +259,8 @@ actor SessionActor {
         // Performed at once, with no suspension after the pipeline's step: another input
         // running in between (a snapshot, a shutdown) would see the batch durable but not sent.
         perform(actions)
+        // The batch's events are on their way: the routing they explain follows them.
+        if failure == nil { releaseRouting() } else { mediaRouting.held.removeAll() }
         environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)

@@ -42,12 +42,14 @@ final class MediaTestClient {
 
     /// Offers `sections` (by default one sending audio section, no receive slot) and connects.
     static func connect(
-        _ client: TestClient, on server: TestServer, sections: [SDPOffer.Section] = [.init(kind: .audio, direction: .sendonly, sendingSSRC: ssrc)]
+        _ client: TestClient, on server: TestServer, sections: [SDPOffer.Section] = [.init(kind: .audio, direction: .sendonly, sendingSSRC: ssrc)],
+        audioLevelID: UInt8? = nil
     ) async throws -> MediaTestClient {
         let key = try await MediaSignallingTests.key(of: client, on: server)
         let certificate = try DTLSCertificate.generate(commonName: "client")
         let credentials = ICECredentials.random()
-        let offer = SDPOffer(sections: sections, credentials: credentials, fingerprint: certificate.fingerprint)
+        var offer = SDPOffer(sections: sections, credentials: credentials, fingerprint: certificate.fingerprint)
+        offer.audioLevelID = audioLevelID
         let answerText = try #require(try await client.request("mediaOffer", ["sdp": offer.text])["sdp"] as? String)
         let answer = try SessionDescription(parsing: answerText)
         let slotSSRCs = Dictionary(uniqueKeysWithValues: answer.media.compactMap { section in

@@ -1,0 +1,90 @@
+import CaucusCore
+import CaucusMedia
+
+/// What a session remembers of its media routing.
+struct MediaRoutingState {
+    /// Users who offered media (they get slot maps); until the first, nothing is routed.
+    var offered: Set<UserID> = []
+    /// Where each user was when the media router last heard of it (for the audience it leaves).
+    var locations: [UserID: Location] = [:]
+    /// Routing waiting for the events that explain it: each handover goes to the media loop
+    /// once every event through `through` has been delivered, never before.
+    var held: [(through: Int, handover: MediaHandover)] = []
+}
+
+/// Routing is an output of the session, ordered after the events that explain it: a batch of
+/// events whose `MediaRoutingImpact` is not empty gets its handover computed when it goes to
+/// the store (the state then is the state at its last event) and handed to the media loop
+/// once it is stored and sent. Both go through `eventLoop.execute` on each connection's loop,
+/// the events first, so a client has them before the slot map that follows from them.
+extension SessionActor {
+    /// A user offered media: its slots are filled from the session as it is now. The first
+    /// offer hands over every user (nothing was routed before); later ones only the offerer.
+    /// Returns whether routing was handed over (the media loop then sends the slot map).
+    @discardableResult
+    func routeMedia(offeredBy user: UserID) -> Bool {
+        let impact = mediaRouting.offered.isEmpty ? MediaRoutingImpact(everyone: true) : MediaRoutingImpact(subscribers: [user])
+        mediaRouting.offered.insert(user)
+        holdRouting(after: impact, through: pipeline.seq)
+        return true
+    }
+
+    /// Computes the routing `impact` calls for from the state now, and hands it to the media
+    /// loop once every event through `through` is delivered: a slot map never reaches a client
+    /// before the events that explain it. Events that change nobody's media (chat, timers,
+    /// plans) hand over nothing, and the router recomputes only the users named.
+    func holdRouting(after impact: MediaRoutingImpact, through: Int) {
+        guard !mediaRouting.offered.isEmpty, !impact.isNone else { return }
+        let handover = mediaHandover(after: impact)
+        guard !handover.isEmpty else { return }
+        mediaRouting.held.append((through, handover))
+        releaseRouting()
+    }
+
+    /// Hands over the routing whose events are all delivered, in order. Roster news held for a
+    /// user with media (a publisher reconnecting, say) goes out first: its slot map may follow
+    /// from it.
+    func releaseRouting() {
+        let delivered = pipeline.durableSeq
+        while let first = mediaRouting.held.first, first.through <= delivered {
+            mediaRouting.held.removeFirst()
+            for user in first.handover.users.keys {
+                let id = UserID(user)
+                guard mediaRouting.offered.contains(id), let connection = pipeline.connections[id] else { continue }
+                perform(pipeline.flushHeldRoster(of: connection))
+            }
+            environment.media.route(id, first.handover)
+        }
+    }
+
+    /// Who may receive what now, for the users `impact` reaches: one pass per location touched
+    /// (everyone there receives the same streams but its own).
+    private func mediaHandover(after impact: MediaRoutingImpact) -> MediaHandover {
+        let state = pipeline.state
+        let affected = state.usersWithChangedMedia(after: impact, previousLocation: { mediaRouting.locations[$0] })
+            ?? Set(state.users.keys).union(mediaRouting.locations.keys)
+        var byLocation: [Location: [PublishedStream]] = [:]
+        var handover = MediaHandover()
+        for id in affected {
+            guard let user = state.users[id] else {
+                mediaRouting.locations[id] = nil
+                mediaRouting.offered.remove(id)
+                handover.users[id.rawValue] = MediaHandover.Entry(eligible: [], location: nil, connection: nil)
+                continue
+            }
+            mediaRouting.locations[id] = user.location
+            var streams: [PublishedStream] = []
+            if user.presence.isConnected {
+                let everything = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
+                    StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
+                }
+                byLocation[user.location] = everything
+                streams = everything.filter { $0.publisher != id.rawValue }
+            }
+            handover.users[id.rawValue] = MediaHandover.Entry(
+                eligible: streams, location: user.location, connection: pipeline.connections[id]?.connection)
+        }
+        return handover
+    }
+
+}

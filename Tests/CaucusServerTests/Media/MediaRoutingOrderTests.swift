@@ -1,0 +1,111 @@
+import CaucusCore
+import CaucusMedia
+import Foundation
+import Testing
+@testable import CaucusServer
+
+/// Issue 23, item 2, at the wire: routing follows the events that explain it, and only events
+/// that change who may receive what cause a recomputation.
+@Suite(.serialized) struct MediaRoutingOrderTests {
+    /// An offer that publishes audio under `ssrc` and receives one audio slot (mid 0).
+    static func offer(ssrc: UInt32) -> String {
+        MediaSignallingTests.offer.replacingOccurrences(of: "a=sendonly", with: "a=sendrecv")
+            .replacingOccurrences(of: "a=rtpmap:111 opus/48000/2\r\n", with: "a=rtpmap:111 opus/48000/2\r\na=ssrc:\(ssrc) cname:x\r\n")
+    }
+
+    static func slots(in frame: JSON) -> [JSON]? { (frame["media"] as? JSON)?["slots"] as? [JSON] }
+
+    /// Reads `client`'s frames until one matches, returning the types of the events before it.
+    static func events(before matching: (JSON) -> Bool, on client: TestClient) async throws -> [String] {
+        var types: [String] = []
+        while let frame = try await client.nextFrame() {
+            if matching(frame) { return types }
+            if let type = TestClient.type(of: frame) { types.append(type) }
+        }
+        throw TestFailure("the connection closed first")
+    }
+
+    /// Bo hears Cy in the main session; the host moves Bo into a room of its own: Bo's slot map
+    /// empties, and Bo has the `usersMoved` event first (before, the map went out as the move
+    /// was decided, before it was stored and sent).
+    @Test func theSlotMapFollowsTheMoveThatExplainsIt() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let cy = try await server.joined("Cy")
+        let (boID, cyID) = (try #require(await bo.user), try #require(await cy.user))
+        try await bo.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xB0)])
+        try await cy.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xC0)])
+        try await cy.request("publish", ["media": ["audio"]])
+        let beforePublishing = try await within("Bo hearing Cy") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == cyID }, on: bo)
+        }
+        #expect(beforePublishing.last == "mediaChanged", "the publication came before the map naming Cy: \(beforePublishing)")
+
+        try await ada.request("createRooms", ["count": 1])
+        let status = try await ada.event("statusChanged")
+        let room = try #require((((status["event"] as? JSON)?["breakout"] as? JSON)?["rooms"] as? [JSON])?.first?["id"] as? Int)
+        try await ada.request("assign", ["users": [boID], "room": room])
+        let beforeEmptied = try await within("Bo's slot emptied") {
+            try await Self.events(before: { Self.slots(in: $0).map { $0.first?["user"] == nil } ?? false }, on: bo)
+        }
+        #expect(beforeEmptied.contains("usersMoved"), "the slot map came before the move that explains it: \(beforeEmptied)")
+        await server.stop()
+    }
+
+    /// Roster news is held for a while (the roster window) and sent in one write; when a held
+    /// event explains a slot map (a publisher whose connection dropped is reconnecting), it goes
+    /// out before the map instead.
+    @Test func heldRosterNewsGoesOutBeforeTheSlotMapItExplains() async throws {
+        let server = try await TestServer.start(rosterWindow: .seconds(5))
+        _ = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let cy = try await server.joined("Cy")
+        let cyID = try #require(await cy.user)
+        try await bo.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xB0)])
+        try await cy.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xC0)])
+        try await cy.request("publish", ["media": ["audio"]])
+        _ = try await within("Bo hearing Cy") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == cyID }, on: bo)
+        }
+        await cy.close()
+        let beforeEmptied = try await within("Bo's slot emptied") {
+            try await Self.events(before: { Self.slots(in: $0).map { $0.first?["user"] == nil } ?? false }, on: bo)
+        }
+        #expect(beforeEmptied.contains("userReconnecting"), "the slot map came before the news that explains it: \(beforeEmptied)")
+        await server.stop()
+    }
+
+    /// Chat (to the room, to one user) and a rename change nobody's media: the session hands the media loop
+    /// nothing and the router recomputes nothing (before, every batch of events did).
+    @Test func chatCausesNoRecomputation() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let cy = try await server.joined("Cy")
+        try await bo.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xB0)])
+        try await cy.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xC0)])
+        try await cy.request("publish", ["media": ["audio"]])
+        let cyID = try #require(await cy.user)
+        _ = try await within("Bo hearing Cy") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == cyID }, on: bo)
+        }
+        let key = try await MediaSignallingTests.key(of: bo, on: server)
+        let media = server.server.media
+        let before = try #require(await media.routingRecomputations(of: key.session))
+
+        let boID = try #require(await bo.user)
+        try await bo.request("chat", ["text": "hello"])
+        try await ada.request("chat", ["text": "psst", "to": boID])
+        try await ada.request("rename", ["user": cyID, "name": "Cyd"])
+        // The media loop has run whatever the session handed it once a later handover is done:
+        // a publication (which does change routing) is recomputed after them.
+        try await bo.request("publish", ["media": ["audio"]])
+        _ = try await within("Cy hearing Bo") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == boID }, on: cy)
+        }
+        let after = try #require(await media.routingRecomputations(of: key.session))
+        #expect(after - before == 1, "only the publication was recomputed: \(after - before)")
+        await server.stop()
+    }
+}
