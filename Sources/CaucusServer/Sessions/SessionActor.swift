@@ -238,20 +238,21 @@ actor SessionActor {
         let anyonePublishes = state.users.values.contains { !$0.publishing.isEmpty }
         guard anyonePublishes || routedPublications else { return false }
         routedPublications = anyonePublishes
-        // One pass per location, not per subscriber: everyone in a location receives the same
-        // streams but its own.
-        var byLocation: [Location: [PublishedStream]] = [:]
+        // One pass per location, not per subscriber: everyone receiving a location (its users
+        // and its listeners) receives the same streams but its own, after the voice broadcast.
+        var byLocation: [Location: [MediaSource]] = [:]
         var eligible: [Int: [PublishedStream]] = [:]
         for user in state.users.values {
             guard user.presence.isConnected else {
                 eligible[user.id.rawValue] = []
                 continue
             }
-            let streams = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
+            let location = state.receivingLocation(of: user.id)
+            let located = byLocation[location] ?? state.mediaSources(in: location)
+            byLocation[location] = located
+            eligible[user.id.rawValue] = state.mediaSources(for: user.id, among: located).compactMap { source in
                 StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
             }
-            byLocation[user.location] = streams
-            eligible[user.id.rawValue] = streams.filter { $0.publisher != user.id.rawValue }
         }
         let connections = Dictionary(uniqueKeysWithValues: pipeline.connections.map { ($0.key.rawValue, $0.value.connection) })
         environment.media.route(id, eligible: eligible, connections: connections)
