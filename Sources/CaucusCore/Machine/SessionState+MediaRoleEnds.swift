@@ -30,9 +30,12 @@ extension SessionState {
 }
 
 extension Event {
+    /// Whether the event can take a role away (a host who joins takes it from the last one),
+    /// take a user away, move one, or close a room.
     var mayEndMediaRoles: Bool {
         switch self {
         case .userLeft, .hostChanged, .managerChanged, .statusChanged, .usersMoved: true
+        case .userJoined(_, let becomesHost): becomesHost
         default: false
         }
     }
