@@ -22,6 +22,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     // Media
     case publish
     case mediaOffer
+    case startVoiceBroadcast, stopVoiceBroadcast, listenIn, stopListening
 }
 
 /// Reads that are answered from the session's state and change nothing.

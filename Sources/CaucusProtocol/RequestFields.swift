@@ -150,6 +150,10 @@ public struct RequestFields: Codable, Sendable {
         case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
         case .publish: return .publish(try publishedMedia())
+        case .startVoiceBroadcast: return .startVoiceBroadcast
+        case .stopVoiceBroadcast: return .stopVoiceBroadcast
+        case .listenIn: return .listenIn(try required(room, "room"))
+        case .stopListening: return .stopListening
         case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
         }

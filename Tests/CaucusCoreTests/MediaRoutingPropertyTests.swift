@@ -1,11 +1,13 @@
 import CaucusCore
+import Foundation
 import PropertyBased
 import NIOConcurrencyHelpers
 import Testing
 
 /// Who receives what, over random sessions: the random walk of `SessionProperties`, with media
 /// steps mixed in (publishing, rooms whose definitions forbid kinds, muting and pausing the
-/// main session, dropped and resumed connections). After every step, for every present user,
+/// main session, dropped and resumed connections, broadcast voice, listen-in and the losses of
+/// role that end them). After every step, for every present user,
 /// `mediaSources(for:)` is checked rule by rule against the state, and must also hold every
 /// publication no rule forbids. Over all the walks, each rule must have held something back.
 @Suite struct MediaRoutingProperties {
@@ -23,7 +25,8 @@ import Testing
                     walk.take(step, entropy: UInt64(index))
                 }
                 if walk.failed { return }
-                let problems = Self.violations(in: walk.state, coverage: &coverage)
+                var problems = Self.violations(in: walk.state, coverage: &coverage)
+                if index % 50 == 49 { problems += Self.impurities(of: walk) }
                 if !problems.isEmpty {
                     Issue.record(Comment(rawValue: "step \(index): " + problems.prefix(3).joined(separator: "\n")))
                     return
@@ -39,6 +42,9 @@ import Testing
         #expect(coverage.withheldByMute > 0, "a muted main session never held anything back")
         #expect(coverage.withheldByPause > 0, "a paused main session never held anything back")
         #expect(coverage.withheldFromReconnecting > 0, "no reconnecting user ever published")
+        #expect(coverage.broadcastHeard > 0, "no voice broadcast was ever heard")
+        #expect(coverage.broadcastAcrossRules > 0, "no voice broadcast ever crossed a location, mute, pause or room rule")
+        #expect(coverage.listenedIn > 0, "no listener ever received a room")
     }
 
     struct Coverage: Sendable {
@@ -49,6 +55,9 @@ import Testing
             withheldByMute += other.withheldByMute
             withheldByPause += other.withheldByPause
             withheldFromReconnecting += other.withheldFromReconnecting
+            broadcastHeard += other.broadcastHeard
+            broadcastAcrossRules += other.broadcastAcrossRules
+            listenedIn += other.listenedIn
         }
 
         var received = 0
@@ -57,6 +66,11 @@ import Testing
         var withheldByMute = 0
         var withheldByPause = 0
         var withheldFromReconnecting = 0
+        var broadcastHeard = 0
+        /// Heard where no other source of the broadcaster's would be: another location, or a
+        /// muted, paused or audio-less one.
+        var broadcastAcrossRules = 0
+        var listenedIn = 0
     }
 
     /// A media-minded command, performed like the walk's own (refusals must change nothing).
@@ -65,8 +79,25 @@ import Testing
         let (a, b) = (step.a, step.b)
         let users = Array(walk.state.users.keys)
         let someone = users[a % users.count]
+        // The host, a manager, or (now and then, to be refused) anyone.
+        let managing = walk.state.users.values.filter { walk.state.role(of: $0).isManaging }.map(\.id)
+        let manager = a % 7 == 6 ? someone : managing[b % managing.count]
         let (command, principal): (Command, Principal)
-        switch step.kind % 9 {
+        // `kind` is a multiple of 3 here.
+        switch (step.kind / 3) % 13 {
+        case 9:
+            (command, principal) = (b % 3 == 0 ? .stopVoiceBroadcast : .startVoiceBroadcast, .user(manager))
+        case 10:
+            (command, principal) = (.listenIn(walk.room(a)), .user(manager))
+        case 11:
+            (command, principal) = (b % 2 == 0 ? .stopListening : .joinRoom(walk.room(a)), .user(manager))
+        case 12:
+            // Roles change under a broadcaster or a listener.
+            if walk.state.role(of: manager) == .manager {
+                (command, principal) = (.revokeManager(manager), .user(host))
+            } else {
+                (command, principal) = (a % 2 == 0 ? .makeManager(someone) : .transferHost(to: someone), .user(host))
+            }
         case 8:
             (command, principal) = (.assign([someone], to: walk.room(b)), .user(host))
         case 0, 1, 2:
@@ -98,24 +129,39 @@ import Testing
 
     /// Every rule of `SessionState+MediaSources.swift`, checked on its own.
     static func violations(in state: SessionState, coverage: inout Coverage) -> [String] {
-        var problems: [String] = []
+        var problems = roleViolations(in: state)
+        // The broadcaster's audio, when it is to be heard at all.
+        let voice: MediaSource? = state.voiceBroadcaster.flatMap { id in
+            guard let user = state.users[id], user.presence.isConnected, user.publishing.contains(.audio) else { return nil }
+            return MediaSource(publisher: id, kind: .audio)
+        }
         for subscriber in state.users.values {
             let received = state.mediaSources(for: subscriber.id)
             let receivedSet = Set(received)
-            let me = "\(subscriber.id) in \(subscriber.location)"
+            // A listener receives its room instead of its own location.
+            let origin = state.listeners[subscriber.id].map(Location.room) ?? subscriber.location
+            let me = "\(subscriber.id) in \(subscriber.location) receiving \(origin)"
             if received.count != receivedSet.count { problems.append("\(me) receives a source twice: \(received)") }
             if !subscriber.presence.isConnected && !received.isEmpty { problems.append("reconnecting \(me) receives \(received)") }
-            for source in received {
+            if let voice, subscriber.presence.isConnected, voice.publisher != subscriber.id {
+                if received.first != voice { problems.append("\(me) does not hear the voice broadcast first: \(received)") }
+                coverage.broadcastHeard += 1
+                if let broadcaster = state.users[voice.publisher], broadcaster.location != origin || !forwards(state, voice, in: origin) {
+                    coverage.broadcastAcrossRules += 1
+                }
+            }
+            if origin != subscriber.location && !received.isEmpty { coverage.listenedIn += 1 }
+            for source in received where source != voice {
                 guard let publisher = state.users[source.publisher] else {
                     problems.append("\(me) receives \(source) from someone not present")
                     continue
                 }
                 let what = "\(me) receives \(source.kind) of \(publisher.id) in \(publisher.location)"
                 if publisher.id == subscriber.id { problems.append("\(what): its own") }
-                if publisher.location != subscriber.location { problems.append("\(what): across locations") }
+                if publisher.location != origin { problems.append("\(what): across locations") }
                 if !publisher.presence.isConnected { problems.append("\(what): a reconnecting publisher") }
                 if !publisher.publishing.contains(source.kind) { problems.append("\(what): it does not publish that") }
-                switch subscriber.location {
+                switch origin {
                 case .main:
                     if state.parent.audioMuted && source.kind == .audio { problems.append("\(what): the main session's audio is muted") }
                     if state.parent.videoMuted && source.kind == .video { problems.append("\(what): the main session's video is muted") }
@@ -130,14 +176,14 @@ import Testing
             }
             // Everything no rule forbids is received.
             guard subscriber.presence.isConnected else { continue }
-            for publisher in state.users.values where publisher.id != subscriber.id && publisher.location == subscriber.location {
+            for publisher in state.users.values where publisher.id != subscriber.id && publisher.location == origin {
                 for kind in publisher.publishing.kinds {
                     let source = MediaSource(publisher: publisher.id, kind: kind)
                     if !publisher.presence.isConnected {
                         coverage.withheldFromReconnecting += 1
                         continue
                     }
-                    switch subscriber.location {
+                    switch origin {
                     case .main:
                         if (state.parent.audioMuted && kind == .audio) || (state.parent.videoMuted && kind == .video) {
                             coverage.withheldByMute += 1
@@ -160,6 +206,51 @@ import Testing
             }
         }
         return problems
+    }
+
+    /// Who receives what depends on the state alone: the state its log rebuilds, and the state
+    /// its stored form decodes to, route exactly alike.
+    static func impurities(of walk: SessionProperties.Walk) -> [String] {
+        guard walk.state.isLive else { return [] }
+        let replayed = SessionState(limits: SessionProperties.limits, replaying: walk.log)
+        guard let stored = try? JSONEncoder().encode(walk.state), let decoded = try? JSONDecoder().decode(SessionState.self, from: stored) else {
+            return ["the state does not survive its stored form"]
+        }
+        var problems: [String] = []
+        for id in walk.state.users.keys {
+            let sources = walk.state.mediaSources(for: id)
+            if replayed.mediaSources(for: id) != sources { problems.append("\(id): the replayed log routes differently") }
+            if decoded.mediaSources(for: id) != sources { problems.append("\(id): the stored state routes differently") }
+        }
+        return problems
+    }
+
+    /// A broadcast or a listen-in that should have ended by now: each must still be allowed.
+    static func roleViolations(in state: SessionState) -> [String] {
+        var problems: [String] = []
+        if let id = state.voiceBroadcaster, state.role(of: id)?.isManaging != true {
+            problems.append("\(id) broadcasts its voice without being present as the host or a manager")
+        }
+        for (id, room) in state.listeners {
+            guard let listener = state.users[id], state.role(of: listener).isManaging else {
+                problems.append("\(id) listens in to \(room) without being present as the host or a manager")
+                continue
+            }
+            if !state.isStarted || state.room(room) == nil { problems.append("\(id) listens in to \(room), which is not open") }
+            if listener.location == .room(room) { problems.append("\(id) listens in to \(room), where it is") }
+        }
+        return problems
+    }
+
+    /// Whether `location`'s own rules would forward `source` there.
+    static func forwards(_ state: SessionState, _ source: MediaSource, in location: Location) -> Bool {
+        switch location {
+        case .main:
+            if state.parent.audioMuted && source.kind == .audio { return false }
+            return !(state.parent.paused && state.role(of: source.publisher) == .participant)
+        case .room(let id):
+            return state.room(id).map { allows($0.definition, source.kind) } ?? false
+        }
     }
 
     static func allows(_ definition: RoomDefinition, _ kind: MediaKind) -> Bool {

@@ -207,6 +207,21 @@ import Testing
         },
         Operation(name: "chat", allowed: users) { _, _ in .chat("hello", to: .room) },
         Operation(name: "publish", allowed: users) { _, _ in .publish([.audio, .video]) },
+        Operation(name: "startVoiceBroadcast", allowed: [.host, .manager]) { _, _ in .startVoiceBroadcast },
+        Operation(name: "stopVoiceBroadcast", allowed: managing) { harness, caller in
+            // The caller's own broadcast (the host's for those who cannot broadcast).
+            harness.perform(.startVoiceBroadcast, by: caller == .manager ? UserID(2) : host)
+            return .stopVoiceBroadcast
+        },
+        Operation(name: "listenIn", allowed: [.host, .manager]) { harness, _ in
+            started(&harness)
+            return .listenIn(harness.roomID(named: "A"))
+        },
+        Operation(name: "stopListening", allowed: [.host, .manager]) { harness, caller in
+            started(&harness)
+            harness.perform(.listenIn(harness.roomID(named: "A")), by: caller == .manager ? UserID(2) : host)
+            return .stopListening
+        },
     ]
 
     @Test(arguments: operations, Caller.allCases)
@@ -223,8 +238,8 @@ import Testing
     }
 
     @Test func theMatrixCoversEveryOperation() {
-        // One row per case of `Command` (46), rename twice: of oneself and of another.
+        // One row per case of `Command` (50), rename twice: of oneself and of another.
         #expect(Set(Self.operations.map(\.name)).count == Self.operations.count)
-        #expect(Self.operations.count == 47)
+        #expect(Self.operations.count == 51)
     }
 }

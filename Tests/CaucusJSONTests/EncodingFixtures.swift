@@ -70,6 +70,10 @@ enum EncodingFixtures {
         .roleView(RoleView(user: UserID(3), role: .manager, preList: nil, helpRequests: [], invitations: [])),
         .mediaChanged(UserID(4), publishing: [.audio, .screenShare]),
         .mediaChanged(UserID(4), publishing: []),
+        .voiceBroadcast(UserID(2), active: true),
+        .voiceBroadcast(UserID(2), active: false),
+        .listening(UserID(1), room: RoomID(3), active: true),
+        .listening(UserID(1), room: RoomID(3), active: false),
     ]
 
     /// A session driven through the real state machine: `users` join (the first is the host),
@@ -101,6 +105,11 @@ enum EncodingFixtures {
             try run(.requestHelp, by: .user(UserID(4)))
         }
         if users > 5 { try run(.connectionLost(UserID(5)), by: .server) }
+        // A voice broadcast and a listen-in, so snapshots carry both.
+        if users > 2 {
+            try run(.startVoiceBroadcast, by: .user(UserID(2)))
+            try run(.listenIn(RoomID(1)), by: .user(host))
+        }
         return state
     }
 }

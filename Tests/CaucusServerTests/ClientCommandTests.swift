@@ -42,6 +42,19 @@ import Testing
             #expect((broadcast["event"] as? JSON)?["text"] as? String == "Two minutes")
         }
 
+        // The host's voice to every room, and a listen-in that Blue is told of.
+        #expect(try await client.run("voice on") == "ok")
+        _ = try await within("the voice broadcast") { try await client.line { $0.contains("Teacher speaks to every room") } }
+        let voice = try await within("Ann told of the broadcast") { try await ann.event("voiceBroadcast") }
+        #expect((voice["event"] as? JSON)?["active"] as? Bool == true)
+        #expect(try await client.run("voice off") == "ok")
+        #expect(try await client.run("voice").hasPrefix("error 0 usage:"))
+        #expect(try await client.run("listen Blue") == "ok")
+        _ = try await within("listening") { try await client.line { $0.contains("Teacher listens in to Blue") } }
+        let listening = try await within("Ben told of the listener") { try await ben.event("listening") }
+        #expect((listening["event"] as? JSON)?["room"] as? Int == blue)
+        #expect(try await client.run("unlisten") == "ok")
+
         // Ben asks for help; the host goes.
         try await ben.request("requestHelp")
         let help = try await within("the help request") { try await client.line { $0.contains("] help request h") } }

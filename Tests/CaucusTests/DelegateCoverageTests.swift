@@ -45,6 +45,8 @@ import Testing
         case .helpRequestAnswered: "helpRequestWasAnswered"
         case .broadcast: "didReceiveBroadcast"
         case .mediaChanged: "mediaDidChange"
+        case .voiceBroadcastChanged: "voiceBroadcastDidChange"
+        case .listeningChanged: "listeningDidChange"
         case .chatMessage: "didReceiveChatMessage"
         }
     }
@@ -70,6 +72,7 @@ import Testing
             .timerChanged(BreakoutTimer(endsAt: Date(timeIntervalSince1970: 600))), .timerWarning(remaining: .seconds(60)),
             .helpRequested(HelpRequestHandler(request, engine: engine)), .helpRequestResult(.busy),
             .helpRequestAnswered(request.id, result: .ignored, by: me), .broadcast("hello", from: me), .mediaChanged(me),
+            .voiceBroadcastChanged(me, active: true), .listeningChanged(me, kit, active: true),
             .chatMessage(message, from: me),
         ]
     }
@@ -105,7 +108,8 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
 
     static let eventCallbacks: Set<String> = [
         "sessionDidJoin", "didLeave", "connectionStateDidChange", "didFail", "didResynchronize", "usersDidJoin", "usersDidLeave",
-        "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange", "modeDidChange",
+        "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange",
+        "voiceBroadcastDidChange", "listeningDidChange", "modeDidChange",
         "settingsDidChange", "preListDidChange", "subsessionStatusDidChange", "didReceiveManagerHandle",
         "didReceiveParticipantHandle", "subsessionUsersDidUpdate", "usersDidMove", "didMoveTo", "assignmentsDidChange",
         "subsessionWasRenamed", "didReceiveInvitation", "usersWereInvited", "invitationWasRejected", "parentControlDidChange",
@@ -133,6 +137,12 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     func session(_ session: CaucusSession, userWasRenamed user: CaucusUser) { calls.append("userWasRenamed") }
     func session(_ session: CaucusSession, userConnectionDidChange user: CaucusUser) { calls.append("userConnectionDidChange") }
     func session(_ session: CaucusSession, mediaDidChange user: CaucusUser) { calls.append("mediaDidChange") }
+    func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool) {
+        calls.append("voiceBroadcastDidChange")
+    }
+    func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool) {
+        calls.append("listeningDidChange")
+    }
     func session(_ session: CaucusSession, modeDidChange mode: SessionMode) { calls.append("modeDidChange") }
     func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings) { calls.append("settingsDidChange") }
     func session(_ session: CaucusSession, preListDidChange preList: [PlannedRoom]) { calls.append("preListDidChange") }

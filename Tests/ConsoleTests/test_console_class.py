@@ -45,6 +45,32 @@ class ClassroomTests(ConsoleTestCase):
         match = JARGON.search(page.body_text())
         self.assertIsNone(match, f"{page.who} shows protocol words: {match and match.group(0)!r}\n{page.body_text()}")
 
+    def test_the_room_sees_who_listens_in_and_everyone_who_speaks_to_every_room(self):
+        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+        host.join("Listen", "Ann", "host")
+        bo.join("Listen", "Bo", "participant")
+        col.join("Listen", "Col", "participant")
+        self.plan_and_start(host, ["Red", "Blue"], {"Bo": "Red", "Col": "Blue"})
+        bo.wait_text(css_for("my-location"), "Red")
+
+        host.click(css_for("voice-broadcast"))
+        for page in (bo, col):
+            page.wait_text(css_for("voice-broadcast-banner"), "Ann is speaking to every room.")
+        host.wait_text(css_for("voice-broadcast"), "Stop speaking to every room")
+        host.click(css_for("voice-broadcast"))
+        bo.wait_gone(css_for("voice-broadcast-banner"), "the voice broadcast banner to go after the stop")
+
+        # A listener is never silent: Red shows it, Blue does not, the listener knows.
+        host.click(f"{room('Red')} {css_for('room-listen')}")
+        bo.wait_text(css_for("listening-banner"), "Listening in to this room: Ann.")
+        host.wait_text(css_for("listening-banner"), "You are listening in to Red.")
+        self.assertFalse(col.visible(css_for("listening-banner")), "Blue shows a listener of Red")
+        host.click(f"{room('Red')} {css_for('room-listen')}")
+        bo.wait_gone(css_for("listening-banner"), "the listening banner to go after the stop")
+        for page in self.pages:
+            self.assert_plain_words(page)
+            page.assert_no_error()
+
     def test_a_reload_resumes_the_same_seat_in_the_same_room_with_its_chat(self):
         host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
         host.join("Reload", "Ann", "host")

@@ -78,6 +78,11 @@ struct EventTranslator {
             return revealed()
         case .mediaChanged(let id, _):
             return user(id).map { [.mediaChanged($0)] } ?? []
+        case .voiceBroadcast(let id, let active):
+            return user(id).map { [.voiceBroadcastChanged($0, active: active)] } ?? []
+        case .listening(let id, let room, let active):
+            guard let listener = user(id), let kit = kit(room) else { return [] }
+            return [.listeningChanged(listener, kit, active: active)]
         }
     }
 

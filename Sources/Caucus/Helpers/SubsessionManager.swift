@@ -88,6 +88,29 @@ public struct SubsessionManager: Sendable, Equatable {
         try await engine.perform(WireRequest(.autoAssign))
     }
 
+    // MARK: - Broadcast voice and listen-in
+
+    /// Speaks to every room at once: every user, wherever it is, hears this user's audio (as
+    /// long as it publishes audio) until `stopVoiceBroadcast`. One broadcaster at a time.
+    public func startVoiceBroadcast() async throws(SessionError) {
+        try await engine.perform(WireRequest(.startVoiceBroadcast))
+    }
+
+    /// Ends the voice broadcast: one's own, or (as the host) anyone's.
+    public func stopVoiceBroadcast() async throws(SessionError) {
+        try await engine.perform(WireRequest(.stopVoiceBroadcast))
+    }
+
+    /// Hears and sees `subsession` instead of one's own location, without joining it; its
+    /// users are told. One's own microphone never reaches it.
+    public func listenIn(to subsession: RoomID) async throws(SessionError) {
+        try await engine.perform(.room(subsession, .listenIn))
+    }
+
+    public func stopListening() async throws(SessionError) {
+        try await engine.perform(WireRequest(.stopListening))
+    }
+
     public static func == (lhs: SubsessionManager, rhs: SubsessionManager) -> Bool { lhs.engine === rhs.engine }
 
     /// Help requests waiting for an answer.

@@ -66,6 +66,12 @@ extension CaucusSession {
         /// Pause and mute of the parent (main) room.
         public var parent: ParentControl { state.parent }
 
+        /// Who speaks to every room at once now, if anyone.
+        public var voiceBroadcaster: CaucusUser? { state.voiceBroadcaster.flatMap(state.caucusUser) }
+
+        /// Who listens in to `subsession` now.
+        public func listeners(of subsession: RoomID) -> [CaucusUser] { state.caucusUsers(state.listeners(of: subsession)) }
+
         // MARK: - What only some roles see
 
         /// The pre-list: empty unless this user is the host.

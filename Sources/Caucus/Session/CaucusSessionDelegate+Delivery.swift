@@ -21,6 +21,8 @@ extension CaucusSessionDelegate {
         case .userRenamed(let user): self.session(session, userWasRenamed: user)
         case .userConnectionChanged(let user): self.session(session, userConnectionDidChange: user)
         case .mediaChanged(let user): self.session(session, mediaDidChange: user)
+        case .voiceBroadcastChanged(let user, let active): self.session(session, voiceBroadcastDidChange: user, active: active)
+        case .listeningChanged(let user, let room, let active): self.session(session, listeningDidChange: user, in: room, active: active)
         case .modeChanged(let mode): self.session(session, modeDidChange: mode)
         case .settingsChanged(let settings): self.session(session, settingsDidChange: settings)
 

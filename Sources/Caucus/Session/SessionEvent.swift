@@ -81,6 +81,11 @@ public enum SessionEvent: Sendable, Equatable {
 
     /// A user started or stopped publishing audio, video or a screen share (`publishing`).
     case mediaChanged(CaucusUser)
+    /// A host or manager began (`active`) or ceased speaking to every room at once; everyone
+    /// hears it while it lasts.
+    case voiceBroadcastChanged(CaucusUser, active: Bool)
+    /// A host or manager began (`active`) or ceased listening in to a room without joining it.
+    case listeningChanged(CaucusUser, SubsessionKit, active: Bool)
 
     // MARK: Chat
 

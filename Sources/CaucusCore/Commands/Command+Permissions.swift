@@ -21,7 +21,8 @@ extension Command {
             .renamePlannedRoom, .unassign:
             .host
         case .start, .stop, .broadcast, .extendTimer, .assign, .returnUser, .autoAssign, .returnEveryone, .answerHelp,
-            .invite, .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renameRoom:
+            .invite, .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renameRoom,
+            .startVoiceBroadcast, .stopVoiceBroadcast, .listenIn, .stopListening:
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
@@ -34,7 +35,7 @@ extension Command {
     public var needsOwnSeat: Bool {
         switch self {
         case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp,
-            .publish:
+            .publish, .startVoiceBroadcast, .listenIn, .stopListening:
             true
         default:
             false
@@ -48,10 +49,10 @@ extension Command {
             .broadcast, .extendTimer, .joinRoom, .returnToMain, .assign, .returnUser, .autoAssign, .returnEveryone,
             .requestHelp, .answerHelp, .createRooms, .createAndInvite, .invite, .acceptInvitation, .rejectInvitation,
             .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renamePlannedRoom, .unassign,
-            .renameRoom:
+            .renameRoom, .listenIn, .stopListening:
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
-            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish:
+            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish, .startVoiceBroadcast, .stopVoiceBroadcast:
             false
         }
     }
@@ -105,6 +106,10 @@ extension Command {
         case .renameRoom: "rename a room"
         case .chat: "chat"
         case .publish: "publish media"
+        case .startVoiceBroadcast: "broadcast their voice"
+        case .stopVoiceBroadcast: "stop a voice broadcast"
+        case .listenIn: "listen in to a subsession"
+        case .stopListening: "stop listening in"
         }
     }
 }

@@ -66,4 +66,12 @@ public enum Command: Hashable, Sendable {
     /// What the caller publishes from now on: the whole set (leaving `audio` out mutes its
     /// microphone).
     case publish(MediaKinds)
+    /// The caller (host or manager) speaks to every room at once: everyone hears its audio.
+    case startVoiceBroadcast
+    /// Ends the voice broadcast (the broadcaster's own, or anyone's for the host).
+    case stopVoiceBroadcast
+    /// The caller (host or manager) hears and sees this room instead of its own location,
+    /// without joining it; the room sees that it listens.
+    case listenIn(RoomID)
+    case stopListening
 }

@@ -143,6 +143,11 @@ extension CaucusError.Code {
     public static let messageTooLong = Self(6003, "messageTooLong")
 
     public static let mediaUnchanged = Self(7001, "mediaUnchanged")
+    /// Broadcast voice: someone (perhaps the caller) already broadcasts; one voice at a time.
+    public static let voiceBroadcastBusy = Self(7002, "voiceBroadcastBusy")
+    public static let noVoiceBroadcast = Self(7003, "noVoiceBroadcast")
+    public static let alreadyListening = Self(7004, "alreadyListening")
+    public static let notListening = Self(7005, "notListening")
     public static let mediaOfferUnreadable = Self(7101, "mediaOfferUnreadable")
     public static let mediaOfferRefused = Self(7102, "mediaOfferRefused")
 
@@ -162,6 +167,7 @@ extension CaucusError.Code {
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
         .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
-        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged, .mediaOfferUnreadable, .mediaOfferRefused,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged,
+        .voiceBroadcastBusy, .noVoiceBroadcast, .alreadyListening, .notListening, .mediaOfferUnreadable, .mediaOfferRefused,
     ]
 }

@@ -39,6 +39,11 @@ extension SessionState {
         case .mediaChanged:
             // Everyone's snapshot shows what every user publishes, as it shows where they are.
             return .everyone
+        case .voiceBroadcast, .listening:
+            // Every room hears the broadcaster, so every room is told who it is. A listener is
+            // never silent: its room must know (the room's users above all), and telling
+            // everyone keeps every snapshot the same on this point.
+            return .everyone
         }
     }
 

@@ -6,13 +6,13 @@ extension Event: Codable {
         case userReconnecting, userResumed, modeChanged, settingsChanged, preListChanged, statusChanged
         case usersMoved, assignmentsChanged, invited, invitationRejected, parentControlChanged, timerChanged
         case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView, mediaChanged
-        case roomRenamed
+        case roomRenamed, voiceBroadcast, listening
     }
 
     private enum Keys: String, CodingKey {
         case type, session, user, becomesHost, reason, newHost, from, to, isManager, name, until, mode, settings
         case preList, breakout, moves, assignments, invitation, room, parent, timer, secondsRemaining, request
-        case requester, result, by, message, text, at, role, helpRequests, invitations, publishing
+        case requester, result, by, message, text, at, role, helpRequests, invitations, publishing, active
     }
 
     public var kind: Kind {
@@ -44,6 +44,8 @@ extension Event: Codable {
         case .broadcast: .broadcast
         case .roleView: .roleView
         case .mediaChanged: .mediaChanged
+        case .voiceBroadcast: .voiceBroadcast
+        case .listening: .listening
         }
     }
 
@@ -109,6 +111,13 @@ extension Event: Codable {
         case .mediaChanged(let user, let publishing):
             try c.encode(user, forKey: .user)
             try c.encode(publishing, forKey: .publishing)
+        case .voiceBroadcast(let user, let active):
+            try c.encode(user, forKey: .user)
+            try c.encode(active, forKey: .active)
+        case .listening(let user, let room, let active):
+            try c.encode(user, forKey: .user)
+            try c.encode(room, forKey: .room)
+            try c.encode(active, forKey: .active)
         }
     }
 
@@ -165,6 +174,12 @@ extension Event: Codable {
                     invitations: try c.decodeIfPresent([PendingInvitation].self, forKey: .invitations)))
         case .mediaChanged:
             self = .mediaChanged(try c.decode(UserID.self, forKey: .user), publishing: try c.decode(MediaKinds.self, forKey: .publishing))
+        case .voiceBroadcast:
+            self = .voiceBroadcast(try c.decode(UserID.self, forKey: .user), active: try c.decode(Bool.self, forKey: .active))
+        case .listening:
+            self = .listening(
+                try c.decode(UserID.self, forKey: .user), room: try c.decode(RoomID.self, forKey: .room),
+                active: try c.decode(Bool.self, forKey: .active))
         }
     }
 }

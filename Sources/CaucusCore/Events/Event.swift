@@ -37,6 +37,10 @@ public enum Event: Hashable, Sendable {
     case roleView(RoleView)
     /// What a user publishes now (the whole set).
     case mediaChanged(UserID, publishing: MediaKinds)
+    /// A host or manager began (`active`) or ceased speaking to every room at once.
+    case voiceBroadcast(UserID, active: Bool)
+    /// A host or manager began (`active`) or ceased listening in to a room.
+    case listening(UserID, room: RoomID, active: Bool)
 }
 
 public struct SessionStarted: Hashable, Sendable, Codable {

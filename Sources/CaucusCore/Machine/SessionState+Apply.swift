@@ -91,6 +91,18 @@ extension SessionState {
             break
         case .mediaChanged(let id, let publishing):
             users[id]?.publishing = publishing
+        case .voiceBroadcast(let id, let active):
+            if active {
+                voiceBroadcaster = id
+            } else if voiceBroadcaster == id {
+                voiceBroadcaster = nil
+            }
+        case .listening(let id, let room, let active):
+            if active {
+                listeners[id] = room
+            } else if listeners[id] == room {
+                listeners.removeValue(forKey: id)
+            }
         case .roleView(let view):
             // On the server this repeats the state; in a client's copy it fills in what the
             // user's grown role sees.

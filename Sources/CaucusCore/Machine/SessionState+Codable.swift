@@ -9,6 +9,8 @@ extension SessionState: Codable {
         case lifecycle, endReason, name, password, sessionKey, createdAt, limits, settings, mode, users, hostID, preList
         case phase, rooms, timer, parent, invitations, helpRequests
         case nextUserNumber, nextRoomNumber, nextHelpNumber, nextMessageNumber
+        // Added with broadcast voice and listen-in: a state stored before them has neither.
+        case voiceBroadcaster, listeners
     }
 
     /// A user with what `SessionUser`'s own coding leaves out (it is the join event's form).
@@ -50,6 +52,8 @@ extension SessionState: Codable {
         try container.encode(nextRoomNumber, forKey: .nextRoomNumber)
         try container.encode(nextHelpNumber, forKey: .nextHelpNumber)
         try container.encode(nextMessageNumber, forKey: .nextMessageNumber)
+        try container.encodeIfPresent(voiceBroadcaster, forKey: .voiceBroadcaster)
+        try container.encode(Listener.list(listeners), forKey: .listeners)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,5 +90,8 @@ extension SessionState: Codable {
         nextRoomNumber = try container.decode(Int.self, forKey: .nextRoomNumber)
         nextHelpNumber = try container.decode(Int.self, forKey: .nextHelpNumber)
         nextMessageNumber = try container.decode(Int.self, forKey: .nextMessageNumber)
+        voiceBroadcaster = try container.decodeIfPresent(UserID.self, forKey: .voiceBroadcaster)
+        let listening = try container.decodeIfPresent([Listener].self, forKey: .listeners) ?? []
+        listeners = OrderedDictionary(listening.map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
     }
 }

@@ -18,7 +18,7 @@ extension SessionState {
         let caller = try authorize(command, by: principal)
         if command.isBreakoutOperation && mode == .lecture { throw .lectureMode }
         let context = Context(caller: caller, now: now, entropy: entropy)
-        return withRoleViews(try decideLive(command, context))
+        return withRoleViews(endingMediaRoles(after: try decideLive(command, context)))
     }
 
     /// Who is acting, as the decision functions see it.
@@ -126,6 +126,10 @@ extension SessionState {
 
         case .chat(let text, let target): return try decideChat(text, to: target, context)
         case .publish(let kinds): return try decidePublish(kinds, context)
+        case .startVoiceBroadcast: return try decideStartVoiceBroadcast(context)
+        case .stopVoiceBroadcast: return try decideStopVoiceBroadcast(context)
+        case .listenIn(let room): return try decideListenIn(room, context)
+        case .stopListening: return try decideStopListening(context)
         }
     }
 }

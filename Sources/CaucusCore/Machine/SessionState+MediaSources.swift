@@ -10,16 +10,48 @@
 /// - The main session, muted (`muteParent`), forwards no audio and/or no video of anyone in it;
 ///   screen shares go on. Paused (`pauseParent`), it forwards nothing its participants publish,
 ///   as it lets them post no room chat; the host and managers there are still heard and seen.
+/// - A listener (`listenIn`) receives the room it listens in to instead of its own location,
+///   as that room's users receive it; it is not in the room, so nothing of it reaches the room.
+/// - A voice broadcast (`startVoiceBroadcast`) reaches every connected user but the
+///   broadcaster, in every location and whatever the location's mutes, pause or definition:
+///   the broadcaster's audio comes first in everyone's list (so it takes an audio slot first),
+///   if the broadcaster is connected and publishes audio.
 extension SessionState {
-    /// What `subscriber` receives now, publishers in join order, each one's kinds in
-    /// `MediaKind.allCases` order. Empty for a user who is not present and connected.
+    /// What `subscriber` receives now: the voice broadcast first, then publishers in join
+    /// order, each one's kinds in `MediaKind.allCases` order. Empty for a user who is not
+    /// present and connected.
     public func mediaSources(for subscriber: UserID) -> [MediaSource] {
         guard let user = users[subscriber], user.presence.isConnected else { return [] }
-        return mediaSources(in: user.location).filter { $0.publisher != subscriber }
+        return mediaSources(for: subscriber, among: mediaSources(in: receivingLocation(of: subscriber)))
     }
 
-    /// Everything forwarded within a location: each connected subscriber there receives these
-    /// but its own. One call per location serves all its subscribers.
+    /// Where a user's media comes from: the room it listens in to, else its own location.
+    public func receivingLocation(of subscriber: UserID) -> Location {
+        if let room = listeners[subscriber] { return .room(room) }
+        return users[subscriber]?.location ?? .main
+    }
+
+    /// What a connected `subscriber` receives, given `located`, the sources of its receiving
+    /// location (`mediaSources(in: receivingLocation(of:))`, computed once for everyone there):
+    /// the voice broadcast first, then the rest, never its own.
+    public func mediaSources(for subscriber: UserID, among located: [MediaSource]) -> [MediaSource] {
+        guard let broadcast = broadcastVoice, broadcast.publisher != subscriber else {
+            return located.filter { $0.publisher != subscriber }
+        }
+        return [broadcast] + located.filter { $0.publisher != subscriber && $0 != broadcast }
+    }
+
+    /// The broadcaster's audio, while it is connected and publishes audio.
+    public var broadcastVoice: MediaSource? {
+        guard let id = voiceBroadcaster, let user = users[id], user.presence.isConnected, user.publishing.contains(.audio) else {
+            return nil
+        }
+        return MediaSource(publisher: id, kind: .audio)
+    }
+
+    /// Everything forwarded within a location, the voice broadcast aside: each connected
+    /// subscriber there, and each listener in to it, receives these but its own
+    /// (`mediaSources(for:among:)`). One call per location serves all its subscribers.
     public func mediaSources(in location: Location) -> [MediaSource] {
         let allowed = forwardedKinds(in: location)
         guard !allowed.isEmpty else { return [] }

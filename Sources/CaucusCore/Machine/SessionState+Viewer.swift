@@ -47,6 +47,8 @@ extension SessionState {
             invitations = [snapshot.you: room]
         }
         helpRequests = snapshot.helpRequests ?? []
+        voiceBroadcaster = snapshot.voiceBroadcaster
+        listeners = OrderedDictionary((snapshot.listeners ?? []).map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
     }
 }
 

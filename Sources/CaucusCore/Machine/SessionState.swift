@@ -35,6 +35,11 @@ public struct SessionState: Hashable, Sendable {
     public internal(set) var invitations: [UserID: RoomID] = [:]
     /// Pending help requests, oldest first.
     public internal(set) var helpRequests: [HelpRequest] = []
+    /// The host or manager whose voice every room hears now (broadcast voice), if any: one at a time.
+    public internal(set) var voiceBroadcaster: UserID?
+    /// Hosts and managers listening in to a room, in the order they began, with the room each
+    /// hears instead of its own location.
+    public internal(set) var listeners: OrderedDictionary<UserID, RoomID> = [:]
 
     var nextUserNumber = 1
     var nextRoomNumber = 1

@@ -56,6 +56,12 @@ public struct MediaRoutingImpact: Hashable, Sendable {
         case .statusChanged, .sessionEnded:
             // Rooms open or close (with their definitions), everyone may move.
             self.init(everyone: true)
+        case .voiceBroadcast:
+            // Everyone but the broadcaster receives it, wherever they are.
+            self.init(everyone: true)
+        case .listening(let user, _, _):
+            // The listener receives another location; nobody receives the listener differently.
+            self.init(subscribers: [user])
         case .sessionStarted, .userRenamed, .modeChanged, .settingsChanged, .preListChanged, .assignmentsChanged,
             .roomRenamed, .invited, .invitationRejected, .timerChanged, .timerWarning, .helpRequested, .helpAnswered,
             .chatMessage, .broadcast, .roleView:
@@ -81,10 +87,13 @@ extension SessionState {
     /// The users whose `mediaSources(for:)` may differ from what it was before `impact`'s
     /// events: the subscribers it names (present or not), everyone in the locations it names,
     /// and everyone where each publisher it names was (`previousLocation`, as the router last
-    /// knew it) and is now. Nil means everyone. Costs the size of the locations touched (a
-    /// room's occupants; the main session's users are found by one pass over the users).
+    /// knew it) and is now, with those listening in to those locations. Nil means everyone (as
+    /// for a change of the voice broadcaster's own publication or presence, which everyone
+    /// receives). Costs the size of the locations touched (a room's occupants and listeners;
+    /// the main session's users are found by one pass over the users).
     public func usersWithChangedMedia(after impact: MediaRoutingImpact, previousLocation: (UserID) -> Location?) -> Set<UserID>? {
         guard !impact.everyone else { return nil }
+        if let broadcaster = voiceBroadcaster, impact.publishers.contains(broadcaster) { return nil }
         var locations = impact.locations
         for publisher in impact.publishers {
             if let before = previousLocation(publisher) { locations.insert(before) }
@@ -95,6 +104,7 @@ extension SessionState {
             switch location {
             case .room(let id):
                 affected.formUnion(room(id)?.occupants ?? [])
+                affected.formUnion(listeners(of: id))
             case .main:
                 for user in users.values where user.location == .main { affected.insert(user.id) }
             }

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// The whole session as one user may see it: sent on join, on a resume that is too old to
 /// replay, and on `getSnapshot`. From it and the events after `seq`, a client always knows
 /// the state without guessing: `SessionState(restoring:)` rebuilds exactly
@@ -22,6 +24,11 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public let invitations: [PendingInvitation]?
     /// Pending help requests: the host's and managers'.
     public let helpRequests: [HelpRequest]?
+    /// Who broadcasts its voice to every room, if anyone.
+    public let voiceBroadcaster: UserID?
+    /// Who listens in to which room, in the order they began; absent when nobody does. Shown
+    /// to everyone: a room always knows who listens.
+    public let listeners: [Listener]?
 
     public init(state: SessionState, viewer: UserID, seq: Int) {
         let role = state.role(of: viewer) ?? .participant
@@ -39,6 +46,8 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         invitation = state.invitations[viewer]
         invitations = role.isManaging ? PendingInvitation.list(state.invitations) : nil
         helpRequests = role.isManaging ? state.helpRequests : nil
+        voiceBroadcaster = state.voiceBroadcaster
+        listeners = state.listeners.isEmpty ? nil : Listener.list(state.listeners)
     }
 
     /// The same snapshot with another user list. The server encodes a big session's user list
@@ -63,5 +72,21 @@ public struct PendingInvitation: Hashable, Sendable, Codable {
     /// The invitations in the order of their users' ids, so the same state lists them alike.
     static func list(_ invitations: [UserID: RoomID]) -> [PendingInvitation] {
         invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue }
+    }
+}
+
+/// A host or manager listening in to a room.
+public struct Listener: Hashable, Sendable, Codable {
+    public let user: UserID
+    public let room: RoomID
+
+    public init(user: UserID, room: RoomID) {
+        self.user = user
+        self.room = room
+    }
+
+    /// The listeners in the order they began.
+    static func list(_ listeners: OrderedDictionary<UserID, RoomID>) -> [Listener] {
+        listeners.map { Listener(user: $0.key, room: $0.value) }
     }
 }

@@ -57,13 +57,14 @@ extension SessionActor {
         }
     }
 
-    /// Who may receive what now, for the users `impact` reaches: one pass per location touched
-    /// (everyone there receives the same streams but its own).
+    /// Who may receive what now, for the users `impact` reaches: one pass per receiving location
+    /// touched (everyone there, and everyone listening in to it, receives the same streams but
+    /// its own, after the voice broadcast: `SessionState.mediaSources(for:among:)`).
     private func mediaHandover(after impact: MediaRoutingImpact) -> MediaHandover {
         let state = pipeline.state
         let affected = state.usersWithChangedMedia(after: impact, previousLocation: { mediaRouting.locations[$0] })
             ?? Set(state.users.keys).union(mediaRouting.locations.keys)
-        var byLocation: [Location: [PublishedStream]] = [:]
+        var byLocation: [Location: [MediaSource]] = [:]
         var handover = MediaHandover()
         for id in affected {
             guard let user = state.users[id] else {
@@ -73,16 +74,18 @@ extension SessionActor {
                 continue
             }
             mediaRouting.locations[id] = user.location
+            // A listener's speakers are those of the room it hears.
+            let receiving = state.receivingLocation(of: id)
             var streams: [PublishedStream] = []
             if user.presence.isConnected {
-                let everything = byLocation[user.location] ?? state.mediaSources(in: user.location).compactMap { source in
+                let located = byLocation[receiving] ?? state.mediaSources(in: receiving)
+                byLocation[receiving] = located
+                streams = state.mediaSources(for: id, among: located).compactMap { source in
                     StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
                 }
-                byLocation[user.location] = everything
-                streams = everything.filter { $0.publisher != id.rawValue }
             }
             handover.users[id.rawValue] = MediaHandover.Entry(
-                eligible: streams, location: user.location, connection: pipeline.connections[id]?.connection)
+                eligible: streams, location: receiving, connection: pipeline.connections[id]?.connection)
         }
         return handover
     }

@@ -60,6 +60,24 @@ extension ClientShell {
             let (audio, video) = try media(&a)
             try await shell.session.breakoutRooms.unmuteParent(audio: audio, video: video)
         },
+        Verb(usage: "voice on|off", summary: "speak to every room at once (broadcast voice), or stop") { shell, a in
+            let which = a.optionalWord()?.lowercased()
+            try a.end()
+            switch which {
+            case "on": try await shell.manager.startVoiceBroadcast()
+            case "off": try await shell.manager.stopVoiceBroadcast()
+            default: throw ClientError.usage("say `voice on` or `voice off`")
+            }
+        },
+        Verb(usage: "listen ROOM", summary: "hear and see ROOM without joining it (the room is told)") { shell, a in
+            let room = try shell.room(&a)
+            try a.end()
+            try await shell.manager.listenIn(to: room.id)
+        },
+        Verb(usage: "unlisten", summary: "stop listening in") { shell, a in
+            try a.end()
+            try await shell.manager.stopListening()
+        },
         Verb(usage: "clear", summary: "everyone back to the main session; the rooms stay") { shell, a in
             try a.end()
             try await shell.session.breakoutRooms.clearAll()

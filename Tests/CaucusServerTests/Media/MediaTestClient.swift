@@ -92,9 +92,9 @@ final class MediaTestClient {
     }
 
     /// The first unprotected packet `matching` that arrives (consent kept meanwhile); nil after
-    /// 400 reads, each waiting at most 50 ms for a datagram.
-    func next<T>(_ matching: (MediaPeerEvent) -> T?) -> T? {
-        for _ in 0..<400 {
+    /// `reads` reads, each waiting at most 50 ms for a datagram.
+    func next<T>(reads: Int = 400, _ matching: (MediaPeerEvent) -> T?) -> T? {
+        for _ in 0..<reads {
             keepConsent()
             guard let (datagram, source) = socket.receive() else { continue }
             let output = peer.receive(datagram, from: source, now: now)

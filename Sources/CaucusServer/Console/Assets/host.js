@@ -164,7 +164,11 @@ export class HostView {
   buildBroadcast() {
     const text = h("input", { testid: "broadcast-text", placeholder: "Five minutes left", autocomplete: "off", "aria-label": "Message to every room" });
     const send = h("button", { type: "submit", testid: "broadcast-send" }, "Send to all");
-    return h("section", { class: "card" }, h("h3", {}, "Message to every room"),
+    // Broadcast voice: this user's microphone reaches every room until stopped.
+    this.voice = h("button", { type: "button", testid: "voice-broadcast", onclick: (event) =>
+      this.act(this.model?.voiceBroadcaster === this.model?.you ? "stopVoiceBroadcast" : "startVoiceBroadcast", {}, event.currentTarget) },
+    "Speak to every room");
+    return h("section", { class: "card" }, h("h3", {}, "Message to every room"), h("div", { class: "row" }, this.voice),
       h("form", { class: "row", onsubmit: async (event) => {
         event.preventDefault();
         if (!text.value.trim()) { showErrorNear(send, "Type a message first."); return; }
@@ -184,6 +188,7 @@ export class HostView {
     this.muted = model.breakout.parent.audioMuted || model.breakout.parent.videoMuted;
     fill(this.controls.pause, this.paused ? "Resume main session" : "Pause main session");
     fill(this.controls.mute, this.muted ? "Unmute main session" : "Mute main session");
+    fill(this.voice, model.voiceBroadcaster === model.you ? "Stop speaking to every room" : "Speak to every room");
     fill(this.controls.hint, NEXT_STEP[model.status] ?? "");
     // Start stays where it is (the page must not jump) and still answers in words if pressed,
     // but it is the step to take only when there are rooms ready to open.

@@ -128,6 +128,7 @@ export class RoomsCard {
     const { act } = this.view;
     const open = model.roomsOpen;
     const here = model.location === room.id;
+    const listening = model.listeners.some((listener) => listener.user === model.you && listener.room === room.id);
     const capacity = room.definition?.capacity;
     const invited = model.invitations[room.id] ?? [];
     const people = [...model.users.values()].filter((user) => user.id !== model.you && (user.location ?? null) !== room.id);
@@ -136,6 +137,10 @@ export class RoomsCard {
     const actions = [
       open && !here ? h("button", { type: "button", class: "quiet", testid: "room-enter", onclick: (event) => this.view.move("joinRoom", { room: room.id }, event.currentTarget) }, "Enter") : null,
       here ? h("button", { type: "button", class: "quiet", testid: "room-leave", onclick: (event) => this.view.move("returnToMain", {}, event.currentTarget) }, "Back to main") : null,
+      // Hear and see the room without entering it; the room is told.
+      open && !here ? h("button", { type: "button", class: "quiet", testid: "room-listen",
+        onclick: (event) => act(listening ? "stopListening" : "listenIn", listening ? {} : { room: room.id }, event.currentTarget) },
+      listening ? "Stop listening" : "Listen in") : null,
     ];
     const pickerButtons = [{ text: open ? "Move here" : "Assign", testid: "room-assign-button", run: (id, origin) => act("assign", { users: [id], room: room.id }, origin) }];
     if (open) {

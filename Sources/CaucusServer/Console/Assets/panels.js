@@ -85,7 +85,9 @@ export class Banners {
     this.warning = h("div", { class: "banner warning", testid: "timer-warning", role: "status", hidden: true });
     this.moved = h("div", { class: "banner moved", testid: "moved-banner", role: "status", hidden: true });
     this.parent = h("div", { class: "banner parent", testid: "main-session-state", role: "status", hidden: true });
-    this.element = h("div", { class: "banners" }, this.moved, this.warning, this.broadcast, this.parent);
+    this.voice = h("div", { class: "banner broadcast", testid: "voice-broadcast-banner", role: "status", hidden: true });
+    this.listening = h("div", { class: "banner parent", testid: "listening-banner", role: "status", hidden: true });
+    this.element = h("div", { class: "banners" }, this.moved, this.warning, this.voice, this.listening, this.broadcast, this.parent);
   }
 
   render(model) {
@@ -94,7 +96,27 @@ export class Banners {
     show(this.warning, model.banners.warning);
     show(this.moved, model.banners.moved);
     show(this.parent, model.roomsOpen ? parentWords(model) : null);
+    show(this.voice, model.voiceBroadcaster == null ? null : voiceWords(model));
+    show(this.listening, listeningWords(model));
   }
+}
+
+/** Who speaks to every room now. */
+function voiceWords(model) {
+  return model.voiceBroadcaster === model.you
+    ? "You are speaking to every room."
+    : `${model.userName(model.voiceBroadcaster)} is speaking to every room.`;
+}
+
+/**
+ * Who listens in to your room (a room always sees it), or to which room you listen in.
+ */
+function listeningWords(model) {
+  const mine = model.listeners.find((listener) => listener.user === model.you);
+  if (mine) return `You are listening in to ${model.roomName(mine.room)}.`;
+  if (model.location == null) return null;
+  const names = model.listenersOf(model.location);
+  return names.length ? `Listening in to this room: ${names.join(", ")}.` : null;
 }
 
 /** The main session's pause and mute, for the people they concern. */

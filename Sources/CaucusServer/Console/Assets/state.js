@@ -27,6 +27,7 @@ export class SessionModel {
         seq: this.seq, you: this.you, name: this.name, hostID: this.hostID, mode: this.mode,
         settings: this.settings, limits: this.limits, breakout: this.breakout, preList: this.preList,
         helpRequests: this.helpRequests, invitation: this.invitation,
+        voiceBroadcaster: this.voiceBroadcaster, listeners: this.listeners,
         users: [...this.users.values()].map((user) => ({ ...user, role: this.role(user.id) })),
       },
       chat: this.chat.slice(-200), invitations: this.invitations, banners: this.banners,
@@ -62,6 +63,14 @@ export class SessionModel {
     this.preList = snapshot.preList ?? [];
     this.helpRequests = snapshot.helpRequests ?? [];
     this.invitation = snapshot.invitation ?? null;
+    // Who speaks to every room at once, and who listens in to which room: everyone sees both.
+    this.voiceBroadcaster = snapshot.voiceBroadcaster ?? null;
+    this.listeners = snapshot.listeners ?? [];
+  }
+
+  /** Who listens in to a room, by name. */
+  listenersOf(roomID) {
+    return this.listeners.filter((listener) => listener.room === roomID).map((listener) => this.userName(listener.user));
   }
 
   role(id) {
@@ -240,6 +249,19 @@ export class SessionModel {
       case "chatMessage":
         this.chat.push(event.message);
         return null;
+      case "voiceBroadcast":
+        if (event.active) this.voiceBroadcaster = event.user;
+        else if (this.voiceBroadcaster === event.user) this.voiceBroadcaster = null;
+        return event.active
+          ? `${this.userName(event.user)} is speaking to every room.`
+          : `${this.userName(event.user)} stopped speaking to every room.`;
+      case "listening": {
+        this.listeners = this.listeners.filter((listener) => listener.user !== event.user || listener.room !== event.room);
+        if (event.active) this.listeners.push({ user: event.user, room: event.room });
+        // A room always knows who listens in; so do the host and managers.
+        if (this.location !== event.room && !this.canManage && event.user !== this.you) return null;
+        return `${this.userName(event.user)} ${event.active ? "is listening in to" : "stopped listening in to"} ${this.roomName(event.room)}.`;
+      }
       case "broadcast": {
         const from = event.from == null ? "the organisers" : this.userName(event.from);
         this.banners.broadcast = `Broadcast from ${from}: ${event.text}`;
