@@ -290,3 +290,39 @@ class Peer:
         if self.pc is not None:
             await self.pc.close()
         await self.ws.close()
+
+
+class PeersOfOneSession:
+    """Mix in before unittest.IsolatedAsyncioTestCase: one `caucus serve` for the class, and for
+    each test one aiortc peer per name of `palette` (name -> (tone, colour); the first is the
+    host) in session `session`, all joined, then each offering `audio_slots` + `video_slots`
+    receive slots, in `self.peers`."""
+
+    palette = {}
+    session = "media"
+    audio_slots = 3
+    video_slots = 3
+
+    @classmethod
+    def setUpClass(cls):
+        from caucus_server import CaucusServer  # the path is set at the top of this module
+
+        cls.server = CaucusServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    async def asyncSetUp(self):
+        self.peers = {}
+        for index, (name, (tone, colour)) in enumerate(self.palette.items()):
+            peer = Peer(self.server, self.session, name, "host" if index == 0 else "participant", tone, colour, self.palette)
+            await peer.join()
+            self.peers[name] = peer
+        for peer in self.peers.values():
+            await peer.start_media(self.audio_slots, self.video_slots)
+
+    async def asyncTearDown(self):
+        for peer in self.peers.values():
+            await peer.close()
+

@@ -10,8 +10,7 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer  # noqa: E402  (the path is set just above)
-from media_peers import Peer  # noqa: E402
+from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
 
 AUDIO_SLOTS = 3
 VIDEO_SLOTS = 3
@@ -28,28 +27,11 @@ PALETTE = {
 }
 
 
-class BroadcastVoiceAndListenInTests(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = CaucusServer()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    async def asyncSetUp(self):
-        self.peers = {}
-        for name, (tone, colour) in PALETTE.items():
-            role = "host" if name == "Hana" else "participant"
-            peer = Peer(self.server, "media-broadcast", name, role, tone, colour, PALETTE)
-            await peer.join()
-            self.peers[name] = peer
-        for peer in self.peers.values():
-            await peer.start_media(AUDIO_SLOTS, VIDEO_SLOTS)
-
-    async def asyncTearDown(self):
-        for peer in self.peers.values():
-            await peer.close()
+class BroadcastVoiceAndListenInTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
+    palette = PALETTE
+    session = "media-broadcast"
+    audio_slots = AUDIO_SLOTS
+    video_slots = VIDEO_SLOTS
 
     async def expect(self, where, heard, seen):
         """Each peer comes to hear exactly `heard[name]` and see exactly `seen[name]`, then receives

@@ -10,8 +10,7 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
-from caucus_server import CaucusServer  # noqa: E402  (the path is set just above)
-from media_peers import Peer  # noqa: E402
+from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
 
 AUDIO_SLOTS = 3
 VIDEO_SLOTS = 3
@@ -29,28 +28,11 @@ PALETTE = {
 }
 
 
-class MediaFollowsRoomsTests(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = CaucusServer()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    async def asyncSetUp(self):
-        self.peers = {}
-        for name, (tone, colour) in PALETTE.items():
-            role = "host" if name == "Hana" else "participant"
-            peer = Peer(self.server, "media-rooms", name, role, tone, colour, PALETTE)
-            await peer.join()
-            self.peers[name] = peer
-        for peer in self.peers.values():
-            await peer.start_media(AUDIO_SLOTS, VIDEO_SLOTS)
-
-    async def asyncTearDown(self):
-        for peer in self.peers.values():
-            await peer.close()
+class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
+    palette = PALETTE
+    session = "media-rooms"
+    audio_slots = AUDIO_SLOTS
+    video_slots = VIDEO_SLOTS
 
     async def expect(self, where, groups):
         """Each peer comes to hear and see exactly the others of its group, then receives nothing

@@ -72,13 +72,19 @@ import Testing
     /// Issue 26, item 4: a store failure answers every command still waiting with its error
     /// before the close, so each sender knows which of its commands took effect.
     @Test func aStoreFailureAnswersEveryWaitingCommandBeforeTheClose() throws {
+        try Self.waitingCommandsAreRefused(when: { $0.storeFails() }, closedWith: .storeFailure)
+    }
+
+    /// Ann's two chats and Ben's join wait for the store when `end` happens: each is refused
+    /// (ids 21, 22 and 4) before both are closed with `reason`.
+    static func waitingCommandsAreRefused(when end: (inout PipelineHarness) -> Void, closedWith reason: CloseCode) throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)
         h.storeSucceeds()
         let ben = try h.join("Ben", requestID: 4)
         try h.perform(.chat("first", to: .room), by: ann.user, from: ann.connection, requestID: 21)
         try h.perform(.chat("second", to: .room), by: ann.user, from: ann.connection, requestID: 22)
-        h.storeFails()
+        end(&h)
         func refusals(_ connection: Int) -> [Int?] {
             (h.inbox[connection] ?? []).compactMap { frame in
                 guard case .error(let re, let body) = frame, body.code == CaucusError.Code.internalError.rawValue else { return nil }
@@ -87,7 +93,7 @@ import Testing
         }
         #expect(refusals(ann.connection) == [21, 22], "\(h.inbox[ann.connection] ?? [])")
         #expect(refusals(ben.connection) == [4], "the join that was not stored is refused too")
-        #expect(h.closed[ann.connection] == .storeFailure && h.closed[ben.connection] == .storeFailure)
+        #expect(h.closed[ann.connection] == reason && h.closed[ben.connection] == reason)
         #expect(h.violations.isEmpty, "\(h.violations)")
     }
 
@@ -125,23 +131,7 @@ import Testing
     /// taken) answers every command still waiting for the store that it did not take effect,
     /// before the 4007 close: a store outage never leaves a command unanswered.
     @Test func aLostLeaseAnswersEveryWaitingCommandBeforeTheMovedClose() throws {
-        var h = PipelineHarness()
-        let ann = try h.join("Ann", claim: .host)
-        h.storeSucceeds()
-        let ben = try h.join("Ben", requestID: 4)
-        try h.perform(.chat("first", to: .room), by: ann.user, from: ann.connection, requestID: 21)
-        try h.perform(.chat("second", to: .room), by: ann.user, from: ann.connection, requestID: 22)
-        h.leaseLost()
-        func refusals(_ connection: Int) -> [Int?] {
-            (h.inbox[connection] ?? []).compactMap { frame in
-                guard case .error(let re, let body) = frame, body.code == CaucusError.Code.internalError.rawValue else { return nil }
-                return re
-            }
-        }
-        #expect(refusals(ann.connection) == [21, 22], "\(h.inbox[ann.connection] ?? [])")
-        #expect(refusals(ben.connection) == [4], "the join that was not stored is refused too")
-        #expect(h.closed[ann.connection] == .moved && h.closed[ben.connection] == .moved)
-        #expect(h.violations.isEmpty, "\(h.violations)")
+        try Self.waitingCommandsAreRefused(when: { $0.leaseLost() }, closedWith: .moved)
     }
 
     @Test func aResumeReplaysWhatTheUserMissedAndMaySeeThenItsReturn() throws {
