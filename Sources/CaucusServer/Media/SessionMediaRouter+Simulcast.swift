@@ -36,6 +36,8 @@ extension SessionMediaRouter {
             simulcast[stream]?.bytes[ssrc, default: 0] += packet.count
             return nil
         }
+        // Streams already known (the publisher's audio, a layer's known RTX) need no reading.
+        guard streamsBySSRC[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
         for kind in StreamKind.allCases {
             let stream = PublishedStream(publisher: user, kind: kind)
             guard let publication = simulcast[stream] else { continue }
