@@ -12,8 +12,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
 
-AUDIO_SLOTS = 3
-VIDEO_SLOTS = 3
 CONVERGE_SECONDS = 25
 RECENT_SECONDS = 1.0
 STABLE_SECONDS = 1.5
@@ -30,8 +28,6 @@ PALETTE = {
 class BroadcastVoiceAndListenInTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
     palette = PALETTE
     session = "media-broadcast"
-    audio_slots = AUDIO_SLOTS
-    video_slots = VIDEO_SLOTS
 
     async def expect(self, where, heard, seen):
         """Each peer comes to hear exactly `heard[name]` and see exactly `seen[name]`, then receives

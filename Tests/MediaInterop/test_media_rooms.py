@@ -12,8 +12,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
 
-AUDIO_SLOTS = 3
-VIDEO_SLOTS = 3
 # How long a condition must be met within, and the window it is read over.
 CONVERGE_SECONDS = 25
 RECENT_SECONDS = 1.0
@@ -31,8 +29,6 @@ PALETTE = {
 class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
     palette = PALETTE
     session = "media-rooms"
-    audio_slots = AUDIO_SLOTS
-    video_slots = VIDEO_SLOTS
 
     async def expect(self, where, groups):
         """Each peer comes to hear and see exactly the others of its group, then receives nothing

@@ -59,13 +59,14 @@ final class MediaRouter {
         guard let router = sessions[key.session] else { return }
         switch event {
         case .rtp(let received):
+            let arrival = MediaClock.now()
             // Every packet counts for the publisher's congestion control, probes included.
-            router.recordTransportSequence(of: received, from: key.user.rawValue, at: MediaClock.now())
-            if !router.simulcast.isEmpty, let changes = router.observeSimulcast(received, from: key.user.rawValue, now: MediaClock.now()) {
+            router.recordTransportSequence(of: received, from: key.user.rawValue, at: arrival)
+            if !router.simulcast.isEmpty, let changes = router.observeSimulcast(received, from: key.user.rawValue, now: arrival) {
                 perform(changes, in: key.session)
             }
             guard let packet = router.restoringRetransmission(received) else { return }
-            let feedback = router.forward(rtp: packet, arrival: MediaClock.now()) { subscriber, header, translation in
+            let feedback = router.forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
                 guard let datagram = table.protect(rtp: packet, rewrittenAs: header, translation: translation, for: to) else { return }
                 outbox.append(datagram)
