@@ -212,9 +212,10 @@ function startMedia() {
   media = new MediaSession(connection);
   window.caucusConsole.media = media;
   connection.addEventListener("slots", (event) => media?.setSlots(event.detail));
+  connection.addEventListener("speakers", (event) => media?.setSpeakers(event.detail));
   const redraw = () => { if (model && view && !ended) view.tiles.render(model); };
   media.addEventListener("change", redraw);
-  media.addEventListener("levels", () => { redraw(); view?.renderMedia?.(model); });
+  media.addEventListener("speakers", () => { redraw(); view?.renderMedia?.(model); });
   media.start().catch((error) => {
     if (media) media.problem = `Audio and video could not start (${describeError(error)}): you can still chat.`;
     redraw();
@@ -227,13 +228,21 @@ function started(initial) {
   ended = false;
   const save = () => saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
   connection.addEventListener("event", (event) => {
+    const where = model.location;
     const notice = model.apply(event.detail);
+    if (model.location !== where) media?.clearSpeakers();
     if (notice) view.notice(notice);
     if (notice?.kind === "host") showRoleBanner(notice.text);
     render();
     save();
   });
-  connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); save(); });
+  connection.addEventListener("snapshot", (event) => {
+    const where = model.location;
+    model.load(event.detail);
+    if (model.location !== where) media?.clearSpeakers();
+    render();
+    save();
+  });
   connection.addEventListener("state", (event) => {
     fill(byTestId("connection-state"), event.detail);
     byTestId("connection-state").dataset.state = event.detail;
