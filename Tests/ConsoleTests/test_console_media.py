@@ -18,6 +18,8 @@ from console_support import ConsoleTestCase, css_for, SCREENSHOTS
 from accessibility import assert_accessible
 
 SESSION = "Meeting"
+# A move switches tiles within a second (the issue's words).
+MOVE_SECONDS = 1.0
 
 # Keeps every slot map frame's activeSpeakers as the page receives it, beside the console's
 # own handling of the frame: both listeners run in the one task that delivers the message, so
@@ -138,6 +140,10 @@ class MediaPageTests(ConsoleTestCase):
             times[page.who] = (page.driver.execute_script("return window.__tilesWatch.ready;") - clicked_at) / 1000
         print(f"\n{what}: tiles exactly right and every one playing, seconds after the click: "
               + ", ".join(f"{who} {seconds:.2f}" for who, seconds in times.items()))
+        # The issue's "within a second": measured at 0.1–0.3 s on a shared two-core machine
+        # while it compiled, so the bound leaves a wide margin.
+        for who, seconds in times.items():
+            self.assertLess(seconds, MOVE_SECONDS, f"{who}'s tiles took {seconds:.2f} s after {what}")
         return times
 
     def speaking_sample(self, page):
