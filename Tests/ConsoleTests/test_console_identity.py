@@ -151,6 +151,7 @@ class IdentityTests(ConsoleTestCase):
         host.type(css_for("personal-name"), "Bo")
         host.click(css_for("personal-make"))
         host.wait_visible(css_for("personal-link", userName="Bo"))
+        host.screenshot("host-personal-link.png")
         bo_link = host.find(f"{css_for('personal-link', userName='Bo')} {css_for('personal-link-url')}").get_attribute("value")
         query = urllib.parse.parse_qs(urllib.parse.urlparse(bo_link).query)
         self.assertEqual(query["name"], ["Bo"])

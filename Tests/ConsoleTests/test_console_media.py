@@ -140,8 +140,8 @@ class MediaPageTests(ConsoleTestCase):
             times[page.who] = (page.driver.execute_script("return window.__tilesWatch.ready;") - clicked_at) / 1000
         print(f"\n{what}: tiles exactly right and every one playing, seconds after the click: "
               + ", ".join(f"{who} {seconds:.2f}" for who, seconds in times.items()))
-        # The issue's "within a second": measured at 0.1–0.3 s on a shared two-core machine
-        # while it compiled, so the bound leaves a wide margin.
+        # The issue's "within a second": measured at 0.1–0.4 s on a shared two-core machine
+        # under load (another build running), so the bound leaves a wide margin.
         for who, seconds in times.items():
             self.assertLess(seconds, MOVE_SECONDS, f"{who}'s tiles took {seconds:.2f} s after {what}")
         return times

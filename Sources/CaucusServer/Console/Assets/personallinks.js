@@ -23,7 +23,7 @@ export class PersonalLinks {
     this.session = null;
     this.hostInvite = null;
     this.made = [];
-    this.name = h("input", { testid: "personal-name", maxlength: 200, autocomplete: "off", "aria-label": "Name of the person" });
+    this.name = h("input", { testid: "personal-name", maxlength: 200, autocomplete: "off", "aria-label": "Name of the person", placeholder: "Their name" });
     this.button = h("button", { type: "submit", testid: "personal-make" }, "Make their link");
     this.list = h("ul", { class: "list", testid: "personal-links" });
     const form = h("form", { class: "row", onsubmit: (event) => { event.preventDefault(); this.make(); } }, this.name, this.button);
