@@ -20,7 +20,9 @@
 /// estimate then drops to ``Configuration/decrease`` of the delivered rate (at most once per
 /// ``Configuration/decreaseInterval``). Otherwise the estimate is at least the delivered rate:
 /// what the link carried without a queue, it can carry. The estimate rises above what is sent
-/// only by sending more: a probe (``ProbeSchedule``) or a higher layer.
+/// only by probes (``ProbeSchedule``): clusters of packets whose arrival rate shows what the
+/// link carries (``ProbeCluster``, ``raise(to:)``); their packets count for nothing else (their
+/// own queue is no congestion, their loss no sign of it).
 public struct DownlinkEstimator: Sendable {
     public struct Configuration: Sendable {
         public var queueDelayLimit: Duration = .milliseconds(60)
@@ -55,11 +57,15 @@ public struct DownlinkEstimator: Sendable {
     /// The smallest one-way delay of each second of sending, for the base delay.
     private var delayMinima: [(second: Int64, delay: Int64)] = []
     private var lastDecrease: Duration?
+    /// Probe clusters being reported, and the outcomes of the last few.
+    private var clusters: [Int: ProbeClusterMeasurement] = [:]
+    private var outcomes: [Int: ProbeOutcome] = [:]
 
     private struct Sent {
         let sequenceNumber: UInt16
         let at: Duration
         let size: Int
+        let cluster: Int?
         var reported: Bool
     }
 
@@ -70,12 +76,27 @@ public struct DownlinkEstimator: Sendable {
         sent = Array(repeating: nil, count: Self.history)
     }
 
-    /// The transport-wide sequence number for a packet of `size` bytes sent at `now`.
-    public mutating func stamp(size: Int, at now: Duration) -> UInt16 {
+    /// The transport-wide sequence number for a packet of `size` bytes sent at `now`, part of a
+    /// probe's `cluster` if it is one.
+    public mutating func stamp(size: Int, at now: Duration, cluster: ProbeCluster? = nil) -> UInt16 {
         let sequenceNumber = nextSequenceNumber
         nextSequenceNumber &+= 1
-        sent[Int(sequenceNumber) % Self.history] = Sent(sequenceNumber: sequenceNumber, at: now, size: size, reported: false)
+        if let cluster {
+            if clusters[cluster.id] == nil {
+                // A cluster whose packets were never all reported is given up with the next.
+                clusters = clusters.filter { $0.key > cluster.id - 8 }
+                clusters[cluster.id] = ProbeClusterMeasurement(cluster: cluster)
+            }
+            clusters[cluster.id]!.sent += 1
+        }
+        sent[Int(sequenceNumber) % Self.history] = Sent(
+            sequenceNumber: sequenceNumber, at: now, size: size, cluster: cluster?.id, reported: false)
         return sequenceNumber
+    }
+
+    /// What probe `id` found, once its packets are all reported.
+    public func outcome(ofProbe id: Int) -> ProbeOutcome? {
+        outcomes[id]
     }
 
     /// The subscriber's feedback, received at `now`.
@@ -91,6 +112,11 @@ public struct DownlinkEstimator: Sendable {
             }
             packet.reported = true
             sent[slot] = packet
+            if let cluster = packet.cluster {
+                if let delta { remoteArrival += Int64(delta) * 250 }
+                measure(cluster, arrival: delta == nil ? nil : remoteArrival, size: packet.size)
+                continue
+            }
             guard let delta else {
                 results.append((packet.at, packet.size, nil))
                 continue
@@ -122,6 +148,24 @@ public struct DownlinkEstimator: Sendable {
         } else if deliveredRate > estimate {
             estimate = deliveredRate
         }
+    }
+
+    private mutating func measure(_ id: Int, arrival: Int64?, size: Int) {
+        guard var measurement = clusters[id] else { return }
+        measurement.reported += 1
+        if let arrival { measurement.arrivals.append((arrival, size)) } else { measurement.lost += 1 }
+        guard let outcome = measurement.outcome else {
+            clusters[id] = measurement
+            return
+        }
+        clusters[id] = nil
+        outcomes[id] = outcome
+        outcomes = outcomes.filter { $0.key > id - 8 }
+    }
+
+    /// Raises the estimate to what probes showed the link carries (``ProbeSchedule``).
+    public mutating func raise(to rate: Int) {
+        estimate = max(estimate, rate)
     }
 
     /// Whether the link has shown no overuse for `quiet`.

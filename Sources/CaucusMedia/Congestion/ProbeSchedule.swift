@@ -1,61 +1,87 @@
-/// When to find out whether a subscriber's link can carry more (sans-IO: time and rates in,
-/// how many bytes to probe with out).
+/// When to find out whether a subscriber's link can carry more, and with how much (sans-IO:
+/// time, the estimate and what a better layer needs in; probe clusters and confirmed rates out).
 ///
-/// The estimate (``DownlinkEstimator``) only rises above what a link is sent, so a subscriber
-/// held to a low simulcast layer would stay there for good. When a better layer needs more than
-/// the estimate, and the link has been calm for ``calm``, the router sends extra packets for
-/// ``duration`` — repeats of packets the subscriber already has, which it discards — at the rate
-/// the better layer needs (and a tenth more). A link that carried them without overuse has its
-/// estimate raised by the feedback, and the layer follows; a link that could not waits before
-/// the next probe, twice as long each time up to ``longestBackoff`` (so a link whose cap is
-/// lifted is found within that).
+/// The estimate (``DownlinkEstimator``) only rises above what a link is sent by probes, so a
+/// subscriber held to a low simulcast layer would otherwise stay there for good. When a better
+/// layer needs more than the estimate, and the link has been calm for ``calm``, the router sends
+/// a ``ProbeCluster``: ``clusterDuration`` worth of the better layer's rate (and a tenth more),
+/// at least ``smallestCluster`` bytes, back to back — repeats of packets the subscriber already
+/// has, which it discards after reporting them. A slow link queues a few kilobytes for a moment
+/// (tens of milliseconds of picture delayed, never a second of it).
+///
+/// A cluster that arrives at its level is followed at once by a second; only when both do is
+/// the rate confirmed (the slower of the two, at most the level) and the estimate raised — one
+/// cluster can arrive bunched by a stall on its way and look faster than the link is, which
+/// would hand a slow link a layer it cannot carry. A cluster that does not arrive at its level
+/// (or whose outcome is not known within ``outcomeTimeout``) is followed by the next after
+/// ``shortestBackoff``, twice as long each time up to ``longestBackoff`` — so a link whose cap
+/// is lifted is found within that.
 public struct ProbeSchedule: Sendable {
-    public static let duration = Duration.milliseconds(500)
+    public static let clusterDuration = Duration.milliseconds(40)
+    public static let smallestCluster = 2_000
     public static let calm = Duration.seconds(1)
+    public static let outcomeTimeout = Duration.seconds(1)
     public static let shortestBackoff = Duration.seconds(2)
-    public static let longestBackoff = Duration.seconds(8)
+    public static let longestBackoff = Duration.seconds(6)
+    static let confirmations = 2
 
-    private var active: (until: Duration, bitsPerSecond: Int, target: Int)?
+    /// What to do now: a cluster to send, and a rate probes confirmed (raise the estimate to it).
+    public struct Step: Sendable {
+        public var send: (cluster: ProbeCluster, bytes: Int)?
+        public var confirmed: Int?
+    }
+
+    /// The probe waiting for its outcome, and when it was sent.
+    private var pending: (cluster: ProbeCluster, sentAt: Duration)?
+    /// The rates the clusters of the current confirmation carried.
+    private var carried: [Int] = []
     private var next: Duration = .zero
-    private var backoff = Self.shortestBackoff
+    /// The wait after the last probe that found no room (zero: none did since one that found some).
+    private var backoff = Duration.zero
+    private var nextID = 1
 
     public init() {}
 
-    public var isProbing: Bool { active != nil }
+    public var isWaiting: Bool { pending != nil }
 
-    /// The extra bytes to send in the `interval` that ends at `now`, to reach `target` bits per
-    /// second on a link sending `sending` with an estimate of `estimator`'s; 0 when no probe
-    /// is due. `target` nil: nothing better to reach.
-    public mutating func bytes(
-        toReach target: Int?, sending: Int, estimator: DownlinkEstimator, interval: Duration, at now: Duration
-    ) -> Int {
-        if let probe = active {
-            guard now < probe.until else {
-                active = nil
-                let reached = estimator.estimate >= probe.target
-                backoff = reached ? Self.shortestBackoff : min(backoff * 2, Self.longestBackoff)
-                next = now + backoff
-                return 0
+    /// What to do at `now`, when a better layer needs `target` bits per second of a link whose
+    /// estimate is `estimator`'s (which also holds the outcomes of the clusters sent).
+    public mutating func step(toReach target: Int?, estimator: DownlinkEstimator, at now: Duration) -> Step {
+        var step = Step()
+        if let (cluster, sentAt) = pending {
+            switch estimator.outcome(ofProbe: cluster.id) {
+            case .carried(let rate)?:
+                carried.append(min(rate, cluster.level))
+                if carried.count >= Self.confirmations {
+                    step.confirmed = carried.min()
+                    carried = []
+                }
+                backoff = .zero
+                next = now
+            case .notCarried?:
+                failed(at: now)
+            case nil:
+                guard now - sentAt >= Self.outcomeTimeout else { return step }
+                failed(at: now)
             }
-            return Self.bytes(at: probe.bitsPerSecond, for: interval)
+            pending = nil
         }
-        guard let target, target > estimator.estimate, now >= next, estimator.isCalm(for: Self.calm, at: now) else { return 0 }
-        let wanted = target + target / 10
-        let extra = wanted - sending
-        guard extra > 0 else { return 0 }
-        active = (now + Self.duration, extra, target)
-        return Self.bytes(at: extra, for: interval)
+        let estimate = max(estimator.estimate, step.confirmed ?? 0)
+        // A confirmation in progress goes on without waiting for calm: its own first cluster
+        // may have made the moment's queue.
+        guard let target, target > estimate, now >= next, !carried.isEmpty || estimator.isCalm(for: Self.calm, at: now) else { return step }
+        let level = target + target / 10
+        let cluster = ProbeCluster(id: nextID, level: level)
+        nextID += 1
+        pending = (cluster, now)
+        let bytes = Int(DownlinkEstimator.microseconds(Self.clusterDuration)) * level / 8_000_000
+        step.send = (cluster, max(bytes, Self.smallestCluster))
+        return step
     }
 
-    /// A probe that found overuse ends at once.
-    public mutating func overused(at now: Duration) {
-        guard active != nil else { return }
-        active = nil
-        backoff = min(backoff * 2, Self.longestBackoff)
+    private mutating func failed(at now: Duration) {
+        carried = []
+        backoff = backoff == .zero ? Self.shortestBackoff : min(backoff * 2, Self.longestBackoff)
         next = now + backoff
-    }
-
-    static func bytes(at bitsPerSecond: Int, for interval: Duration) -> Int {
-        Int(DownlinkEstimator.microseconds(interval)) * bitsPerSecond / 8_000_000
     }
 }

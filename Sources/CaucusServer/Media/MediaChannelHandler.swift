@@ -59,7 +59,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         tick = context.eventLoop.scheduleRepeatedTask(initialDelay: tickInterval, delay: tickInterval) { _ in
             let handler = loopBoundSelf.value
             let now = MediaClock.now()
-            handler.router.tick(now: now, interval: .nanoseconds(handler.tickInterval.nanoseconds))
+            handler.router.tick(now: now)
             handler.send(handler.table.handleDeadlines(now: now))
         }
         context.fireChannelActive()

@@ -88,14 +88,14 @@ final class MediaRouter {
         }
     }
 
-    /// The routers' timers (every `interval`): lost publisher packets asked for again,
-    /// simulcast layers ranked, downlinks probed and their layers chosen, speakers ranked.
-    func tick(now: Duration, interval: Duration) {
+    /// The routers' timers: lost publisher packets asked for again, simulcast layers ranked,
+    /// downlinks probed and their layers chosen, speakers ranked.
+    func tick(now: Duration) {
         for (session, router) in sessions {
             let feedback = router.tick(now: now)
             if !feedback.isEmpty { send(feedback, in: session) }
             if let changes = router.rankSimulcastLayers(now: now) { perform(changes, in: session) }
-            let (probes, layerChanges) = router.tickDownlinks(now: now, interval: interval)
+            let (probes, layerChanges) = router.tickDownlinks(now: now)
             send(probes, in: session, counter: metrics.probePackets)
             if let layerChanges { perform(layerChanges, in: session) }
             if !router.rankings.isEmpty { perform(router.evaluateSpeakers(now: now), in: session) }

@@ -6,9 +6,9 @@ import CaucusMedia
 /// packet has the extension's room: Chromium's do), reports what arrived, and so has a
 /// bandwidth estimate (``DownlinkEstimator``). Its slots show, of each simulcast publication,
 /// the best layer the estimate holds (the layers' rates as measured each second, the estimate
-/// shared between the simulcast publications it shows; the current layer kept until the
-/// estimate is a sixth below its rate); when a better layer needs more, the
-/// link is probed (``ProbeSchedule``) with repeats of packets it already has, as RTX. Audio
+/// shared between the simulcast publications it shows; ``layer(of:budget:known:current:)``);
+/// when a better layer needs more, the link is probed
+/// (``ProbeSchedule``) with a cluster of repeats of packets it already has, as RTX. Audio
 /// never yields: it is forwarded whatever the estimate, and only video layers are chosen by it.
 /// A subscriber without the feedback gets each publication's busiest layer.
 extension SessionMediaRouter {
@@ -19,19 +19,9 @@ extension SessionMediaRouter {
         var layers: [PublishedStream: String] = [:]
         /// The better layer's need in bits per second, when one exists: what a probe must reach.
         var probeTarget: Int?
-        /// Bytes sent since `windowStart`, and the rate of the last whole window.
-        var bytesInWindow = 0
-        var windowStart: Duration = .zero
-        var sendingRate = 0
-
-        mutating func stamp(size: Int, at now: Duration) -> UInt16 {
-            bytesInWindow += size
-            return estimator.stamp(size: size, at: now)
-        }
     }
 
     static let layerChoiceInterval = Duration.milliseconds(250)
-    static let sendingRateWindow = Duration.milliseconds(500)
 
     func learnDownlink(of user: Int, plan: MediaSlotPlan) {
         let estimates = plan.receiveSlots.contains { $0.format?.headerExtensionIDs[RTPExtensionURI.transportWideCC] != nil }
@@ -48,10 +38,13 @@ extension SessionMediaRouter {
         return ssrcsByStream[stream]
     }
 
-    /// The transport-wide number of a copy to `subscriber`, when its translation can carry one.
-    func transportSequence(to subscriber: Int, size: Int, translation: HeaderTranslation, at now: Duration) -> UInt16? {
+    /// The transport-wide number of a copy to `subscriber`, when its translation can carry one
+    /// (a probe's copies name their cluster).
+    func transportSequence(
+        to subscriber: Int, size: Int, translation: HeaderTranslation, at now: Duration, cluster: ProbeCluster? = nil
+    ) -> UInt16? {
         guard translation.carriesTransportSequence else { return nil }
-        return downlinks[subscriber]?.stamp(size: size, at: now)
+        return downlinks[subscriber]?.estimator.stamp(size: size, at: now, cluster: cluster)
     }
 
     /// A subscriber's transport-cc feedback on what the server sent it.
@@ -62,25 +55,18 @@ extension SessionMediaRouter {
                 senderSSRC: feedback.senderSSRC, mediaSSRC: feedback.mediaSSRC, feedbackControlInformation: feedback.feedbackControlInformation)
         else { return }
         downlinks[user]!.estimator.receive(decoded, at: now)
-        if downlinks[user]!.estimator.lastOveruse == now { downlinks[user]!.probe.overused(at: now) }
     }
 
     /// On the media loop's timer: probes due, and every ``layerChoiceInterval`` each
     /// subscriber's layers from its estimate (a recomputation of those whose choice changed).
-    func tickDownlinks(now: Duration, interval: Duration) -> (probes: [Copy], changes: Changes?) {
+    func tickDownlinks(now: Duration) -> (probes: [Copy], changes: Changes?) {
         guard !downlinks.isEmpty else { return ([], nil) }
         var probes: [Copy] = []
-        for user in Array(downlinks.keys) {
-            if now - downlinks[user]!.windowStart >= Self.sendingRateWindow {
-                let elapsed = DownlinkEstimator.microseconds(now - downlinks[user]!.windowStart)
-                downlinks[user]!.sendingRate = Int(Int64(downlinks[user]!.bytesInWindow) * 8_000_000 / max(elapsed, 1))
-                downlinks[user]!.bytesInWindow = 0
-                downlinks[user]!.windowStart = now
-            }
+        for user in downlinks.keys.sorted() {
             let downlink = downlinks[user]!
-            let bytes = downlinks[user]!.probe.bytes(
-                toReach: downlink.probeTarget, sending: downlink.sendingRate, estimator: downlink.estimator, interval: interval, at: now)
-            if bytes > 0 { probes += probeCopies(to: user, bytes: bytes, at: now) }
+            let step = downlinks[user]!.probe.step(toReach: downlink.probeTarget, estimator: downlink.estimator, at: now)
+            if let rate = step.confirmed { downlinks[user]!.estimator.raise(to: rate) }
+            if let (cluster, bytes) = step.send { probes += probeCopies(to: user, bytes: bytes, cluster: cluster, at: now) }
         }
         guard now - lastLayerChoice >= Self.layerChoiceInterval else { return (probes, nil) }
         lastLayerChoice = now
@@ -100,23 +86,12 @@ extension SessionMediaRouter {
             var layers: [PublishedStream: String] = [:]
             for stream in shown {
                 let publication = simulcast[stream]!
-                let ranked = publication.ssrcs.compactMap { rid, ssrc in publication.rates[ssrc].map { (rid, $0) } }
-                    .filter { $0.1 > 0 }.sorted { $0.1 < $1.1 }
-                guard let lowest = ranked.first else { continue }
-                // Before the first feedback the subscriber gets what everyone gets.
-                guard estimate > 0 else { continue }
-                let budget = estimate / shown.count
-                var chosen = ranked.last { $0.1 <= budget } ?? lowest
-                // The estimate of a calm link is about what it is sent: the current layer stays
-                // until the estimate falls clearly below it.
-                if let current = downlinks[user]!.layers[stream] ?? publication.forwarded, let kept = ranked.first(where: { $0.0 == current }),
-                    kept.1 > chosen.1, kept.1 * 5 <= budget * 6
-                {
-                    chosen = kept
-                }
-                layers[stream] = chosen.0
-                if let better = ranked.first(where: { $0.1 > chosen.1 }) {
-                    let need = estimate - chosen.1 + better.1
+                let current = downlinks[user]!.layers[stream] ?? publication.forwarded
+                guard let (rid, rate, better) = Self.layer(of: publication, budget: estimate / shown.count, known: estimate > 0, current: current)
+                else { continue }
+                layers[stream] = rid
+                if let better {
+                    let need = estimate - rate + better
                     target = min(target ?? need, need)
                 }
             }
@@ -129,9 +104,34 @@ extension SessionMediaRouter {
         return changed
     }
 
+    /// The layer of `publication` for a subscriber with `budget` bits per second for it that
+    /// shows `current`, its rate, and the rate of the next better layer. Layers are ranked by
+    /// their rates over the last second (a layer that sent nothing is paused, not ranked):
+    /// - nothing known of the link yet: the lowest, from which probes climb (a slow link is
+    ///   never flooded while it starts);
+    /// - the best that fits the budget; the current layer stays until the budget falls a sixth
+    ///   below its rate (the estimate of a calm link is about what it is sent);
+    /// - none fits: the current layer if it is no more than the lowest (a paused low layer is
+    ///   waited for, not traded for a high one), else the lowest.
+    static func layer(
+        of publication: SimulcastPublication, budget: Int, known: Bool, current: String?
+    ) -> (rid: String, rate: Int, better: Int?)? {
+        let ranked = publication.ssrcs.compactMap { rid, ssrc in publication.rates[ssrc].map { (rid: rid, rate: $0) } }
+            .filter { $0.rate > 0 }.sorted { $0.rate < $1.rate }
+        let shown = current.flatMap { rid in publication.ssrcs[rid].map { (rid: rid, rate: publication.rates[$0] ?? 0) } }
+        guard let lowest = ranked.first else { return shown.map { ($0.rid, $0.rate, nil) } }
+        var chosen = known ? ranked.last { $0.rate <= budget } : lowest
+        if known, let shown, chosen.map({ shown.rate > $0.rate }) ?? true, shown.rate * 5 <= budget * 6 {
+            chosen = shown
+        }
+        let picked = chosen ?? shown.map { $0.rate <= lowest.rate ? $0 : lowest } ?? lowest
+        return (picked.rid, picked.rate, ranked.first { $0.rate > picked.rate }?.rate)
+    }
+
     /// Repeats of the packets a subscriber's video slots last received, as RTX (which it
-    /// discards as duplicates after counting them in its feedback), about `bytes` of them.
-    private func probeCopies(to user: Int, bytes: Int, at now: Duration) -> [Copy] {
+    /// discards as duplicates after counting them in its feedback), about `bytes` of them, as
+    /// one probe cluster.
+    private func probeCopies(to user: Int, bytes: Int, cluster: ProbeCluster, at now: Duration) -> [Copy] {
         guard let subscriber = subscribers[user] else { return [] }
         var copies: [Copy] = []
         var remaining = bytes
@@ -152,7 +152,7 @@ extension SessionMediaRouter {
                 copies.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation,
                     retransmittedAs: nextRetransmission(to: user, in: slot),
-                    transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
+                    transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now, cluster: cluster)))
                 remaining -= cached.count
             }
             if remaining <= 0 { break }

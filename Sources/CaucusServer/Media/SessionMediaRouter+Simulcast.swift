@@ -18,9 +18,12 @@ extension SessionMediaRouter {
         let mediaPayloadType: UInt8
         /// RID → its SSRC, as learned.
         var ssrcs: [String: UInt32] = [:]
-        /// Bytes per layer SSRC since the last ranking, and each layer's rate over the last
-        /// interval (bits per second).
+        /// Bytes per layer SSRC since the last ranking, each layer's rate over the last few
+        /// intervals (bits per second, the latest last), and its rate: the highest of those
+        /// (a layer's rate swings with its picture and its encoder's load; a subscriber given a
+        /// layer must carry its peaks).
         var bytes: [UInt32: Int] = [:]
+        var recentRates: [UInt32: [Int]] = [:]
         var rates: [UInt32: Int] = [:]
         var forwarded: String?
         /// When `bytes` started counting.
@@ -30,6 +33,7 @@ extension SessionMediaRouter {
     }
 
     static let layerRankingInterval = Duration.seconds(1)
+    static let rateIntervalsKept = 3
 
     /// Learns a layer's SSRC (or its RTX SSRC) from a publisher's packet, and counts the bytes of
     /// each layer. Returns a recomputation's changes when the packet made a layer known that is
@@ -79,8 +83,11 @@ extension SessionMediaRouter {
             simulcast[stream]!.bytes = [:]
             // The first interval counts from the first ranking's period, not from the clock's zero.
             let elapsed = max(1, DownlinkEstimator.microseconds(publication.since == .zero ? Self.layerRankingInterval : now - publication.since))
-            simulcast[stream]!.rates = publication.ssrcs.values.reduce(into: [:]) { rates, ssrc in
-                rates[ssrc] = Int(Int64(publication.bytes[ssrc, default: 0]) * 8_000_000 / elapsed)
+            for ssrc in publication.ssrcs.values {
+                let rate = Int(Int64(publication.bytes[ssrc, default: 0]) * 8_000_000 / elapsed)
+                let recent = (publication.recentRates[ssrc, default: []] + [rate]).suffix(Self.rateIntervalsKept)
+                simulcast[stream]!.recentRates[ssrc] = Array(recent)
+                simulcast[stream]!.rates[ssrc] = recent.max()
             }
             simulcast[stream]!.since = now
             guard let (best, bytes) = publication.ssrcs.map({ ($0.key, publication.bytes[$0.value, default: 0]) }).max(by: { $0.1 < $1.1 }),

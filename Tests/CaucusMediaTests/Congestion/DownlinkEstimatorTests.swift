@@ -48,6 +48,34 @@ import Testing
         #expect(lightLoss.lastOveruse == nil, "5 % loss is not congestion")
     }
 
+    /// A probe's cluster: carried on an open link, not on a narrow one (its arrival rate is the
+    /// link's) nor when a fifth of it is lost; its packets count for nothing else (the estimate
+    /// rises only when the probes' owner raises it).
+    @Test func aProbeClusterShowsWhatTheLinkCarries() {
+        for (capacity, lossEvery, carried) in [(nil, nil, true), (300_000, nil, false), (nil, 3, false)] as [(Int?, Int?, Bool)] {
+            var estimator = DownlinkEstimator()
+            var link = SimulatedDownlink(capacity: capacity)
+            var now = link.run(&estimator, rate: 150_000, from: .zero, for: .seconds(2))
+            let before = estimator.estimate
+            link.lossEvery = lossEvery
+            link.sendCluster(&estimator, ProbeCluster(id: 1, level: 1_100_000), bytes: 3_500, at: now)
+            link.lossEvery = nil
+            now = link.run(&estimator, rate: 150_000, from: now, for: .milliseconds(300))
+            switch estimator.outcome(ofProbe: 1) {
+            case .carried(let rate)?:
+                #expect(carried && rate >= 1_100_000, "\(capacity as Any) \(lossEvery as Any)")
+                #expect(estimator.estimate < 200_000)
+                estimator.raise(to: 1_100_000)
+                #expect(estimator.estimate == 1_100_000)
+            case .notCarried?:
+                #expect(!carried, "\(capacity as Any) \(lossEvery as Any)")
+                #expect(estimator.estimate <= max(before, 200_000), "\(estimator.estimate)")
+            case nil:
+                Issue.record("no outcome")
+            }
+        }
+    }
+
     /// Feedback about numbers never sent, or reported twice, changes nothing.
     @Test func feedbackOnPacketsNotSentOrAlreadyReportedChangesNothing() {
         var estimator = DownlinkEstimator()

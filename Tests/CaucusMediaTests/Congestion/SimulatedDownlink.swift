@@ -61,6 +61,13 @@ struct SimulatedDownlink {
             feedbackCount: feedbackCount, deltas: deltas)
     }
 
+    /// A probe's cluster: `bytes` in 500-byte packets, back to back at `now`.
+    mutating func sendCluster(_ estimator: inout DownlinkEstimator, _ cluster: ProbeCluster, bytes: Int, at now: Duration) {
+        for _ in 0..<max(2, bytes / 500) {
+            send(estimator.stamp(size: 500, at: now, cluster: cluster), size: 500, at: now)
+        }
+    }
+
     /// Sends `estimator`'s link `size`-byte packets at `rate` bits per second from `start` for
     /// `duration`, feedback every 100 ms; returns when it ends.
     @discardableResult

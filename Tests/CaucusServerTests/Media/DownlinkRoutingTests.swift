@@ -118,7 +118,7 @@ import Testing
         }
         #expect(router.downlinks[1]!.estimator.estimate < 300_000, "\(router.downlinks[1]!.estimator.estimate)")
         #expect(router.downlinks[3]!.estimator.estimate > 400_000, "\(router.downlinks[3]!.estimator.estimate)")
-        let choice = try #require(router.tickDownlinks(now: now, interval: .milliseconds(50)).changes)
+        let choice = try #require(router.tickDownlinks(now: now).changes)
         #expect(choice.keyframeRequests.map(\.ssrc) == [501], "1 waits for the low layer's keyframe")
         #expect(router.downlinks[1]!.layers[video] == "l" && router.downlinks[3]!.layers[video] == "h")
 
@@ -138,7 +138,7 @@ import Testing
             Self.feedback(router, from: 1, sent, lossEvery: nil, at: now)
             Self.feedback(router, from: 3, sent, lossEvery: nil, at: now)
             Self.publish(router, from: now, for: .milliseconds(50), sequence: &sequence, into: sent)
-            let (copies, _) = router.tickDownlinks(now: now, interval: .milliseconds(50))
+            let (copies, _) = router.tickDownlinks(now: now)
             for copy in copies {
                 #expect(copy.subscriber == 1 && copy.retransmittedAs != nil)
                 let stamp = try #require(copy.transportSequence)
@@ -151,6 +151,32 @@ import Testing
         #expect(!probes.isEmpty)
         #expect(router.downlinks[1]!.layers[video] == "h", "the probe got through: back to the high layer")
         #expect(router.downlinks[3]!.layers[video] == "h")
+    }
+
+    /// Which layer a budget holds: the lowest before anything is known, the best that fits,
+    /// the current one until the budget is a sixth below it, and a paused low layer waited for
+    /// rather than traded for one that does not fit.
+    @Test func aBudgetChoosesALayer() throws {
+        var publication = SessionMediaRouter.SimulcastPublication(
+            layers: ["h", "m", "l"], streamIDExtension: 10, repairedStreamIDExtension: nil, mediaPayloadType: 96)
+        publication.ssrcs = ["l": 1, "m": 2, "h": 3]
+        publication.rates = [1: 150_000, 2: 400_000, 3: 900_000]
+        func layer(_ budget: Int, known: Bool = true, current: String?) -> String? {
+            SessionMediaRouter.layer(of: publication, budget: budget, known: known, current: current)?.rid
+        }
+        #expect(layer(0, known: false, current: "h") == "l", "nothing known of the link: the lowest")
+        #expect(layer(1_000_000, current: "l") == "h")
+        #expect(layer(500_000, current: "l") == "m")
+        #expect(layer(100_000, current: "h") == "l", "none fits: the lowest")
+        #expect(layer(800_000, current: "h") == "h", "a sixth below the current layer's rate: kept")
+        #expect(layer(700_000, current: "h") == "m")
+        #expect(SessionMediaRouter.layer(of: publication, budget: 500_000, known: true, current: "l")?.better == 900_000)
+        // "l" sent nothing last second: a budget that fits nothing keeps it rather than taking "h".
+        publication.rates = [1: 0, 2: 0, 3: 900_000]
+        #expect(layer(200_000, current: "l") == "l")
+        #expect(layer(1_000_000, current: "l") == "h")
+        publication.rates = [:]
+        #expect(layer(1_000_000, current: "m") == "m", "nothing measured yet: unchanged")
     }
 
     /// A subscriber that does not report what arrives gets the publication's busiest layer.
