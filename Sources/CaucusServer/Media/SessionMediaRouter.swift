@@ -95,6 +95,8 @@ final class SessionMediaRouter {
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
     /// session's order, as the session last handed it over.
     private(set) var eligible: [Int: [PublishedStream]] = [:]
+    /// Per user, the stream it must have a slot for whatever the ranking (the voice broadcast).
+    private var pinned: [Int: PublishedStream] = [:]
     private var connections: [Int: ClientConnection] = [:]
     private(set) var assignments: [Int: SlotAssignment] = [:]
     /// Where each user is, and who is in each location: a location's speakers are ranked together.
@@ -192,6 +194,7 @@ final class SessionMediaRouter {
         var arrivals: [Int] = []
         for (user, entry) in handover.users {
             eligible[user] = entry.eligible.isEmpty ? nil : entry.eligible
+            pinned[user] = entry.pinned
             connections[user] = entry.connection
             if let old = locations[user] { staleAudible.insert(old) }
             if let new = entry.location { staleAudible.insert(new) }
@@ -273,7 +276,7 @@ final class SessionMediaRouter {
             decodable[user] = Set(streams)
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
-                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty, pinned: pinned[user])
         }
         changes.subscribersRecomputed = next.count
         let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
