@@ -31,13 +31,15 @@ COLOUR_TOLERANCE = 70
 
 
 class ToneTrack(MediaStreamTrack):
-    """A sine of `frequency` Hz, paced in real time, 20 ms per frame."""
+    """A sine of `frequency` Hz, paced in real time, 20 ms per frame, of amplitude `gain` (which a
+    test may change at any time: 0 is silence, which aiortc's RFC 6464 level reports as such)."""
 
     kind = "audio"
 
-    def __init__(self, frequency):
+    def __init__(self, frequency, gain=12000):
         super().__init__()
         self.frequency = frequency
+        self.gain = gain
         self.samples_sent = 0
         self.started = None
 
@@ -49,7 +51,7 @@ class ToneTrack(MediaStreamTrack):
         if wait > 0:
             await asyncio.sleep(wait)
         t = (numpy.arange(count) + self.samples_sent) / SAMPLE_RATE
-        samples = (numpy.sin(2 * numpy.pi * self.frequency * t) * 12000).astype(numpy.int16)
+        samples = (numpy.sin(2 * numpy.pi * self.frequency * t) * self.gain).astype(numpy.int16)
         frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
         frame.sample_rate = SAMPLE_RATE
         frame.pts = self.samples_sent
@@ -149,6 +151,7 @@ class Peer:
         self.tasks = []
         self.pc = None
         self.slot_map = []  # the server's latest slot map frame: which user fills which mid
+        self.slot_maps = []  # every slot map frame: (when it arrived, its slots, its activeSpeakers or None)
 
     # Signalling ---------------------------------------------------------------------------
 
@@ -168,6 +171,7 @@ class Peer:
                 self.events.append(frame)
             elif "media" in frame:
                 self.slot_map = frame["media"]["slots"]
+                self.slot_maps.append((time.monotonic(), self.slot_map, frame["media"].get("activeSpeakers")))
 
     async def request(self, op, **arguments):
         request_id = self.next_id
@@ -189,7 +193,8 @@ class Peer:
         # the first one of its kind, and when the answer bundles everything on the first section
         # it moves only those first transceivers, so later video ones would never start.
         self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
-        self.pc.addTransceiver(ToneTrack(self.tone), direction="sendonly")
+        self.tone_track = ToneTrack(self.tone)
+        self.pc.addTransceiver(self.tone_track, direction="sendonly")
         self.video_track = ColourTrack(self.colour, self.size, self.rate)
         self.pc.addTransceiver(self.video_track, direction="sendonly")
         for _ in range(audio_slots):

@@ -27,8 +27,10 @@ public struct SpeakerOrder: Hashable, Sendable {
 ///   holder only once it has been louder than that holder by `margin` dB at every evaluation
 ///   for `dwell`.
 /// - The order is published at most once per `minimumInterval` (a due change waits), and only
-///   when it changed: what the router routes by and what the `activeSpeakers` frame says are
-///   the same published value.
+///   when who holds the top changed or who of them speaks (spoke within `hang`) changed: a
+///   holder who starts speaking comes first even when no place changes hands (a subscriber
+///   with fewer audio slots than places hears it). What the router routes by and what the
+///   `activeSpeakers` frame says are the same published value.
 public struct SpeakerRanking: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// How many speakers hold the top: the audio slots' count plus one, so that a
@@ -44,10 +46,14 @@ public struct SpeakerRanking: Sendable {
         public var smoothing: Duration
         public var staleAfter: Duration
         public var minimumInterval: Duration
+        /// How long after its last loud moment a holder still counts as speaking (a pause
+        /// between words is no change).
+        public var hang: Duration
 
         public init(
             places: Int = 4, speakingLevel: UInt8 = 60, margin: Double = 6, dwell: Duration = .milliseconds(150),
-            smoothing: Duration = .milliseconds(80), staleAfter: Duration = .milliseconds(500), minimumInterval: Duration = .milliseconds(500)
+            smoothing: Duration = .milliseconds(80), staleAfter: Duration = .milliseconds(500), minimumInterval: Duration = .milliseconds(500),
+            hang: Duration = .seconds(1)
         ) {
             precondition(places > 0 && margin >= 0 && smoothing > .zero, "a ranking needs places, a margin and a smoothing time")
             self.places = places
@@ -57,6 +63,7 @@ public struct SpeakerRanking: Sendable {
             self.smoothing = smoothing
             self.staleAfter = staleAfter
             self.minimumInterval = minimumInterval
+            self.hang = hang
         }
 
         public static let standard = Configuration()
@@ -79,6 +86,7 @@ public struct SpeakerRanking: Sendable {
     /// Earlier holders, most recently displaced first.
     private var formerHolders: [Int] = []
     private var publishedHolders: Set<Int> = []
+    private var publishedSpeaking: Set<Int> = []
     private var lastPublished: Duration?
     /// The order as last published.
     public private(set) var order = SpeakerOrder.empty
@@ -135,10 +143,12 @@ public struct SpeakerRanking: Sendable {
         }
         fillFreePlaces(speaking: speaking, at: now)
         replaceQuietestHolder(speaking: speaking, at: now)
-        guard Set(holders) != publishedHolders else { return nil }
+        let speakingHolders = Set(holders.filter { voices[$0]?.lastSpoke.map { now - $0 <= configuration.hang } ?? false })
+        guard Set(holders) != publishedHolders || speakingHolders != publishedSpeaking else { return nil }
         if let last = lastPublished, now - last < configuration.minimumInterval { return nil }
         lastPublished = now
         publishedHolders = Set(holders)
+        publishedSpeaking = speakingHolders
         let audio = holders.sorted { (effectiveLoudness(of: $0, at: now), -$0) > (effectiveLoudness(of: $1, at: now), -$1) }
         let video = holders.sorted { (voices[$0]?.lastSpoke ?? .zero, -$0) > (voices[$1]?.lastSpoke ?? .zero, -$1) }
         order = SpeakerOrder(audio: audio + formerHolders, video: video + formerHolders)

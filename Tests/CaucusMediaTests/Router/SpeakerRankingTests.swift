@@ -45,6 +45,23 @@ import Testing
         #expect(ranking.evaluate(at: .milliseconds(50)) == nil, "nothing changed, nothing published")
     }
 
+    /// Places are all held; one holder falls silent and another, silent until now, speaks:
+    /// no place changes hands, yet the order is published with the speaker first once the
+    /// first has been silent for the hang (a subscriber with fewer audio slots than places
+    /// would otherwise never hear the new speaker). Similar voices that keep speaking publish
+    /// nothing more.
+    @Test func aHolderWhoStartsSpeakingComesFirstWithoutAPlaceChangingHands() {
+        var ranking = Self.exact(places: 2)
+        _ = Self.run(&ranking, [1: 30, 2: 40], from: .zero, to: .milliseconds(100))
+        #expect(ranking.order.audio == [1, 2])
+        // 1 stops, 2 speaks loudly: 2 first once 1's hang is over.
+        let published = Self.run(&ranking, [1: 127, 2: 20], from: .milliseconds(110), to: .seconds(3))
+        #expect(published.map(\.order.audio) == [[2, 1]], "\(published)")
+        let turned = published.first?.at
+        #expect(turned.map { $0 - .milliseconds(100) >= ranking.configuration.hang } == true, "not before 1's hang")
+        #expect(Self.run(&ranking, [1: 127, 2: 20], from: .milliseconds(3010), to: .seconds(6)).isEmpty)
+    }
+
     @Test func aNewcomerLouderByLessThanTheMarginNeverTakesThePlace() {
         var ranking = Self.exact()
         _ = Self.run(&ranking, [1: 30], from: .zero, to: .zero)
