@@ -179,6 +179,45 @@ import Testing
         #expect(layer(1_000_000, current: "m") == "m", "nothing measured yet: unchanged")
     }
 
+    /// Audio never yields: a subscriber whose link loses most of what it is sent (its estimate
+    /// at the floor, below every video layer) still receives every audio packet, and the
+    /// lowest video layer.
+    @Test func audioIsForwardedWhateverTheEstimate() throws {
+        let router = SessionMediaRouter()
+        let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: Self.withTransportCC)
+        let publisher = try SimulcastRoutingTests.simulcastPlan()
+        _ = router.add(1, plan: one, now: .zero)
+        _ = router.add(2, plan: publisher, now: .zero)
+        _ = router.update(
+            eligible: [1: [PublishedStream(publisher: 2, kind: .audio), PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:], now: .zero)
+        let audioSSRC = try #require(publisher.publishedSSRCs[.audio])
+        let sent = Sent()
+        var sequence: UInt16 = 0
+        Self.publish(router, from: .milliseconds(1), for: .seconds(1), sequence: &sequence, into: sent, keyframeEvery: 1)
+        _ = router.rankSimulcastLayers(now: .seconds(1) + .milliseconds(10))
+        var now = Duration.seconds(1) + .milliseconds(20)
+        var audioSent = 0
+        var audioReceived = 0
+        for _ in 0..<20 {
+            Self.feedback(router, from: 1, sent, lossEvery: 1, at: now)
+            Self.publish(router, from: now, for: .milliseconds(100), sequence: &sequence, into: sent, keyframeEvery: 1)
+            for step in 0..<5 {
+                audioSent += 1
+                let packet = RTPPacket(
+                    payloadType: 111, sequenceNumber: UInt16(audioSent), timestamp: UInt32(audioSent) * 960, ssrc: audioSSRC, payload: [0xF8, 1, 2]
+                ).encoded()
+                _ = router.forward(rtp: packet, arrival: now + .milliseconds(step * 20)) { user, _, _ in
+                    if user == 1 { audioReceived += 1 }
+                }
+            }
+            _ = router.tickDownlinks(now: now)
+            now += .milliseconds(100)
+        }
+        #expect(router.downlinks[1]!.estimator.estimate == DownlinkEstimator.Configuration.standard.minimum, "\(router.downlinks[1]!.estimator.estimate)")
+        #expect(router.downlinks[1]!.layers[PublishedStream(publisher: 2, kind: .video)] == "l")
+        #expect(audioReceived == audioSent, "every audio packet, whatever the estimate")
+    }
+
     /// A subscriber that does not report what arrives gets the publication's busiest layer.
     @Test func aSubscriberWithoutFeedbackHasNoEstimate() {
         let router = SessionMediaRouter()
