@@ -69,7 +69,9 @@ public struct DownlinkEstimator: Sendable {
         var reported: Bool
     }
 
-    static let history = 4096
+    /// Packets remembered for their feedback: a few seconds of a busy subscriber's downlink
+    /// (feedback comes every 50–100 ms), about 40 kB per subscriber.
+    static let history = 1024
 
     public init(configuration: Configuration = .standard) {
         self.configuration = configuration
