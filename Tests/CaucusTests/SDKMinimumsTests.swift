@@ -14,7 +14,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The library an app imports, and every target it is built from.
-    static let sdkTargets = ["Caucus", "CaucusProtocol", "CaucusCore", "CaucusJSON", "CaucusJSONSyntax"]
+    static let sdkTargets = ["Caucus", "CaucusProtocol", "CaucusCore", "CaucusJSON", "CaucusJSONSyntax", "CaucusMedia"]
 
     /// Patterns (regular expressions) that name an API above macOS 13 / iOS 16, and why.
     static let denied: [(pattern: String, why: String)] = [

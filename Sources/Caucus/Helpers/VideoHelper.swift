@@ -1,0 +1,35 @@
+import CaucusCore
+
+/// This user's camera video, as the seeds' `getVideoHelper()`: start and stop it, and hand
+/// in encoded VP8 frames. Others' video arrives as ``CaucusSession/mediaFrames`` once the
+/// session's media connection is up (``start()`` or ``AudioHelper/start(muted:)``).
+public struct VideoHelper: Sendable {
+    private let media: MediaEngine
+
+    init(media: MediaEngine) { self.media = media }
+
+    /// Publishes video: frames handed to ``send(_:)`` reach everyone who may see them.
+    /// Everyone hears of it as `SessionEvent.mediaChanged`.
+    public func start() async throws(SessionError) {
+        try await media.setVideo(true)
+    }
+
+    /// Stops publishing video (others' video still arrives).
+    public func stop() async throws(SessionError) {
+        try await media.setVideo(false)
+    }
+
+    public var isStarted: Bool { get async { await media.video } }
+
+    /// Sends one VP8 frame, cut into packets here. Returns at once. Throws while video is not
+    /// started, or for an empty frame.
+    public func send(_ frame: EncodedFrame) throws(SessionError) {
+        guard frame.codec == .vp8 else { throw .media("video frames are VP8, not \(frame.codec)") }
+        try media.send(frame)
+    }
+
+    /// One value each time the server asks for a keyframe of this user's video (someone new
+    /// sees it, a move re-pointed a slot to it, or a receiver lost a picture): make the
+    /// encoder's next frame a keyframe. A new stream from now on.
+    public var keyframeRequests: AsyncStream<Void> { media.keyframeRequests.subscribe() }
+}

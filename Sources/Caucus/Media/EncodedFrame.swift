@@ -1,0 +1,84 @@
+import CaucusCore
+
+/// The codecs the SDK carries: what an app's encoder makes and its decoder takes.
+public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
+    /// Opus (RFC 6716), for audio: one encoder packet per frame, 48 kHz RTP clock.
+    case opus
+    /// VP8 (RFC 6386), for video: one encoded frame, 90 kHz RTP clock.
+    case vp8
+
+    /// The RTP clock of the codec, in ticks per second: what ``EncodedFrame/timestamp`` counts.
+    public var clockRate: Int {
+        switch self {
+        case .opus: 48_000
+        case .vp8: 90_000
+        }
+    }
+
+    /// The kind of media it carries.
+    public var kind: MediaKind {
+        switch self {
+        case .opus: .audio
+        case .vp8: .video
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .opus: "Opus"
+        case .vp8: "VP8"
+        }
+    }
+}
+
+/// One encoded frame: the seam between an app's own capture and codecs and the SDK.
+///
+/// The app hands these to ``AudioHelper/send(_:)`` and ``VideoHelper/send(_:)``, straight from
+/// its encoder; the SDK packetises them and sends them over SRTP. What others publish comes
+/// back as ``RemoteFrame``s, whole (every packet of the frame arrived) and in order, for the
+/// app's decoder.
+public struct EncodedFrame: Sendable, Hashable {
+    public var codec: MediaCodec
+    /// What the encoder made (an Opus packet; a VP8 frame) or what a decoder takes.
+    public var bytes: [UInt8]
+    /// The frame's time on its codec's RTP clock (``MediaCodec/clockRate``): 960 ticks apart
+    /// for 20 ms Opus frames, 6,000 for 15 frames a second of VP8. Only differences matter;
+    /// on receipt it is the sender's clock as the server carries it, with its own origin.
+    public var timestamp: UInt32
+    /// Decodable without earlier frames: a VP8 key frame. Every Opus frame is.
+    public var isKeyframe: Bool
+
+    public init(codec: MediaCodec, bytes: [UInt8], timestamp: UInt32, isKeyframe: Bool) {
+        self.codec = codec
+        self.bytes = bytes
+        self.timestamp = timestamp
+        self.isKeyframe = codec == .opus || isKeyframe
+    }
+
+    /// A frame captured `captureTime` after any fixed origin the app chooses (its first
+    /// frame, say): the timestamp is that time on the codec's RTP clock.
+    public init(codec: MediaCodec, bytes: [UInt8], captureTime: Duration, isKeyframe: Bool) {
+        let (seconds, attoseconds) = captureTime.components
+        let ticks = seconds &* Int64(codec.clockRate) &+ attoseconds / (1_000_000_000_000_000_000 / Int64(codec.clockRate))
+        self.init(codec: codec, bytes: bytes, timestamp: UInt32(truncatingIfNeeded: ticks), isKeyframe: isKeyframe)
+    }
+
+    /// How many bytes the frame holds.
+    public var size: Int { bytes.count }
+}
+
+/// A frame another user published, as it reached this user: whose it is, of which kind.
+/// Apps never see the receive slots or SSRCs that carried it.
+public struct RemoteFrame: Sendable, Hashable {
+    /// Who published it.
+    public let user: UserID
+    public let frame: EncodedFrame
+
+    public init(user: UserID, frame: EncodedFrame) {
+        self.user = user
+        self.frame = frame
+    }
+
+    /// `.audio` or `.video`.
+    public var kind: MediaKind { frame.codec.kind }
+}

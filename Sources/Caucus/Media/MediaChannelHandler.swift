@@ -1,0 +1,197 @@
+import CaucusCore
+internal import CaucusMedia
+import NIOCore
+
+/// The SDK's media on its UDP socket: the client-role peer (ICE, DTLS, SRTP) towards the
+/// server's media port, the streams this user publishes, and its receive slots, each mapped
+/// to the user the server's slot map says fills it. Everything here runs on the channel's
+/// event loop; ``MediaConnection`` reaches it from outside.
+final class MediaChannelHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    /// One receive slot: its section, who fills it, and its stream.
+    struct Slot {
+        let mid: String
+        var user: UserID?
+        var stream: ReceiveSlot
+    }
+
+    private let peer: MediaClientPeer
+    private let serverAddress: SocketAddress
+    private var context: ChannelHandlerContext?
+    private var sending: [MediaCodec: SendStream]
+    /// By the SSRC the server sends each slot with.
+    private var slots: [UInt32: Slot]
+    private let ssrcByMid: [String: UInt32]
+    /// The SSRC this client's RTCP feedback is sent under.
+    private let feedbackSSRC: UInt32
+    private var connected: EventLoopPromise<Void>?
+    private var ticker: RepeatedTask?
+    private let deliver: @Sendable (RemoteFrame) -> Void
+    private let keyframeRequested: @Sendable () -> Void
+    /// Whether received audio reaches the app (false after `AudioHelper.stop()`).
+    var deliversAudio = true
+
+    init(
+        peer: MediaClientPeer, serverAddress: SocketAddress, sending: [MediaCodec: SendStream], slots: [UInt32: Slot],
+        connected: EventLoopPromise<Void>, deliver: @escaping @Sendable (RemoteFrame) -> Void,
+        keyframeRequested: @escaping @Sendable () -> Void
+    ) {
+        self.peer = peer
+        self.serverAddress = serverAddress
+        self.sending = sending
+        self.slots = slots
+        self.ssrcByMid = Dictionary(uniqueKeysWithValues: slots.map { ($0.value.mid, $0.key) })
+        self.feedbackSSRC = sending[.opus]?.ssrc ?? sending.values.first?.ssrc ?? 1
+        self.connected = connected
+        self.deliver = deliver
+        self.keyframeRequested = keyframeRequested
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    /// The socket is bound: the first connectivity check goes out, and the clock starts.
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        ticker = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { _ in
+            bound.value.tick()
+        }
+        write(peer.start(now: Self.now()).datagrams.map(\.bytes))
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        ticker?.cancel()
+        ticker = nil
+        connected?.fail(SessionError.media("the media connection closed before it was up"))
+        connected = nil
+        self.context = nil
+    }
+
+    // MARK: - From the SDK
+
+    /// Packetises a frame and sends it.
+    func send(_ frame: EncodedFrame) throws(SessionError) {
+        guard peer.isConnected else { throw .media("the media connection is not up (\(peer.state))") }
+        guard var stream = sending[frame.codec] else { throw .media("this connection does not send \(frame.codec)") }
+        let packets = try stream.packets(for: frame)
+        sending[frame.codec] = stream
+        write(packets.compactMap { peer.protect(rtp: $0.encoded())?.bytes })
+    }
+
+    /// The server's slot map: who fills each slot, by mid. A slot that changes hands waits
+    /// for the new publisher's keyframe.
+    func apply(_ map: [String: UserID?]) {
+        let now = Self.now()
+        for (mid, user) in map {
+            guard let ssrc = ssrcByMid[mid], var slot = slots[ssrc], slot.user != user else { continue }
+            slot.user = user
+            let output = slot.stream.publisherChanged(now: now)
+            slots[ssrc] = slot
+            if user != nil { feedback(output, slot: ssrc) }
+        }
+    }
+
+    /// Ends the peer: a close_notify to the server, then the channel closes.
+    func close() {
+        write(peer.close(now: Self.now()).datagrams.map(\.bytes))
+        context?.close(promise: nil)
+    }
+
+    // MARK: - Channel
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        let now = Self.now()
+        // Only the server's address is the server: the peer drops anything else.
+        let source = envelope.remoteAddress == serverAddress ? peer.server.address : TransportAddress(ip: .v4(0), port: 0)
+        let output = peer.receive([UInt8](envelope.data.readableBytesView), from: source, now: now)
+        write(output.datagrams.map(\.bytes))
+        for event in output.events {
+            switch event {
+            case .connected:
+                connected?.succeed()
+                connected = nil
+            case .rtp(let bytes): received(bytes, now: now)
+            case .rtcp(let bytes): feedbackReceived(bytes)
+            case .closed: continue
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+
+    // MARK: - Private
+
+    private func received(_ bytes: [UInt8], now: Duration) {
+        guard let packet = try? RTPPacket(decoding: bytes), var slot = slots[packet.ssrc] else { return }
+        let output = slot.stream.receive(packet, now: now)
+        slots[packet.ssrc] = slot
+        feedback(output, slot: packet.ssrc)
+        guard let user = slot.user, slot.stream.codec == .vp8 || deliversAudio else { return }
+        for frame in output.frames { deliver(RemoteFrame(user: user, frame: frame)) }
+    }
+
+    /// NACKs and keyframe requests from the server, about what this user publishes.
+    private func feedbackReceived(_ bytes: [UInt8]) {
+        guard let packets = try? RTCPPacket.decodeCompound(bytes), let video = sending[.vp8] else { return }
+        for packet in packets {
+            switch packet {
+            case .pictureLossIndication(_, let media) where media == video.ssrc:
+                keyframeRequested()
+            case .fullIntraRequest(let request) where request.entries.contains(where: { $0.ssrc == video.ssrc }):
+                keyframeRequested()
+            case .genericNACK(let nack) where nack.mediaSSRC == video.ssrc:
+                write(video.retransmissions(of: nack.lostSequenceNumbers).compactMap { peer.protect(rtp: $0.encoded())?.bytes })
+            default:
+                continue
+            }
+        }
+    }
+
+    private func tick() {
+        let now = Self.now()
+        if let deadline = peer.nextDeadline, deadline <= now {
+            write(peer.handleTimeout(now: now).datagrams.map(\.bytes))
+            if case .closed(let reason) = peer.state {
+                connected?.fail(SessionError.media("the media connection failed: \(reason)"))
+                connected = nil
+            }
+        }
+        guard peer.isConnected else { return }
+        for ssrc in Array(slots.keys) {
+            guard var slot = slots[ssrc] else { continue }
+            let output = slot.stream.tick(now: now)
+            slots[ssrc] = slot
+            feedback(output, slot: ssrc)
+            if let user = slot.user, slot.stream.codec == .vp8 || deliversAudio {
+                for frame in output.frames { deliver(RemoteFrame(user: user, frame: frame)) }
+            }
+        }
+    }
+
+    /// Sends a slot's NACKs and keyframe request, in one compound packet after an empty
+    /// receiver report (RFC 3550 §6.1: a compound packet starts with a report).
+    private func feedback(_ output: ReceiveSlot.Output, slot ssrc: UInt32) {
+        guard peer.isConnected, !output.nacks.isEmpty || output.requestKeyframe else { return }
+        var packets: [RTCPPacket] = [.receiverReport(RTCPReceiverReport(ssrc: feedbackSSRC))]
+        if !output.nacks.isEmpty {
+            packets.append(.genericNACK(RTCPGenericNACK(senderSSRC: feedbackSSRC, mediaSSRC: ssrc, lost: output.nacks)))
+        }
+        if output.requestKeyframe { packets.append(.pictureLossIndication(senderSSRC: feedbackSSRC, mediaSSRC: ssrc)) }
+        if let datagram = peer.protect(rtcp: RTCPPacket.encodeCompound(packets)) { write([datagram.bytes]) }
+    }
+
+    private func write(_ datagrams: [[UInt8]]) {
+        guard let context, !datagrams.isEmpty else { return }
+        for bytes in datagrams {
+            let envelope = AddressedEnvelope(remoteAddress: serverAddress, data: context.channel.allocator.buffer(bytes: bytes))
+            context.write(wrapOutboundOut(envelope), promise: nil)
+        }
+        context.flush()
+    }
+
+    /// The peer's monotonic clock.
+    static func now() -> Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds)) }
+}

@@ -1,0 +1,102 @@
+import CaucusCore
+internal import CaucusMedia
+import NIOCore
+import NIOPosix
+
+/// One media peer of this user: its own UDP socket and event loop, and the handler that runs
+/// the client-role stack on it. Made by ``MediaEngine`` after the server answered its offer.
+final class MediaConnection: Sendable {
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let handler: NIOLoopBound<MediaChannelHandler>
+
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, handler: NIOLoopBound<MediaChannelHandler>) {
+        self.group = group
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Binds a socket, connects to the server the answer names, and returns once SRTP is
+    /// keyed (or throws when ICE or DTLS fail, on their own schedules).
+    static func open(
+        offer: SDPOffer, certificate: DTLSCertificate, answer: SessionDescription, sending: [MediaCodec: UInt32],
+        deliver: @escaping @Sendable (RemoteFrame) -> Void, keyframeRequested: @escaping @Sendable () -> Void
+    ) async throws(SessionError) -> MediaConnection {
+        let server: MediaServerEndpoint
+        do {
+            server = try MediaServerEndpoint(answer: answer)
+        } catch {
+            throw .media("the server's answer has nothing to connect to: \(error)")
+        }
+        var slots: [UInt32: MediaChannelHandler.Slot] = [:]
+        for (index, section) in offer.sections.enumerated() where section.direction.receives {
+            guard let answered = answer.media.first(where: { $0.mid == String(index) }), answered.port != 0,
+                let ssrc = answered.ssrcs.keys.first
+            else { continue }
+            let codec: MediaCodec = section.kind == .audio ? .opus : .vp8
+            slots[ssrc] = MediaChannelHandler.Slot(mid: String(index), user: nil, stream: ReceiveSlot(codec: codec))
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        do {
+            let address = try SocketAddress(ipAddress: server.address.ip.description, port: Int(server.address.port))
+            let connected = loop.makePromise(of: Void.self)
+            let receiveSlots = slots
+            // The peer is made on the loop that owns it from then on.
+            let handler = try await loop.submit {
+                let peer = try MediaClientPeer(
+                    localCredentials: offer.credentials, certificate: certificate, server: server, tieBreaker: .random(in: 1...UInt64.max))
+                return NIOLoopBound(
+                    MediaChannelHandler(
+                        peer: peer, serverAddress: address,
+                        sending: sending.reduce(into: [:]) { $0[$1.key] = SendStream(codec: $1.key, ssrc: $1.value) }, slots: receiveSlots,
+                        connected: connected, deliver: deliver, keyframeRequested: keyframeRequested),
+                    eventLoop: loop)
+            }.get()
+            let anyAddress: String
+            if case .v4 = server.address.ip { anyAddress = "0.0.0.0" } else { anyAddress = "::" }
+            let channel = try await DatagramBootstrap(group: loop)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }
+                }
+                .bind(host: anyAddress, port: 0).get()
+            let connection = MediaConnection(group: group, channel: channel, handler: handler)
+            do {
+                try await connected.futureResult.get()
+            } catch {
+                await connection.close()
+                throw error
+            }
+            return connection
+        } catch let error as SessionError {
+            try? await group.shutdownGracefully()
+            throw error
+        } catch {
+            try? await group.shutdownGracefully()
+            throw .media("the media connection failed: \(error)")
+        }
+    }
+
+    /// Packetises and sends one frame, on the connection's loop (the caller does not wait:
+    /// frames are checked before they get here, see ``MediaEngine/send(_:)``).
+    func send(_ frame: EncodedFrame) {
+        channel.eventLoop.execute { [handler] in try? handler.value.send(frame) }
+    }
+
+    /// Who fills each receive slot now, by mid.
+    func apply(_ map: [String: UserID?]) {
+        channel.eventLoop.execute { [handler] in handler.value.apply(map) }
+    }
+
+    /// Whether received audio reaches the app.
+    func deliverAudio(_ on: Bool) {
+        channel.eventLoop.execute { [handler] in handler.value.deliversAudio = on }
+    }
+
+    func close() async {
+        try? await channel.eventLoop.submit { [handler] in handler.value.close() }.get()
+        try? await channel.closeFuture.get()
+        try? await group.shutdownGracefully()
+    }
+}

@@ -1,0 +1,160 @@
+import CaucusCore
+internal import CaucusMedia
+import CaucusProtocol
+import NIOConcurrencyHelpers
+
+/// This user's media: one peer (made at the first `start`), what it publishes, and the
+/// frames it receives. The helpers (`AudioHelper`, `VideoHelper`) are its face.
+///
+/// The offer is fixed once made: one audio and one video section this user sends on (each
+/// also a receive slot), and more receive-only slots, so that starting, stopping, muting and
+/// moving never need a new offer. Starting and stopping say what the user publishes
+/// (`publish`); muting is publishing without audio. Who fills each slot comes in the
+/// server's slot maps, which the session's reader hands on through ``MediaSlotRelay``.
+actor MediaEngine {
+    /// How many receive slots of each kind the offer asks for (the sending sections included).
+    static let audioSlots = 3
+    static let videoSlots = 4
+
+    enum AudioState: Equatable { case off, on, muted }
+
+    /// What `send` reads without waiting: the connection, and which kinds go out.
+    struct SendPath {
+        var connection: MediaConnection?
+        var audio = false
+        var video = false
+    }
+
+    private let session: SessionEngine
+    nonisolated let frames = MediaBroadcast<RemoteFrame>(bufferLimit: 512)
+    nonisolated let keyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
+    nonisolated let sendPath = NIOLockedValueBox(SendPath())
+    private var connection: MediaConnection?
+    private var connecting: Task<Result<MediaConnection, SessionError>, Never>?
+    private(set) var audio = AudioState.off
+    private(set) var video = false
+
+    init(session: SessionEngine) {
+        self.session = session
+        session.mediaSlots.whenSessionEnds { [weak self] in
+            guard let self else { return }
+            Task { await self.close() }
+        }
+    }
+
+    // MARK: - From the helpers
+
+    func setAudio(_ state: AudioState) async throws(SessionError) {
+        if state != .off { try await connect() }
+        audio = state
+        connection?.deliverAudio(state != .off)
+        updateSendPath()
+        try await publishWhatIsOn()
+    }
+
+    func setVideo(_ on: Bool) async throws(SessionError) {
+        if on { try await connect() }
+        video = on
+        updateSendPath()
+        try await publishWhatIsOn()
+    }
+
+    /// Checks a frame and hands it to the connection, without waiting for it to go out.
+    nonisolated func send(_ frame: EncodedFrame) throws(SessionError) {
+        let path = sendPath.withLockedValue { $0 }
+        let on = frame.codec == .opus ? path.audio : path.video
+        guard on, let connection = path.connection else {
+            throw .media("\(frame.codec.kind == .audio ? "audio" : "video") is not started\(frame.codec == .opus ? " (or is muted)" : "")")
+        }
+        guard !frame.bytes.isEmpty else { throw .media("an empty \(frame.codec) frame") }
+        if frame.codec == .opus, frame.bytes.count > SendStream.maximumPayloadSize {
+            throw .media("an Opus frame of \(frame.bytes.count) bytes: at most \(SendStream.maximumPayloadSize) fit in a packet")
+        }
+        connection.send(frame)
+    }
+
+    /// The session ended or was left: the peer goes, and nothing is published any more.
+    func close() async {
+        connecting?.cancel()
+        connecting = nil
+        audio = .off
+        video = false
+        let old = connection
+        connection = nil
+        updateSendPath()
+        session.mediaSlots.attach(nil)
+        await old?.close()
+    }
+
+    // MARK: - Private
+
+    private func updateSendPath() {
+        let path = SendPath(connection: connection, audio: audio == .on, video: video)
+        sendPath.withLockedValue { $0 = path }
+    }
+
+    /// Publishes exactly what is on (keeping a screen share published some other way).
+    private func publishWhatIsOn() async throws(SessionError) {
+        guard let current = session.published.snapshot(engine: session)?.myself.publishing else { throw .notJoined }
+        var wanted = current.subtracting([.audio, .video])
+        if audio == .on { wanted.insert(.audio) }
+        if video { wanted.insert(.video) }
+        guard wanted != current else { return }
+        try await session.perform(.publish(wanted))
+    }
+
+    /// Makes the peer, once: an offer, the server's answer, then ICE and DTLS over UDP.
+    private func connect() async throws(SessionError) {
+        if connection != nil { return }
+        if let connecting {
+            connection = try await connecting.value.get()
+            return
+        }
+        let task = Task { [session, frames, keyframeRequests] () async -> Result<MediaConnection, SessionError> in
+            do throws(SessionError) {
+                return .success(try await Self.makeConnection(session: session, frames: frames, keyframeRequests: keyframeRequests))
+            } catch {
+                return .failure(error)
+            }
+        }
+        connecting = task
+        let result = await task.value
+        connecting = nil
+        connection = try result.get()
+        session.mediaSlots.attach(connection)
+        updateSendPath()
+    }
+
+    private static func makeConnection(
+        session: SessionEngine, frames: MediaBroadcast<RemoteFrame>, keyframeRequests: MediaBroadcast<Void>
+    ) async throws(SessionError) -> MediaConnection {
+        let certificate: DTLSCertificate
+        do {
+            certificate = try DTLSCertificate.generate(commonName: "caucus-sdk")
+        } catch {
+            throw .media("no DTLS certificate: \(error)")
+        }
+        let audioSSRC = UInt32.random(in: 1...UInt32.max)
+        var videoSSRC = UInt32.random(in: 1...UInt32.max)
+        while videoSSRC == audioSSRC { videoSSRC = .random(in: 1...UInt32.max) }
+        let sections: [SDPOffer.Section] =
+            [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC)]
+            + Array(repeating: .receiving(.audio), count: audioSlots - 1) + Array(repeating: .receiving(.video), count: videoSlots - 1)
+        let offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
+        var request = WireRequest(.mediaOffer)
+        request.sdp = offer.text
+        session.mediaSlots.forget()
+        guard case .mediaAnswer(let text) = try await session.perform(request) else {
+            throw .invalidResponse("the reply to mediaOffer carries no answer")
+        }
+        let answer: SessionDescription
+        do {
+            answer = try SessionDescription(parsing: text)
+        } catch {
+            throw .invalidResponse("the server's answer is not SDP the SDK reads: \(error)")
+        }
+        return try await MediaConnection.open(
+            offer: offer, certificate: certificate, answer: answer, sending: [.opus: audioSSRC, .vp8: videoSSRC],
+            deliver: { frames.yield($0) }, keyframeRequested: { keyframeRequests.yield(()) })
+    }
+}

@@ -1,0 +1,43 @@
+import CaucusCore
+import CaucusProtocol
+import NIOConcurrencyHelpers
+
+/// Carries the server's slot maps from the session's reader (the `SessionEngine`) to the
+/// media connection, and the session's end to the media engine. The latest map is kept: it
+/// may arrive before the connection that needs it is up.
+final class MediaSlotRelay: Sendable {
+    private struct State {
+        var latest: [String: UserID?] = [:]
+        var connection: MediaConnection?
+        var onEnd: (@Sendable () -> Void)?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// A slot map frame: who fills each slot, by mid.
+    func receive(_ slots: [MediaSlot]) {
+        let map = Dictionary(slots.map { ($0.mid, $0.user) }, uniquingKeysWith: { _, last in last })
+        let connection = state.withLockedValue { state in
+            state.latest = map
+            return state.connection
+        }
+        connection?.apply(map)
+    }
+
+    /// From now on maps go to `connection` (nil: nowhere); it gets the latest at once.
+    func attach(_ connection: MediaConnection?) {
+        let latest = state.withLockedValue { state in
+            state.connection = connection
+            return state.latest
+        }
+        connection?.apply(latest)
+    }
+
+    /// A new offer's maps replace the old peer's: forget the old one.
+    func forget() { state.withLockedValue { $0.latest = [:] } }
+
+    func whenSessionEnds(_ action: @escaping @Sendable () -> Void) { state.withLockedValue { $0.onEnd = action } }
+
+    /// The session is over for this user: its media goes too.
+    func sessionEnded() { state.withLockedValue { $0.onEnd }?() }
+}

@@ -1,0 +1,78 @@
+import Caucus
+import CaucusCore
+import Foundation
+import Testing
+
+/// The SDK's media end to end: two SDK clients of one session on a real server, over UDP
+/// with ICE, DTLS-SRTP and the server's forwarding. Ann publishes a real Opus tone and real
+/// VP8 (CaucusCodecs); Ben receives her frames by user and decodes them with libopus and
+/// libvpx. Then a breakout puts both in one room (the media follows, no app code), and a
+/// move apart stops it.
+@Suite(.serialized) struct SDKMediaTests {
+    @Test func aToneAndAPictureReachAnotherSDKClientAndFollowTheRooms() async throws {
+        let server = try await TestServer.start()
+        let host = try await server.client("Teacher", role: .host)
+        let ann = try await server.client("Ann")
+        let ben = try await server.client("Ben")
+        let annID = try ann.id
+        let benID = try ben.id
+
+        try await ann.session.audioHelper.start()
+        try await ann.session.videoHelper.start()
+        try await ben.session.audioHelper.start(muted: true)
+        _ = try await ben.log.next("Ann's publication") {
+            if case .mediaChanged(let user) = $0, user.id == annID, user.publishing == [.audio, .video] { true } else { nil }
+        }
+        #expect(try ben.snapshot.remoteUsers.first { $0.id == annID }?.publishing == [.audio, .video])
+        #expect(try ann.snapshot.remoteUsers.first { $0.id == benID }?.publishing == [])
+
+        let received = ReceivedMedia(ben.session, from: annID)
+        let publisher = TestPublisher.start(ann.session)
+        defer { publisher.cancel() }
+
+        // In the main session.
+        try await received.waitFor(audio: 60, video: 5, "Ann's tone and picture in the main session")
+        try Self.expectToneAndColour(received, after: 0, "main session")
+
+        // Both moved into one room: the slots follow, the media still arrives.
+        let rooms = try await host.session.breakoutRooms.create(count: 2)
+        let manager = try #require(host.session.subsessionManager)
+        try await manager.assign([annID, benID], to: rooms[0].id)
+        _ = try await ben.log.next("Ben's move") { if case .usersMoved = $0 { true } else { nil } }
+        try await eventually("both in the first room") {
+            try ben.snapshot.myself.location == .room(rooms[0].id) && ann.snapshot.myself.location == .room(rooms[0].id)
+        }
+        let inRoom = received.count
+        try await received.waitFor(audio: 60, video: 5, after: inRoom, "Ann's tone and picture in the room")
+        try Self.expectToneAndColour(received, after: inRoom, "room")
+
+        // Ben moved apart: nothing of Ann reaches him any more.
+        try await manager.move(benID, to: rooms[1].id)
+        try await eventually("Ben in the second room") { try ben.snapshot.myself.location == .room(rooms[1].id) }
+        // What was in flight at the move lands first.
+        try await Task.sleep(for: .milliseconds(500))
+        let apart = received.count
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(received.count == apart, "\(received.count - apart) frames of Ann reached Ben in another room")
+        // Ann is still publishing all along: her own tone keeps going (she hears nobody).
+        #expect(publisher.isCancelled == false)
+
+        publisher.cancel()
+        _ = try? await publisher.value
+        try await ann.session.leave()
+        try await ben.session.leave()
+        try await host.session.leave()
+        await server.stop()
+    }
+
+    static func expectToneAndColour(_ received: ReceivedMedia, after mark: Int, _ place: String) throws {
+        let frequency = try received.toneFrequency(after: mark)
+        #expect(abs(frequency - TestPublisher.toneHertz) / TestPublisher.toneHertz < 0.02, "\(place): the tone is \(frequency) Hz")
+        let decoded = try received.lastColour(after: mark)
+        let colour = try #require(decoded, "\(place): no picture decoded")
+        let expected = TestPublisher.colour
+        #expect(abs(colour.red - Double(expected.red)) < 12, "\(place): red \(colour.red)")
+        #expect(abs(colour.green - Double(expected.green)) < 12, "\(place): green \(colour.green)")
+        #expect(abs(colour.blue - Double(expected.blue)) < 12, "\(place): blue \(colour.blue)")
+    }
+}

@@ -1,0 +1,77 @@
+import Caucus
+import CaucusCodecs
+import Foundation
+import NIOConcurrencyHelpers
+
+/// What a test user publishes through the SDK: a real 440 Hz Opus tone in 20 ms frames, and
+/// real VP8 of one solid colour at 15 frames a second, a keyframe whenever the server asks
+/// (and every two seconds besides), until cancelled.
+enum TestPublisher {
+    static let toneHertz = 440.0
+    static let colour: (red: UInt8, green: UInt8, blue: UInt8) = (200, 40, 40)
+    static let width = 160
+    static let height = 120
+
+    static func start(_ session: CaucusSession) -> Task<Void, any Error> {
+        let audio = session.audioHelper
+        let video = session.videoHelper
+        let keyframeWanted = KeyframeFlag()
+        let requests = video.keyframeRequests
+        let listener = Task { for await _ in requests { keyframeWanted.set() } }
+        return Task {
+            defer { listener.cancel() }
+            let opus = try OpusEncoder(channels: 2)
+            let vp8 = try VP8Encoder(width: width, height: height, framesPerSecond: 15)
+            let picture = I420Picture(width: width, height: height, red: colour.red, green: colour.green, blue: colour.blue)
+            var audioFrame = 0
+            var videoFrame = 0
+            let started = ContinuousClock.now
+            while !Task.isCancelled {
+                let elapsed = ContinuousClock.now - started
+                // Audio keeps its 20 ms pace against the clock; video follows at 15 a second.
+                while Duration.milliseconds(20) * audioFrame <= elapsed {
+                    let bytes = try opus.encode(tone(frame: audioFrame))
+                    try audio.send(EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true))
+                    audioFrame += 1
+                }
+                if Duration.milliseconds(66) * videoFrame <= elapsed {
+                    let keyframe = keyframeWanted.take() || videoFrame % 30 == 0
+                    for frame in try vp8.encode(picture, keyframe: keyframe) {
+                        try video.send(EncodedFrame(codec: .vp8, bytes: frame.data, captureTime: elapsed, isKeyframe: frame.isKeyframe))
+                    }
+                    videoFrame += 1
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
+    /// 20 ms of a stereo sine at 440 Hz, 48 kHz, interleaved, continuing from earlier frames.
+    static func tone(frame: Int) -> [Int16] {
+        (0..<960).flatMap { index -> [Int16] in
+            let t = Double(frame * 960 + index) / 48_000
+            let sample = Int16(12_000 * sin(2 * .pi * toneHertz * t))
+            return [sample, sample]
+        }
+    }
+
+    /// The frequency of a stereo signal's left channel, from its zero crossings.
+    static func frequency(of interleaved: [Int16]) -> Double {
+        let left = stride(from: 0, to: interleaved.count, by: 2).map { interleaved[$0] }
+        var crossings = 0
+        for index in 1..<left.count where (left[index - 1] < 0) != (left[index] < 0) { crossings += 1 }
+        return Double(crossings) / 2 / (Double(left.count) / 48_000)
+    }
+}
+
+/// Set by the keyframe requests' listener, taken by the publisher.
+final class KeyframeFlag: Sendable {
+    private let value = NIOLockedValueBox(false)
+    func set() { value.withLockedValue { $0 = true } }
+    func take() -> Bool {
+        value.withLockedValue { value in
+            defer { value = false }
+            return value
+        }
+    }
+}
