@@ -30,13 +30,16 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private var ticker: RepeatedTask?
     private let deliver: @Sendable (RemoteFrame) -> Void
     private let keyframeRequested: @Sendable () -> Void
+    /// Told once when the peer ends on its own (ICE consent lost, DTLS ended by the server).
+    private let lost: @Sendable () -> Void
+    private var toldLost = false
     /// Whether received audio reaches the app (false after `AudioHelper.stop()`).
     var deliversAudio = true
 
     init(
         peer: MediaClientPeer, serverAddress: SocketAddress, sending: [MediaCodec: SendStream], slots: [UInt32: Slot],
         connected: EventLoopPromise<Void>, deliver: @escaping @Sendable (RemoteFrame) -> Void,
-        keyframeRequested: @escaping @Sendable () -> Void
+        keyframeRequested: @escaping @Sendable () -> Void, lost: @escaping @Sendable () -> Void
     ) {
         self.peer = peer
         self.serverAddress = serverAddress
@@ -47,6 +50,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         self.connected = connected
         self.deliver = deliver
         self.keyframeRequested = keyframeRequested
+        self.lost = lost
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -158,6 +162,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
                 connected?.fail(SessionError.media("the media connection failed: \(reason)"))
                 connected = nil
             }
+        }
+        if case .closed(let reason) = peer.state, reason != .closedByUs, !toldLost {
+            toldLost = true
+            lost()
         }
         guard peer.isConnected else { return }
         for ssrc in Array(slots.keys) {

@@ -20,7 +20,8 @@ final class MediaConnection: Sendable {
     /// keyed (or throws when ICE or DTLS fail, on their own schedules).
     static func open(
         offer: SDPOffer, certificate: DTLSCertificate, answer: SessionDescription, sending: [MediaCodec: UInt32],
-        deliver: @escaping @Sendable (RemoteFrame) -> Void, keyframeRequested: @escaping @Sendable () -> Void
+        deliver: @escaping @Sendable (RemoteFrame) -> Void, keyframeRequested: @escaping @Sendable () -> Void,
+        lost: @escaping @Sendable () -> Void
     ) async throws(SessionError) -> MediaConnection {
         let server: MediaServerEndpoint
         do {
@@ -50,7 +51,7 @@ final class MediaConnection: Sendable {
                     MediaChannelHandler(
                         peer: peer, serverAddress: address,
                         sending: sending.reduce(into: [:]) { $0[$1.key] = SendStream(codec: $1.key, ssrc: $1.value) }, slots: receiveSlots,
-                        connected: connected, deliver: deliver, keyframeRequested: keyframeRequested),
+                        connected: connected, deliver: deliver, keyframeRequested: keyframeRequested, lost: lost),
                     eventLoop: loop)
             }.get()
             let anyAddress: String

@@ -34,11 +34,19 @@ actor MediaEngine {
     private(set) var audio = AudioState.off
     private(set) var video = false
 
+    /// A renewal under way, and whether another was asked for meanwhile.
+    private var renewing = false
+    private var renewAgain = false
+
     init(session: SessionEngine) {
         self.session = session
         session.mediaSlots.whenSessionEnds { [weak self] in
             guard let self else { return }
             Task { await self.close() }
+        }
+        session.mediaSlots.whenResumed { [weak self] in
+            guard let self else { return }
+            Task { await self.renew() }
         }
     }
 
@@ -86,6 +94,43 @@ actor MediaEngine {
         await old?.close()
     }
 
+    /// Makes a new peer in place of the current one, after the session resumed (the server
+    /// may have restarted, or the session moved to another node: the old peer may be gone
+    /// with it) or when the peer ended on its own (ICE consent lost). A new offer replaces
+    /// the server's old peer; what the user publishes is part of the session and survives.
+    /// The old peer carries on until the new one is up. Three attempts, a second apart.
+    func renew() async {
+        guard connection != nil else { return }
+        if renewing {
+            renewAgain = true
+            return
+        }
+        renewing = true
+        defer { renewing = false }
+        repeat {
+            renewAgain = false
+            for attempt in 1...3 {
+                guard connection != nil else { return }
+                do throws(SessionError) {
+                    let fresh = try await Self.makeConnection(engine: self)
+                    guard connection != nil else {
+                        await fresh.close()
+                        return
+                    }
+                    let old = connection
+                    connection = fresh
+                    fresh.deliverAudio(audio != .off)
+                    session.mediaSlots.attach(fresh)
+                    updateSendPath()
+                    await old?.close()
+                    break
+                } catch {
+                    if attempt < 3 { try? await Task.sleep(for: .seconds(1)) }
+                }
+            }
+        } while renewAgain
+    }
+
     // MARK: - Private
 
     private func updateSendPath() {
@@ -110,9 +155,9 @@ actor MediaEngine {
             connection = try await connecting.value.get()
             return
         }
-        let task = Task { [session, frames, keyframeRequests] () async -> Result<MediaConnection, SessionError> in
+        let task = Task { [self] () async -> Result<MediaConnection, SessionError> in
             do throws(SessionError) {
-                return .success(try await Self.makeConnection(session: session, frames: frames, keyframeRequests: keyframeRequests))
+                return .success(try await Self.makeConnection(engine: self))
             } catch {
                 return .failure(error)
             }
@@ -125,9 +170,8 @@ actor MediaEngine {
         updateSendPath()
     }
 
-    private static func makeConnection(
-        session: SessionEngine, frames: MediaBroadcast<RemoteFrame>, keyframeRequests: MediaBroadcast<Void>
-    ) async throws(SessionError) -> MediaConnection {
+    private static func makeConnection(engine: MediaEngine) async throws(SessionError) -> MediaConnection {
+        let (session, frames, keyframeRequests) = (engine.session, engine.frames, engine.keyframeRequests)
         let certificate: DTLSCertificate
         do {
             certificate = try DTLSCertificate.generate(commonName: "caucus-sdk")
@@ -155,6 +199,10 @@ actor MediaEngine {
         }
         return try await MediaConnection.open(
             offer: offer, certificate: certificate, answer: answer, sending: [.opus: audioSSRC, .vp8: videoSSRC],
-            deliver: { frames.yield($0) }, keyframeRequested: { keyframeRequests.yield(()) })
+            deliver: { frames.yield($0) }, keyframeRequested: { keyframeRequests.yield(()) },
+            lost: { [weak engine] in
+                guard let engine else { return }
+                Task { await engine.renew() }
+            })
     }
 }

@@ -10,6 +10,7 @@ final class MediaSlotRelay: Sendable {
         var latest: [String: UserID?] = [:]
         var connection: MediaConnection?
         var onEnd: (@Sendable () -> Void)?
+        var onResume: (@Sendable () -> Void)?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -37,6 +38,11 @@ final class MediaSlotRelay: Sendable {
     func forget() { state.withLockedValue { $0.latest = [:] } }
 
     func whenSessionEnds(_ action: @escaping @Sendable () -> Void) { state.withLockedValue { $0.onEnd = action } }
+
+    func whenResumed(_ action: @escaping @Sendable () -> Void) { state.withLockedValue { $0.onResume = action } }
+
+    /// The session resumed on a new connection: the media peer is made again.
+    func resumed() { state.withLockedValue { $0.onResume }?() }
 
     /// The session is over for this user: its media goes too.
     func sessionEnded() { state.withLockedValue { $0.onEnd }?() }
