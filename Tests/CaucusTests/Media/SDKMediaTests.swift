@@ -65,6 +65,53 @@ import Testing
         await server.stop()
     }
 
+    @Test func muteStopsTheAudioEveryoneSeesItAndUnmuteBringsItBack() async throws {
+        let server = try await TestServer.start()
+        let ann = try await server.client("Ann")
+        let ben = try await server.client("Ben")
+        let annID = try ann.id
+        try await ann.session.audioHelper.start()
+        try await ann.session.videoHelper.start()
+        try await ben.session.audioHelper.start(muted: true)
+        let received = ReceivedMedia(ben.session, from: annID)
+        let publisher = TestPublisher.start(ann.session)
+        defer { publisher.cancel() }
+        try await received.waitFor(audio: 20, video: 2, "Ann's media")
+
+        try await ann.session.audioHelper.mute()
+        #expect(await ann.session.audioHelper.isMuted)
+        _ = try await ben.log.next("Ann muted") {
+            if case .mediaChanged(let user) = $0, user.id == annID, user.publishing == [.video] { true } else { nil }
+        }
+        let refused = #expect(throws: SessionError.self) {
+            try ann.session.audioHelper.send(EncodedFrame(codec: .opus, bytes: [0xF8, 0xFF, 0xFE], timestamp: 0, isKeyframe: true))
+        }
+        #expect(refused.map { if case .media = $0 { true } else { false } } == true, "\(String(describing: refused))")
+        try await Task.sleep(for: .milliseconds(300))
+        let muted = received.count
+        try await received.waitFor(audio: 0, video: 10, after: muted, "Ann's video while she is muted")
+        #expect(received.audio(after: muted).isEmpty, "Ann's audio reached Ben while she was muted")
+
+        try await ann.session.audioHelper.unmute()
+        _ = try await ben.log.next("Ann unmuted") {
+            if case .mediaChanged(let user) = $0, user.id == annID, user.publishing == [.audio, .video] { true } else { nil }
+        }
+        let unmuted = received.count
+        try await received.waitFor(audio: 60, video: 1, after: unmuted, "Ann's audio after unmuting")
+        #expect(abs(try received.toneFrequency(after: unmuted) - TestPublisher.toneHertz) < TestPublisher.toneHertz * 0.02)
+
+        // Ben leaves audio: her video still reaches him, her audio no longer does.
+        try await ben.session.audioHelper.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = received.count
+        try await received.waitFor(audio: 0, video: 10, after: stopped, "Ann's video after Ben left audio")
+        #expect(received.audio(after: stopped).isEmpty, "Ann's audio reached Ben after he left audio")
+
+        publisher.cancel()
+        _ = try? await publisher.value
+        await server.stop()
+    }
+
     static func expectToneAndColour(_ received: ReceivedMedia, after mark: Int, _ place: String) throws {
         let frequency = try received.toneFrequency(after: mark)
         #expect(abs(frequency - TestPublisher.toneHertz) / TestPublisher.toneHertz < 0.02, "\(place): the tone is \(frequency) Hz")
