@@ -39,6 +39,12 @@ public struct AudioHelper: Sendable {
     public var isStarted: Bool { get async { await media.audio != .off } }
     public var isMuted: Bool { get async { await media.audio == .muted } }
 
+    /// Who speaks in this user's location (main session or room), loudest first, at most
+    /// four: a new list each time it changes (at most twice a second), ranked by the server
+    /// from the levels publishers' frames carry (``EncodedFrame/audioLevel``). Needs the
+    /// media connection (``start(muted:)``). A new stream from now on.
+    public var activeSpeakers: AsyncStream<[UserID]> { media.activeSpeakers.subscribe() }
+
     /// Sends one Opus frame (the encoder's packet, e.g. 20 ms). Returns at once: the frame is
     /// packetised and sent on the media connection's own thread. Throws while audio is not
     /// started or is muted, or for an empty frame or one too large for a packet.

@@ -47,20 +47,26 @@ public struct EncodedFrame: Sendable, Hashable {
     public var timestamp: UInt32
     /// Decodable without earlier frames: a VP8 key frame. Every Opus frame is.
     public var isKeyframe: Bool
+    /// For audio the app sends: how loud the frame is, in dBov, from -127 (silence) to 0 (the
+    /// loudest a signal can be); nil when not measured. It travels with the packet (RFC 6464)
+    /// and the server ranks who speaks by it (``AudioHelper/activeSpeakers``): a user whose
+    /// frames carry no level is never ranked. Nil on received frames.
+    public var audioLevel: Int?
 
-    public init(codec: MediaCodec, bytes: [UInt8], timestamp: UInt32, isKeyframe: Bool) {
+    public init(codec: MediaCodec, bytes: [UInt8], timestamp: UInt32, isKeyframe: Bool, audioLevel: Int? = nil) {
         self.codec = codec
         self.bytes = bytes
         self.timestamp = timestamp
         self.isKeyframe = codec == .opus || isKeyframe
+        self.audioLevel = audioLevel.map { min(0, max(-127, $0)) }
     }
 
     /// A frame captured `captureTime` after any fixed origin the app chooses (its first
     /// frame, say): the timestamp is that time on the codec's RTP clock.
-    public init(codec: MediaCodec, bytes: [UInt8], captureTime: Duration, isKeyframe: Bool) {
+    public init(codec: MediaCodec, bytes: [UInt8], captureTime: Duration, isKeyframe: Bool, audioLevel: Int? = nil) {
         let (seconds, attoseconds) = captureTime.components
         let ticks = seconds &* Int64(codec.clockRate) &+ attoseconds / (1_000_000_000_000_000_000 / Int64(codec.clockRate))
-        self.init(codec: codec, bytes: bytes, timestamp: UInt32(truncatingIfNeeded: ticks), isKeyframe: isKeyframe)
+        self.init(codec: codec, bytes: bytes, timestamp: UInt32(truncatingIfNeeded: ticks), isKeyframe: isKeyframe, audioLevel: audioLevel)
     }
 
     /// How many bytes the frame holds.

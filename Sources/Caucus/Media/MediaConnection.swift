@@ -37,6 +37,10 @@ final class MediaConnection: Sendable {
             let codec: MediaCodec = section.kind == .audio ? .opus : .vp8
             slots[ssrc] = MediaChannelHandler.Slot(mid: String(index), user: nil, stream: ReceiveSlot(codec: codec))
         }
+        // The level ID the answer kept on the section this client sends audio on, if any.
+        let audioLevelID = offer.sections.indices.first { offer.sections[$0].kind == .audio && offer.sections[$0].direction.sends }
+            .flatMap { index in answer.media.first { $0.mid == String(index) } }?
+            .extmaps.first { $0.uri == RTPExtensionURI.audioLevel }?.id
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         do {
@@ -50,7 +54,7 @@ final class MediaConnection: Sendable {
                 return NIOLoopBound(
                     MediaChannelHandler(
                         peer: peer, serverAddress: address,
-                        sending: sending.reduce(into: [:]) { $0[$1.key] = SendStream(codec: $1.key, ssrc: $1.value) }, slots: receiveSlots,
+                        sending: sending.reduce(into: [:]) { $0[$1.key] = SendStream(codec: $1.key, ssrc: $1.value, audioLevelID: audioLevelID) }, slots: receiveSlots,
                         connected: connected, deliver: deliver, keyframeRequested: keyframeRequested, lost: lost),
                     eventLoop: loop)
             }.get()

@@ -28,6 +28,7 @@ actor MediaEngine {
     private let session: SessionEngine
     nonisolated let frames = MediaBroadcast<RemoteFrame>(bufferLimit: 512)
     nonisolated let keyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
+    nonisolated var activeSpeakers: MediaBroadcast<[UserID]> { session.mediaSlots.activeSpeakers }
     nonisolated let sendPath = NIOLockedValueBox(SendPath())
     private var connection: MediaConnection?
     private var connecting: Task<Result<MediaConnection, SessionError>, Never>?
@@ -184,7 +185,9 @@ actor MediaEngine {
         let sections: [SDPOffer.Section] =
             [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC)]
             + Array(repeating: .receiving(.audio), count: audioSlots - 1) + Array(repeating: .receiving(.video), count: videoSlots - 1)
-        let offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
+        var offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
+        // RFC 6464 levels on what this user sends, so the server can rank it as a speaker.
+        offer.audioLevelID = 1
         var request = WireRequest(.mediaOffer)
         request.sdp = offer.text
         session.mediaSlots.forget()

@@ -14,9 +14,13 @@ final class MediaSlotRelay: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// The active speakers of this user's location, loudest first, each time the server's
+    /// list changes.
+    let activeSpeakers = MediaBroadcast<[UserID]>(bufferLimit: 8)
 
-    /// A slot map frame: who fills each slot, by mid.
-    func receive(_ slots: [MediaSlot]) {
+    /// A slot map frame: who fills each slot, by mid, and the active speakers when they changed.
+    func receive(_ slots: [MediaSlot], activeSpeakers speakers: [UserID]?) {
+        if let speakers { activeSpeakers.yield(speakers) }
         let map = Dictionary(slots.map { ($0.mid, $0.user) }, uniquingKeysWith: { _, last in last })
         let connection = state.withLockedValue { state in
             state.latest = map

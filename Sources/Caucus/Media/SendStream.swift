@@ -17,8 +17,12 @@ struct SendStream {
     private var history: [UInt16: RTPPacket] = [:]
     private var historyOrder: [UInt16] = []
 
-    init(codec: MediaCodec, ssrc: UInt32) {
+    /// The ID the answer gave RFC 6464 audio levels, when it kept them (audio only).
+    private let audioLevelID: UInt8?
+
+    init(codec: MediaCodec, ssrc: UInt32, audioLevelID: UInt8? = nil) {
         self.codec = codec
+        self.audioLevelID = codec == .opus ? audioLevelID : nil
         sequencer = RTPPacketSequencer(
             ssrc: ssrc, payloadType: codec == .opus ? SDPOffer.opusPayloadType : SDPOffer.vp8PayloadType,
             firstSequenceNumber: UInt16.random(in: 0...UInt16.max))
@@ -43,7 +47,12 @@ struct SendStream {
         } catch {
             throw .media("the \(codec) frame cannot be sent: \(error)")
         }
-        let packets = sequencer.packets(payloads: payloads, timestamp: frame.timestamp &+ timestampOffset, markerOnLast: codec == .vp8)
+        var packets = sequencer.packets(payloads: payloads, timestamp: frame.timestamp &+ timestampOffset, markerOnLast: codec == .vp8)
+        if let audioLevelID, let level = frame.audioLevel {
+            // RFC 6464: V (voice activity) and the level as -dBov.
+            let element = RTPHeaderExtensionElement(id: audioLevelID, data: [(level > -127 ? 0x80 : 0) | UInt8(-level)])
+            for index in packets.indices { packets[index].headerExtension = RTPHeaderExtension(elements: [element]) }
+        }
         if codec == .vp8 { remember(packets) }
         return packets
     }

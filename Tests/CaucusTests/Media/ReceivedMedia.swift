@@ -59,3 +59,18 @@ final class ReceivedMedia: Sendable {
         return last?.meanColour
     }
 }
+
+/// Every value a stream gave, kept for the test to read.
+final class Collected<Element: Sendable>: Sendable {
+    private let values = NIOLockedValueBox<[Element]>([])
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<Element>) {
+        let values = values
+        task = Task { for await value in stream { values.withLockedValue { $0.append(value) } } }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [Element] { values.withLockedValue { $0 } }
+}

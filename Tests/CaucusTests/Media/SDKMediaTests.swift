@@ -27,12 +27,15 @@ import Testing
         #expect(try ann.snapshot.remoteUsers.first { $0.id == benID }?.publishing == [])
 
         let received = ReceivedMedia(ben.session, from: annID)
+        let speakers = Collected(ben.session.audioHelper.activeSpeakers)
         let publisher = TestPublisher.start(ann.session)
         defer { publisher.cancel() }
 
         // In the main session.
         try await received.waitFor(audio: 60, video: 5, "Ann's tone and picture in the main session")
         try Self.expectToneAndColour(received, after: 0, "main session")
+        // Her frames carry their level: the server ranks her, and Ben's SDK says so.
+        try await eventually("Ann among the active speakers Ben is told of") { speakers.all.contains { $0.contains(annID) } }
 
         // Both moved into one room: the slots follow, the media still arrives.
         let rooms = try await host.session.breakoutRooms.create(count: 2)

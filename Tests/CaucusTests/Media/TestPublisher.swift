@@ -11,6 +11,8 @@ enum TestPublisher {
     static let colour: (red: UInt8, green: UInt8, blue: UInt8) = (200, 40, 40)
     static let width = 160
     static let height = 120
+    /// The tone's level: 12,000 of 32,767 peak is about -11.8 dBov RMS.
+    static let audioLevel = -12
 
     static func start(_ session: CaucusSession) -> Task<Void, any Error> {
         let audio = session.audioHelper
@@ -32,7 +34,7 @@ enum TestPublisher {
                 while Duration.milliseconds(20) * audioFrame <= elapsed {
                     let bytes = try opus.encode(tone(frame: audioFrame))
                     // Refused while muted: the tone goes on, as a microphone would.
-                    _ = try? audio.send(EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true))
+                    _ = try? audio.send(EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true, audioLevel: audioLevel))
                     audioFrame += 1
                 }
                 if Duration.milliseconds(66) * videoFrame <= elapsed {
