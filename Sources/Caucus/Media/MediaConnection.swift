@@ -1,5 +1,6 @@
 import CaucusCore
 internal import CaucusMedia
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -9,6 +10,7 @@ final class MediaConnection: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let handler: NIOLoopBound<MediaChannelHandler>
+    private let isOpen = NIOLockedValueBox(true)
 
     private init(group: MultiThreadedEventLoopGroup, channel: any Channel, handler: NIOLoopBound<MediaChannelHandler>) {
         self.group = group
@@ -86,22 +88,38 @@ final class MediaConnection: Sendable {
     /// Packetises and sends one frame, on the connection's loop (the caller does not wait:
     /// frames are checked before they get here, see ``MediaEngine/send(_:)``).
     func send(_ frame: EncodedFrame) {
-        channel.eventLoop.execute { [handler] in try? handler.value.send(frame) }
+        onLoop { try? $0.send(frame) }
     }
 
     /// Who fills each receive slot now, by mid.
     func apply(_ map: [String: UserID?]) {
-        channel.eventLoop.execute { [handler] in handler.value.apply(map) }
+        onLoop { $0.apply(map) }
     }
 
     /// Whether received audio reaches the app.
     func deliverAudio(_ on: Bool) {
-        channel.eventLoop.execute { [handler] in handler.value.deliversAudio = on }
+        onLoop { $0.deliversAudio = on }
     }
 
+    /// Ends the peer and frees the socket and the loop. Once; later calls return at once.
     func close() async {
+        let wasOpen = isOpen.withLockedValue { open in
+            defer { open = false }
+            return open
+        }
+        guard wasOpen else { return }
         try? await channel.eventLoop.submit { [handler] in handler.value.close() }.get()
         try? await channel.closeFuture.get()
         try? await group.shutdownGracefully()
+    }
+
+    /// Runs `body` on the loop, unless the connection is closed: a loop that has shut down
+    /// must not be given work. The lock is held while the work is queued, so `close` cannot
+    /// shut the loop down in between.
+    private func onLoop(_ body: @escaping @Sendable (MediaChannelHandler) -> Void) {
+        isOpen.withLockedValue { open in
+            guard open else { return }
+            channel.eventLoop.execute { [handler] in body(handler.value) }
+        }
     }
 }

@@ -48,6 +48,14 @@ final class MediaSlotRelay: Sendable {
     /// The session resumed on a new connection: the media peer is made again.
     func resumed() { state.withLockedValue { $0.onResume }?() }
 
-    /// The session is over for this user: its media goes too.
-    func sessionEnded() { state.withLockedValue { $0.onEnd }?() }
+    /// The session is over for this user: its media goes too. The connection is closed from
+    /// here as well, should the session (and its media engine) be gone already.
+    func sessionEnded() {
+        let (onEnd, connection) = state.withLockedValue { state in
+            defer { state.connection = nil }
+            return (state.onEnd, state.connection)
+        }
+        onEnd?()
+        if let connection { Task { await connection.close() } }
+    }
 }
