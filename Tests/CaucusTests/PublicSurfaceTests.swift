@@ -31,7 +31,7 @@ import Testing
                 RoomDefinition.self, PlannedRoom.self, StartOptions.self, SubsessionStatus.self, ParentControl.self,
                 BreakoutTimer.self, HelpRequest.self, HelpResult.self, ChatMessage.self, LeaveReason.self, UserMove.self,
                 MediaKind.self, MediaKinds.self, ConnectionState.self, SessionLeftReason.self, SettingsChange.self,
-                EndReason.self, RoomCreators.self, AudioHelper.self, VideoHelper.self, EncodedFrame.self, RemoteFrame.self,
+                EndReason.self, RoomCreators.self, AudioHelper.self, VideoHelper.self, ShareHelper.self, EncodedFrame.self, RemoteFrame.self,
                 MediaCodec.self,
             ]
 
@@ -62,6 +62,12 @@ import Testing
                 let muted: Bool = await session.audioHelper.isMuted
                 print(muted, await session.videoHelper.isStarted)
                 try await session.audioHelper.unmute()
+                try await session.shareHelper.start()
+                try session.shareHelper.send(EncodedFrame(codec: .vp8, bytes: vp8, timestamp: 0, isKeyframe: true))
+                for await _ in session.shareHelper.keyframeRequests { break }
+                let speakers: [UserID]? = await session.audioHelper.activeSpeakers.first { _ in true }
+                print(speakers as Any, await session.shareHelper.isStarted, MediaKind.screenShare)
+                try await session.shareHelper.stop()
                 try await session.videoHelper.stop()
                 try await session.audioHelper.stop()
             }

@@ -49,7 +49,6 @@ public struct AudioHelper: Sendable {
     /// packetised and sent on the media connection's own thread. Throws while audio is not
     /// started or is muted, or for an empty frame or one too large for a packet.
     public func send(_ frame: EncodedFrame) throws(SessionError) {
-        guard frame.codec == .opus else { throw .media("audio frames are Opus, not \(frame.codec)") }
-        try media.send(frame)
+        try media.send(frame, as: .audio)
     }
 }

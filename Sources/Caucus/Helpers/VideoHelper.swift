@@ -24,8 +24,7 @@ public struct VideoHelper: Sendable {
     /// Sends one VP8 frame, cut into packets here. Returns at once. Throws while video is not
     /// started, or for an empty frame.
     public func send(_ frame: EncodedFrame) throws(SessionError) {
-        guard frame.codec == .vp8 else { throw .media("video frames are VP8, not \(frame.codec)") }
-        try media.send(frame)
+        try media.send(frame, as: .video)
     }
 
     /// One value each time the server asks for a keyframe of this user's video (someone new

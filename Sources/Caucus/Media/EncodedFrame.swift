@@ -1,6 +1,7 @@
 import CaucusCore
 
-/// The codecs the SDK carries: what an app's encoder makes and its decoder takes.
+/// The codecs the SDK carries: what an app's encoder makes and its decoder takes (Opus for
+/// audio, VP8 for camera video and screen share).
 public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
     /// Opus (RFC 6716), for audio: one encoder packet per frame, 48 kHz RTP clock.
     case opus
@@ -12,14 +13,6 @@ public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .opus: 48_000
         case .vp8: 90_000
-        }
-    }
-
-    /// The kind of media it carries.
-    public var kind: MediaKind {
-        switch self {
-        case .opus: .audio
-        case .vp8: .video
         }
     }
 
@@ -78,13 +71,13 @@ public struct EncodedFrame: Sendable, Hashable {
 public struct RemoteFrame: Sendable, Hashable {
     /// Who published it.
     public let user: UserID
+    /// `.audio`, `.video` (camera) or `.screenShare`.
+    public let kind: MediaKind
     public let frame: EncodedFrame
 
-    public init(user: UserID, frame: EncodedFrame) {
+    public init(user: UserID, kind: MediaKind, frame: EncodedFrame) {
         self.user = user
+        self.kind = kind
         self.frame = frame
     }
-
-    /// `.audio` or `.video`.
-    public var kind: MediaKind { frame.codec.kind }
 }

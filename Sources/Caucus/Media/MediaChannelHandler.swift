@@ -10,9 +10,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-    /// One receive slot: its section, who fills it, and its stream.
+    /// One receive slot: its section, what it carries, who fills it, and its stream.
     struct Slot {
         let mid: String
+        let kind: MediaKind
         var user: UserID?
         var stream: ReceiveSlot
     }
@@ -20,7 +21,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private let peer: MediaClientPeer
     private let serverAddress: SocketAddress
     private var context: ChannelHandlerContext?
-    private var sending: [MediaCodec: SendStream]
+    /// What this user publishes, by kind (camera video and screen share are both VP8).
+    private var sending: [MediaKind: SendStream]
     /// By the SSRC the server sends each slot with.
     private var slots: [UInt32: Slot]
     private let ssrcByMid: [String: UInt32]
@@ -29,7 +31,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private var connected: EventLoopPromise<Void>?
     private var ticker: RepeatedTask?
     private let deliver: @Sendable (RemoteFrame) -> Void
-    private let keyframeRequested: @Sendable () -> Void
+    private let keyframeRequested: @Sendable (MediaKind) -> Void
     /// Told once when the peer ends on its own (ICE consent lost, DTLS ended by the server).
     private let lost: @Sendable () -> Void
     private var toldLost = false
@@ -37,16 +39,16 @@ final class MediaChannelHandler: ChannelInboundHandler {
     var deliversAudio = true
 
     init(
-        peer: MediaClientPeer, serverAddress: SocketAddress, sending: [MediaCodec: SendStream], slots: [UInt32: Slot],
+        peer: MediaClientPeer, serverAddress: SocketAddress, sending: [MediaKind: SendStream], slots: [UInt32: Slot],
         connected: EventLoopPromise<Void>, deliver: @escaping @Sendable (RemoteFrame) -> Void,
-        keyframeRequested: @escaping @Sendable () -> Void, lost: @escaping @Sendable () -> Void
+        keyframeRequested: @escaping @Sendable (MediaKind) -> Void, lost: @escaping @Sendable () -> Void
     ) {
         self.peer = peer
         self.serverAddress = serverAddress
         self.sending = sending
         self.slots = slots
         self.ssrcByMid = Dictionary(uniqueKeysWithValues: slots.map { ($0.value.mid, $0.key) })
-        self.feedbackSSRC = sending[.opus]?.ssrc ?? sending.values.first?.ssrc ?? 1
+        self.feedbackSSRC = sending[.audio]?.ssrc ?? sending.values.first?.ssrc ?? 1
         self.connected = connected
         self.deliver = deliver
         self.keyframeRequested = keyframeRequested
@@ -75,12 +77,12 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     // MARK: - From the SDK
 
-    /// Packetises a frame and sends it.
-    func send(_ frame: EncodedFrame) throws(SessionError) {
+    /// Packetises a frame of `kind` and sends it.
+    func send(_ frame: EncodedFrame, as kind: MediaKind) throws(SessionError) {
         guard peer.isConnected else { throw .media("the media connection is not up (\(peer.state))") }
-        guard var stream = sending[frame.codec] else { throw .media("this connection does not send \(frame.codec)") }
+        guard var stream = sending[kind] else { throw .media("this connection does not send \(kind)") }
         let packets = try stream.packets(for: frame)
-        sending[frame.codec] = stream
+        sending[kind] = stream
         write(packets.compactMap { peer.protect(rtp: $0.encoded())?.bytes })
     }
 
@@ -133,23 +135,25 @@ final class MediaChannelHandler: ChannelInboundHandler {
         let output = slot.stream.receive(packet, now: now)
         slots[packet.ssrc] = slot
         feedback(output, slot: packet.ssrc)
-        guard let user = slot.user, slot.stream.codec == .vp8 || deliversAudio else { return }
-        for frame in output.frames { deliver(RemoteFrame(user: user, frame: frame)) }
+        guard let user = slot.user, slot.kind != .audio || deliversAudio else { return }
+        for frame in output.frames { deliver(RemoteFrame(user: user, kind: slot.kind, frame: frame)) }
     }
 
     /// NACKs and keyframe requests from the server, about what this user publishes.
     private func feedbackReceived(_ bytes: [UInt8]) {
-        guard let packets = try? RTCPPacket.decodeCompound(bytes), let video = sending[.vp8] else { return }
+        guard let packets = try? RTCPPacket.decodeCompound(bytes) else { return }
         for packet in packets {
-            switch packet {
-            case .pictureLossIndication(_, let media) where media == video.ssrc:
-                keyframeRequested()
-            case .fullIntraRequest(let request) where request.entries.contains(where: { $0.ssrc == video.ssrc }):
-                keyframeRequested()
-            case .genericNACK(let nack) where nack.mediaSSRC == video.ssrc:
-                write(video.retransmissions(of: nack.lostSequenceNumbers).compactMap { peer.protect(rtp: $0.encoded())?.bytes })
-            default:
-                continue
+            for (kind, stream) in sending where stream.codec == .vp8 {
+                switch packet {
+                case .pictureLossIndication(_, let media) where media == stream.ssrc:
+                    keyframeRequested(kind)
+                case .fullIntraRequest(let request) where request.entries.contains(where: { $0.ssrc == stream.ssrc }):
+                    keyframeRequested(kind)
+                case .genericNACK(let nack) where nack.mediaSSRC == stream.ssrc:
+                    write(stream.retransmissions(of: nack.lostSequenceNumbers).compactMap { peer.protect(rtp: $0.encoded())?.bytes })
+                default:
+                    continue
+                }
             }
         }
     }
@@ -173,8 +177,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
             let output = slot.stream.tick(now: now)
             slots[ssrc] = slot
             feedback(output, slot: ssrc)
-            if let user = slot.user, slot.stream.codec == .vp8 || deliversAudio {
-                for frame in output.frames { deliver(RemoteFrame(user: user, frame: frame)) }
+            if let user = slot.user, slot.kind != .audio || deliversAudio {
+                for frame in output.frames { deliver(RemoteFrame(user: user, kind: slot.kind, frame: frame)) }
             }
         }
     }

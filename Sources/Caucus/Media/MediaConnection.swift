@@ -21,8 +21,9 @@ final class MediaConnection: Sendable {
     /// Binds a socket, connects to the server the answer names, and returns once SRTP is
     /// keyed (or throws when ICE or DTLS fail, on their own schedules).
     static func open(
-        offer: SDPOffer, certificate: DTLSCertificate, answer: SessionDescription, sending: [MediaCodec: UInt32],
-        deliver: @escaping @Sendable (RemoteFrame) -> Void, keyframeRequested: @escaping @Sendable () -> Void,
+        offer: SDPOffer, screenShareMids: Set<String>, certificate: DTLSCertificate, answer: SessionDescription,
+        sending: [MediaKind: UInt32], deliver: @escaping @Sendable (RemoteFrame) -> Void,
+        keyframeRequested: @escaping @Sendable (MediaKind) -> Void,
         lost: @escaping @Sendable () -> Void
     ) async throws(SessionError) -> MediaConnection {
         let server: MediaServerEndpoint
@@ -36,8 +37,10 @@ final class MediaConnection: Sendable {
             guard let answered = answer.media.first(where: { $0.mid == String(index) }), answered.port != 0,
                 let ssrc = answered.ssrcs.keys.first
             else { continue }
-            let codec: MediaCodec = section.kind == .audio ? .opus : .vp8
-            slots[ssrc] = MediaChannelHandler.Slot(mid: String(index), user: nil, stream: ReceiveSlot(codec: codec))
+            let mid = String(index)
+            let kind: MediaKind = section.kind == .audio ? .audio : screenShareMids.contains(mid) ? .screenShare : .video
+            slots[ssrc] = MediaChannelHandler.Slot(
+                mid: mid, kind: kind, user: nil, stream: ReceiveSlot(codec: section.kind == .audio ? .opus : .vp8))
         }
         // The level ID the answer kept on the section this client sends audio on, if any.
         let audioLevelID = offer.sections.indices.first { offer.sections[$0].kind == .audio && offer.sections[$0].direction.sends }
@@ -56,7 +59,9 @@ final class MediaConnection: Sendable {
                 return NIOLoopBound(
                     MediaChannelHandler(
                         peer: peer, serverAddress: address,
-                        sending: sending.reduce(into: [:]) { $0[$1.key] = SendStream(codec: $1.key, ssrc: $1.value, audioLevelID: audioLevelID) }, slots: receiveSlots,
+                        sending: sending.reduce(into: [:]) {
+                            $0[$1.key] = SendStream(codec: $1.key == .audio ? .opus : .vp8, ssrc: $1.value, audioLevelID: audioLevelID)
+                        }, slots: receiveSlots,
                         connected: connected, deliver: deliver, keyframeRequested: keyframeRequested, lost: lost),
                     eventLoop: loop)
             }.get()
@@ -87,8 +92,8 @@ final class MediaConnection: Sendable {
 
     /// Packetises and sends one frame, on the connection's loop (the caller does not wait:
     /// frames are checked before they get here, see ``MediaEngine/send(_:)``).
-    func send(_ frame: EncodedFrame) {
-        onLoop { try? $0.send(frame) }
+    func send(_ frame: EncodedFrame, as kind: MediaKind) {
+        onLoop { try? $0.send(frame, as: kind) }
     }
 
     /// Who fills each receive slot now, by mid.

@@ -4,10 +4,11 @@ import CaucusProtocol
 import NIOConcurrencyHelpers
 
 /// This user's media: one peer (made at the first `start`), what it publishes, and the
-/// frames it receives. The helpers (`AudioHelper`, `VideoHelper`) are its face.
+/// frames it receives. The helpers (`AudioHelper`, `VideoHelper`, `ShareHelper`) are its face.
 ///
-/// The offer is fixed once made: one audio and one video section this user sends on (each
-/// also a receive slot), and more receive-only slots, so that starting, stopping, muting and
+/// The offer is fixed once made: one audio, one camera and one screen-share section this
+/// user sends on (each also a receive slot: the share section is the user's one screen-share
+/// slot), and more receive-only slots, so that starting, stopping, muting and
 /// moving never need a new offer. Starting and stopping say what the user publishes
 /// (`publish`); muting is publishing without audio. Who fills each slot comes in the
 /// server's slot maps, which the session's reader hands on through ``MediaSlotRelay``.
@@ -21,19 +22,22 @@ actor MediaEngine {
     /// What `send` reads without waiting: the connection, and which kinds go out.
     struct SendPath {
         var connection: MediaConnection?
-        var audio = false
-        var video = false
+        /// The kinds whose frames go out now (audio only while unmuted).
+        var kinds: MediaKinds = []
     }
 
     private let session: SessionEngine
     nonisolated let frames = MediaBroadcast<RemoteFrame>(bufferLimit: 512)
+    /// Keyframe requests for this user's camera video and for its screen share.
     nonisolated let keyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
+    nonisolated let shareKeyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
     nonisolated var activeSpeakers: MediaBroadcast<[UserID]> { session.mediaSlots.activeSpeakers }
     nonisolated let sendPath = NIOLockedValueBox(SendPath())
     private var connection: MediaConnection?
     private var connecting: Task<Result<MediaConnection, SessionError>, Never>?
     private(set) var audio = AudioState.off
     private(set) var video = false
+    private(set) var share = false
 
     /// A renewal under way, and whether another was asked for meanwhile.
     private var renewing = false
@@ -68,18 +72,26 @@ actor MediaEngine {
         try await publishWhatIsOn()
     }
 
-    /// Checks a frame and hands it to the connection, without waiting for it to go out.
-    nonisolated func send(_ frame: EncodedFrame) throws(SessionError) {
+    func setShare(_ on: Bool) async throws(SessionError) {
+        if on { try await connect() }
+        share = on
+        updateSendPath()
+        try await publishWhatIsOn()
+    }
+
+    /// Checks a frame of `kind` and hands it to the connection, without waiting for it to go out.
+    nonisolated func send(_ frame: EncodedFrame, as kind: MediaKind) throws(SessionError) {
+        let expected: MediaCodec = kind == .audio ? .opus : .vp8
+        guard frame.codec == expected else { throw .media("\(kind) frames are \(expected), not \(frame.codec)") }
         let path = sendPath.withLockedValue { $0 }
-        let on = frame.codec == .opus ? path.audio : path.video
-        guard on, let connection = path.connection else {
-            throw .media("\(frame.codec.kind == .audio ? "audio" : "video") is not started\(frame.codec == .opus ? " (or is muted)" : "")")
+        guard path.kinds.contains(kind), let connection = path.connection else {
+            throw .media("\(kind) is not started\(kind == .audio ? " (or is muted)" : "")")
         }
         guard !frame.bytes.isEmpty else { throw .media("an empty \(frame.codec) frame") }
         if frame.codec == .opus, frame.bytes.count > SendStream.maximumPayloadSize {
             throw .media("an Opus frame of \(frame.bytes.count) bytes: at most \(SendStream.maximumPayloadSize) fit in a packet")
         }
-        connection.send(frame)
+        connection.send(frame, as: kind)
     }
 
     /// The session ended or was left: the peer goes, and nothing is published any more.
@@ -88,6 +100,7 @@ actor MediaEngine {
         connecting = nil
         audio = .off
         video = false
+        share = false
         let old = connection
         connection = nil
         updateSendPath()
@@ -135,16 +148,18 @@ actor MediaEngine {
     // MARK: - Private
 
     private func updateSendPath() {
-        let path = SendPath(connection: connection, audio: audio == .on, video: video)
+        var kinds: MediaKinds = []
+        if audio == .on { kinds.insert(.audio) }
+        if video { kinds.insert(.video) }
+        if share { kinds.insert(.screenShare) }
+        let path = SendPath(connection: connection, kinds: kinds)
         sendPath.withLockedValue { $0 = path }
     }
 
-    /// Publishes exactly what is on (keeping a screen share published some other way).
+    /// Publishes exactly what is on.
     private func publishWhatIsOn() async throws(SessionError) {
         guard let current = session.published.snapshot(engine: session)?.myself.publishing else { throw .notJoined }
-        var wanted = current.subtracting([.audio, .video])
-        if audio == .on { wanted.insert(.audio) }
-        if video { wanted.insert(.video) }
+        let wanted = sendPath.withLockedValue { $0.kinds }
         guard wanted != current else { return }
         try await session.perform(.publish(wanted))
     }
@@ -172,24 +187,28 @@ actor MediaEngine {
     }
 
     private static func makeConnection(engine: MediaEngine) async throws(SessionError) -> MediaConnection {
-        let (session, frames, keyframeRequests) = (engine.session, engine.frames, engine.keyframeRequests)
+        let (session, frames) = (engine.session, engine.frames)
+        let (keyframeRequests, shareKeyframeRequests) = (engine.keyframeRequests, engine.shareKeyframeRequests)
         let certificate: DTLSCertificate
         do {
             certificate = try DTLSCertificate.generate(commonName: "caucus-sdk")
         } catch {
             throw .media("no DTLS certificate: \(error)")
         }
-        let audioSSRC = UInt32.random(in: 1...UInt32.max)
-        var videoSSRC = UInt32.random(in: 1...UInt32.max)
-        while videoSSRC == audioSSRC { videoSSRC = .random(in: 1...UInt32.max) }
+        var ssrcs: Set<UInt32> = []
+        while ssrcs.count < 3 { ssrcs.insert(.random(in: 1...UInt32.max)) }
+        let (audioSSRC, videoSSRC, shareSSRC) = (ssrcs.removeFirst(), ssrcs.removeFirst(), ssrcs.removeFirst())
+        // mids 0, 1, 2: what this user sends (audio, camera, screen share), then receive-only slots.
         let sections: [SDPOffer.Section] =
-            [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC)]
+            [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC), .publishing(.video, ssrc: shareSSRC)]
             + Array(repeating: .receiving(.audio), count: audioSlots - 1) + Array(repeating: .receiving(.video), count: videoSlots - 1)
+        let screenShareMids: Set<String> = ["2"]
         var offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
         // RFC 6464 levels on what this user sends, so the server can rank it as a speaker.
         offer.audioLevelID = 1
         var request = WireRequest(.mediaOffer)
         request.sdp = offer.text
+        request.screenShareMids = Array(screenShareMids)
         session.mediaSlots.forget()
         guard case .mediaAnswer(let text) = try await session.perform(request) else {
             throw .invalidResponse("the reply to mediaOffer carries no answer")
@@ -201,8 +220,9 @@ actor MediaEngine {
             throw .invalidResponse("the server's answer is not SDP the SDK reads: \(error)")
         }
         return try await MediaConnection.open(
-            offer: offer, certificate: certificate, answer: answer, sending: [.opus: audioSSRC, .vp8: videoSSRC],
-            deliver: { frames.yield($0) }, keyframeRequested: { keyframeRequests.yield(()) },
+            offer: offer, screenShareMids: screenShareMids, certificate: certificate, answer: answer,
+            sending: [.audio: audioSSRC, .video: videoSSRC, .screenShare: shareSSRC], deliver: { frames.yield($0) },
+            keyframeRequested: { ($0 == .screenShare ? shareKeyframeRequests : keyframeRequests).yield(()) },
             lost: { [weak engine] in
                 guard let engine else { return }
                 Task { await engine.renew() }

@@ -7,6 +7,9 @@ extension CaucusSession {
     /// This user's video: start, stop, and the VP8 frames it publishes.
     public var videoHelper: VideoHelper { VideoHelper(media: media) }
 
+    /// This user's screen share: start, stop, and the VP8 frames of the screen.
+    public var shareHelper: ShareHelper { ShareHelper(media: media) }
+
     /// A new stream of every frame others publish that reaches this user, from now on:
     /// whole frames, in order per user and kind, each with its publisher. Only the users of
     /// this user's own location (main session or room) are heard and seen; after a move

@@ -23,8 +23,10 @@ final class ReceivedMedia: Sendable {
         frames.withLockedValue { Array($0.dropFirst(mark)) }.filter { $0.kind == .audio }.map(\.frame)
     }
 
-    func video(after mark: Int = 0) -> [EncodedFrame] {
-        frames.withLockedValue { Array($0.dropFirst(mark)) }.filter { $0.kind == .video }.map(\.frame)
+    func video(after mark: Int = 0) -> [EncodedFrame] { frames(of: .video, after: mark) }
+
+    func frames(of kind: MediaKind, after mark: Int = 0) -> [EncodedFrame] {
+        frames.withLockedValue { Array($0.dropFirst(mark)) }.filter { $0.kind == kind }.map(\.frame)
     }
 
     /// Waits until at least `audio` audio frames and a keyframe plus `video` video frames
@@ -50,10 +52,10 @@ final class ReceivedMedia: Sendable {
 
     /// The mean colour of the last picture libvpx decodes from the video after `mark`,
     /// starting at its first keyframe.
-    func lastColour(after mark: Int = 0) throws -> (red: Double, green: Double, blue: Double)? {
+    func lastColour(of kind: MediaKind = .video, after mark: Int = 0) throws -> (red: Double, green: Double, blue: Double)? {
         let decoder = try VP8Decoder()
         var last: I420Picture?
-        for frame in video(after: mark).drop(while: { !$0.isKeyframe }) {
+        for frame in frames(of: kind, after: mark).drop(while: { !$0.isKeyframe }) {
             last = try decoder.decode(frame.bytes).last ?? last
         }
         return last?.meanColour

@@ -115,6 +115,47 @@ import Testing
         await server.stop()
     }
 
+    @Test func aScreenShareArrivesAsAScreenShareBesideTheCamera() async throws {
+        let server = try await TestServer.start()
+        let ann = try await server.client("Ann")
+        let ben = try await server.client("Ben")
+        let annID = try ann.id
+        try await ann.session.videoHelper.start()
+        try await ann.session.shareHelper.start()
+        #expect(await ann.session.shareHelper.isStarted)
+        try await ben.session.audioHelper.start(muted: true)
+        _ = try await ben.log.next("Ann's share") {
+            if case .mediaChanged(let user) = $0, user.id == annID, user.publishing == [.video, .screenShare] { true } else { nil }
+        }
+        let received = ReceivedMedia(ben.session, from: annID)
+        let publisher = TestPublisher.start(ann.session, share: true)
+        defer { publisher.cancel() }
+        try await eventually(seconds: 30, "Ann's camera and share at Ben") {
+            received.frames(of: .screenShare).drop { !$0.isKeyframe }.count >= 3 && received.video().drop { !$0.isKeyframe }.count >= 5
+        }
+        // Two slots, never mixed: the camera's colour in one, the screen's in the other.
+        let camera = try #require(try received.lastColour(of: .video))
+        let screen = try #require(try received.lastColour(of: .screenShare))
+        for (seen, sent) in [(camera, TestPublisher.colour), (screen, TestPublisher.shareColour)] {
+            #expect(abs(seen.red - Double(sent.red)) < 12 && abs(seen.green - Double(sent.green)) < 12 && abs(seen.blue - Double(sent.blue)) < 12,
+                "\(seen) for \(sent)")
+        }
+        #expect(received.audio().isEmpty)
+
+        try await ann.session.shareHelper.stop()
+        _ = try await ben.log.next("Ann's share stopped") {
+            if case .mediaChanged(let user) = $0, user.id == annID, user.publishing == [.video] { true } else { nil }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = received.count
+        try await received.waitFor(audio: 0, video: 5, after: stopped, "Ann's camera after her share stopped")
+        #expect(received.frames(of: .screenShare, after: stopped).isEmpty)
+
+        publisher.cancel()
+        _ = try? await publisher.value
+        await server.stop()
+    }
+
     static func expectToneAndColour(_ received: ReceivedMedia, after mark: Int, _ place: String) throws {
         let frequency = try received.toneFrequency(after: mark)
         #expect(abs(frequency - TestPublisher.toneHertz) / TestPublisher.toneHertz < 0.02, "\(place): the tone is \(frequency) Hz")

@@ -5,23 +5,36 @@ import NIOConcurrencyHelpers
 
 /// What a test user publishes through the SDK: a real 440 Hz Opus tone in 20 ms frames, and
 /// real VP8 of one solid colour at 15 frames a second, a keyframe whenever the server asks
-/// (and every two seconds besides), until cancelled.
+/// (and every two seconds besides), until cancelled; with `share`, a screen share of another
+/// colour besides, at 5 frames a second.
 enum TestPublisher {
     static let toneHertz = 440.0
     static let colour: (red: UInt8, green: UInt8, blue: UInt8) = (200, 40, 40)
+    static let shareColour: (red: UInt8, green: UInt8, blue: UInt8) = (40, 60, 200)
     static let width = 160
     static let height = 120
     /// The tone's level: 12,000 of 32,767 peak is about -11.8 dBov RMS.
     static let audioLevel = -12
 
-    static func start(_ session: CaucusSession) -> Task<Void, any Error> {
+    static func start(_ session: CaucusSession, share: Bool = false) -> Task<Void, any Error> {
         let audio = session.audioHelper
         let video = session.videoHelper
+        let screen = session.shareHelper
         let keyframeWanted = KeyframeFlag()
+        let shareKeyframeWanted = KeyframeFlag()
         let requests = video.keyframeRequests
+        let shareRequests = screen.keyframeRequests
         let listener = Task { for await _ in requests { keyframeWanted.set() } }
+        let shareListener = Task { for await _ in shareRequests { shareKeyframeWanted.set() } }
         return Task {
-            defer { listener.cancel() }
+            defer {
+                listener.cancel()
+                shareListener.cancel()
+            }
+            let shareEncoder = try VP8Encoder(width: width, height: height, framesPerSecond: 5)
+            let sharePicture = I420Picture(
+                width: width, height: height, red: shareColour.red, green: shareColour.green, blue: shareColour.blue)
+            var shareFrame = 0
             let opus = try OpusEncoder(channels: 2)
             let vp8 = try VP8Encoder(width: width, height: height, framesPerSecond: 15)
             let picture = I420Picture(width: width, height: height, red: colour.red, green: colour.green, blue: colour.blue)
@@ -43,6 +56,13 @@ enum TestPublisher {
                         _ = try? video.send(EncodedFrame(codec: .vp8, bytes: frame.data, captureTime: elapsed, isKeyframe: frame.isKeyframe))
                     }
                     videoFrame += 1
+                }
+                if share, Duration.milliseconds(200) * shareFrame <= elapsed {
+                    let keyframe = shareKeyframeWanted.take() || shareFrame % 10 == 0
+                    for frame in try shareEncoder.encode(sharePicture, keyframe: keyframe) {
+                        _ = try? screen.send(EncodedFrame(codec: .vp8, bytes: frame.data, captureTime: elapsed, isKeyframe: frame.isKeyframe))
+                    }
+                    shareFrame += 1
                 }
                 try await Task.sleep(for: .milliseconds(5))
             }
