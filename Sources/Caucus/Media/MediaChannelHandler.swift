@@ -35,6 +35,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Told once when the peer ends on its own (ICE consent lost, DTLS ended by the server).
     private let lost: @Sendable () -> Void
     private var toldLost = false
+    /// Ticks (20 ms each) since the last reception report: one a second.
+    private var ticksSinceReport = 0
+    static let ticksPerReport = 50
     /// Whether received audio reaches the app (false after `AudioHelper.stop()`).
     var deliversAudio = true
 
@@ -143,6 +146,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private func feedbackReceived(_ bytes: [UInt8]) {
         guard let packets = try? RTCPPacket.decodeCompound(bytes) else { return }
         for packet in packets {
+            if case .senderReport(let report) = packet, slots[report.ssrc] != nil {
+                // The slot's current source, as the server forwards its reports.
+                slots[report.ssrc]?.stream.reception.senderReport(ntpTimestamp: report.ntpTimestamp, arrival: Self.now())
+                continue
+            }
             for (kind, stream) in sending where stream.codec == .vp8 {
                 switch packet {
                 case .pictureLossIndication(_, let media) where media == stream.ssrc:
@@ -172,6 +180,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
             lost()
         }
         guard peer.isConnected else { return }
+        ticksSinceReport += 1
+        if ticksSinceReport >= Self.ticksPerReport {
+            ticksSinceReport = 0
+            report(now: now)
+        }
         for ssrc in Array(slots.keys) {
             guard var slot = slots[ssrc] else { continue }
             let output = slot.stream.tick(now: now)
@@ -181,6 +194,18 @@ final class MediaChannelHandler: ChannelInboundHandler {
                 for frame in output.frames { deliver(RemoteFrame(user: user, kind: slot.kind, frame: frame)) }
             }
         }
+    }
+
+    /// A receiver report with a block for each slot that received anything (RFC 3550 §6.4.2;
+    /// at most 31 blocks fit one report, more than the offer's slots).
+    private func report(now: Duration) {
+        var blocks: [RTCPReportBlock] = []
+        for ssrc in slots.keys.sorted() {
+            if let block = slots[ssrc]?.stream.reception.reportBlock(ssrc: ssrc, now: now) { blocks.append(block) }
+        }
+        guard !blocks.isEmpty else { return }
+        let report = RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: feedbackSSRC, reports: Array(blocks.prefix(31))))
+        if let datagram = peer.protect(rtcp: report.encoded()) { write([datagram.bytes]) }
     }
 
     /// Sends a slot's NACKs and keyframe request, in one compound packet after an empty

@@ -37,6 +37,8 @@ struct ReceiveSlot {
     static let largestGap: UInt16 = 512
 
     let codec: MediaCodec
+    /// What arrived, for the slot's RTCP reception report.
+    var reception: ReceptionStatistics
     private var assembler: FrameAssembler
     private var newest: UInt16?
     private var missing: [UInt16: Missing] = [:]
@@ -46,6 +48,7 @@ struct ReceiveSlot {
     init(codec: MediaCodec) {
         self.codec = codec
         assembler = FrameAssembler(codec: codec == .opus ? .opus : .vp8)
+        reception = ReceptionStatistics(clockRate: codec.clockRate)
         awaitingKeyframe = codec == .vp8
     }
 
@@ -61,6 +64,7 @@ struct ReceiveSlot {
     mutating func receive(_ packet: RTPPacket, now: Duration) -> Output {
         var output = Output()
         let number = packet.sequenceNumber
+        reception.record(sequenceNumber: number, timestamp: packet.timestamp, arrival: now)
         if missing.removeValue(forKey: number) == nil, let newest {
             let ahead = number &- newest
             if ahead > 1, ahead < Self.largestGap {
