@@ -35,6 +35,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Told once when the peer ends on its own (ICE consent lost, DTLS ended by the server).
     private let lost: @Sendable () -> Void
     private var toldLost = false
+    /// Video and screen share leave through it; audio, RTCP and repairs do not.
+    private var pacer = SendPacer.standard
+    private var pacerWake: Scheduled<Void>?
     /// Ticks (20 ms each) since the last reception report: one a second.
     private var ticksSinceReport = 0
     static let ticksPerReport = 50
@@ -73,6 +76,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         ticker?.cancel()
         ticker = nil
+        pacerWake?.cancel()
+        pacerWake = nil
         connected?.fail(SessionError.media("the media connection closed before it was up"))
         connected = nil
         self.context = nil
@@ -86,7 +91,26 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard var stream = sending[kind] else { throw .media("this connection does not send \(kind)") }
         let packets = try stream.packets(for: frame)
         sending[kind] = stream
-        write(packets.compactMap { peer.protect(rtp: $0.encoded())?.bytes })
+        let datagrams = packets.compactMap { peer.protect(rtp: $0.encoded())?.bytes }
+        if kind == .audio {
+            write(datagrams)
+        } else {
+            write(pacer.send(datagrams, now: Self.now()))
+            wakePacer()
+        }
+    }
+
+    /// Runs the pacer again when its next datagram may go.
+    private func wakePacer() {
+        guard pacerWake == nil, let next = pacer.nextRelease, let context else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let wait = max(.zero, next - Self.now())
+        pacerWake = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
+            let handler = bound.value
+            handler.pacerWake = nil
+            handler.write(handler.pacer.release(now: Self.now()))
+            handler.wakePacer()
+        }
     }
 
     /// The server's slot map: who fills each slot, by mid. A slot that changes hands waits
