@@ -156,6 +156,37 @@ import Testing
         await server.stop()
     }
 
+    /// Two publishers at once, each in its own slots: every frame is labelled with the user
+    /// who sent it (a tone and a colour of each, never mixed).
+    @Test func twoPublishersFramesAreEachLabelledWithTheirOwnUser() async throws {
+        let server = try await TestServer.start()
+        let ann = try await server.client("Ann")
+        let cy = try await server.client("Cy")
+        let ben = try await server.client("Ben")
+        let (annID, cyID) = (try ann.id, try cy.id)
+        for publisher in [ann, cy] {
+            try await publisher.session.audioHelper.start()
+            try await publisher.session.videoHelper.start()
+        }
+        try await ben.session.audioHelper.start(muted: true)
+        let fromAnn = ReceivedMedia(ben.session, from: annID)
+        let fromCy = ReceivedMedia(ben.session, from: cyID)
+        let green: TestPublisher.Colour = (40, 180, 60)
+        let publishers = [TestPublisher.start(ann.session), TestPublisher.start(cy.session, hertz: 660, colour: green)]
+        defer { publishers.forEach { $0.cancel() } }
+        try await fromAnn.waitFor(audio: 60, video: 5, "Ann's media")
+        try await fromCy.waitFor(audio: 60, video: 5, "Cy's media")
+        try Self.expectToneAndColour(fromAnn, after: 0, "Ann's")
+        let cyTone = try fromCy.toneFrequency()
+        #expect(abs(cyTone - 660) / 660 < 0.02, "Cy's tone is \(cyTone) Hz")
+        let cyColour = try #require(try fromCy.lastColour())
+        #expect(abs(cyColour.red - 40) < 12 && abs(cyColour.green - 180) < 12 && abs(cyColour.blue - 60) < 12, "Cy's colour \(cyColour)")
+
+        publishers.forEach { $0.cancel() }
+        for publisher in publishers { _ = try? await publisher.value }
+        await server.stop()
+    }
+
     static func expectToneAndColour(_ received: ReceivedMedia, after mark: Int, _ place: String) throws {
         let frequency = try received.toneFrequency(after: mark)
         #expect(abs(frequency - TestPublisher.toneHertz) / TestPublisher.toneHertz < 0.02, "\(place): the tone is \(frequency) Hz")

@@ -16,7 +16,11 @@ enum TestPublisher {
     /// The tone's level: 12,000 of 32,767 peak is about -11.8 dBov RMS.
     static let audioLevel = -12
 
-    static func start(_ session: CaucusSession, share: Bool = false) -> Task<Void, any Error> {
+    typealias Colour = (red: UInt8, green: UInt8, blue: UInt8)
+
+    static func start(
+        _ session: CaucusSession, share: Bool = false, hertz: Double = toneHertz, colour: Colour = colour
+    ) -> Task<Void, any Error> {
         let audio = session.audioHelper
         let video = session.videoHelper
         let screen = session.shareHelper
@@ -45,7 +49,7 @@ enum TestPublisher {
                 let elapsed = ContinuousClock.now - started
                 // Audio keeps its 20 ms pace against the clock; video follows at 15 a second.
                 while Duration.milliseconds(20) * audioFrame <= elapsed {
-                    let bytes = try opus.encode(tone(frame: audioFrame))
+                    let bytes = try opus.encode(tone(frame: audioFrame, hertz: hertz))
                     // Refused while muted: the tone goes on, as a microphone would.
                     _ = try? audio.send(EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true, audioLevel: audioLevel))
                     audioFrame += 1
@@ -69,11 +73,11 @@ enum TestPublisher {
         }
     }
 
-    /// 20 ms of a stereo sine at 440 Hz, 48 kHz, interleaved, continuing from earlier frames.
-    static func tone(frame: Int) -> [Int16] {
+    /// 20 ms of a stereo sine at `hertz`, 48 kHz, interleaved, continuing from earlier frames.
+    static func tone(frame: Int, hertz: Double = toneHertz) -> [Int16] {
         (0..<960).flatMap { index -> [Int16] in
             let t = Double(frame * 960 + index) / 48_000
-            let sample = Int16(12_000 * sin(2 * .pi * toneHertz * t))
+            let sample = Int16(12_000 * sin(2 * .pi * hertz * t))
             return [sample, sample]
         }
     }
