@@ -39,6 +39,8 @@ actor MediaEngine {
     private(set) var video = false
     private(set) var share = false
 
+    /// The session is over for this user: no peer is made any more.
+    private var ended = false
     /// A renewal under way, and whether another was asked for meanwhile.
     private var renewing = false
     private var renewAgain = false
@@ -96,6 +98,7 @@ actor MediaEngine {
 
     /// The session ended or was left: the peer goes, and nothing is published any more.
     func close() async {
+        ended = true
         connecting?.cancel()
         connecting = nil
         audio = .off
@@ -167,6 +170,7 @@ actor MediaEngine {
     /// Makes the peer, once: an offer, the server's answer, then ICE and DTLS over UDP.
     private func connect() async throws(SessionError) {
         if connection != nil { return }
+        if ended { throw .notJoined }
         if let connecting {
             connection = try await connecting.value.get()
             return
@@ -181,8 +185,14 @@ actor MediaEngine {
         connecting = task
         let result = await task.value
         connecting = nil
-        connection = try result.get()
-        session.mediaSlots.attach(connection)
+        let made = try result.get()
+        guard !ended else {
+            // The session ended while the peer was being made.
+            await made.close()
+            throw .notJoined
+        }
+        connection = made
+        session.mediaSlots.attach(made)
         updateSendPath()
     }
 

@@ -63,6 +63,11 @@ import Testing
         publisher.cancel()
         _ = try? await publisher.value
         try await ann.session.leave()
+        // Leaving ends her media: nothing more can be sent.
+        let frame = EncodedFrame(codec: .opus, bytes: [0xF8, 0xFF, 0xFE], timestamp: 0, isKeyframe: true)
+        try await eventually("Ann's media closed by her leave") { (try? ann.session.audioHelper.send(frame)) == nil }
+        let (audioOn, videoOn) = (await ann.session.audioHelper.isStarted, await ann.session.videoHelper.isStarted)
+        #expect(!audioOn && !videoOn)
         try await ben.session.leave()
         try await host.session.leave()
         await server.stop()
