@@ -1,18 +1,21 @@
 import CaucusCore
 
 /// The codecs the SDK carries: what an app's encoder makes and its decoder takes (Opus for
-/// audio, VP8 for camera video and screen share).
+/// audio; VP8, or H.264 by `Configuration.videoCodec`, for camera video and screen share).
 public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
     /// Opus (RFC 6716), for audio: one encoder packet per frame, 48 kHz RTP clock.
     case opus
     /// VP8 (RFC 6386), for video: one encoded frame, 90 kHz RTP clock.
     case vp8
+    /// H.264 (Constrained Baseline, RFC 6184 packetization mode 1), for video: one access
+    /// unit as an Annex B stream (each NAL unit after a start code), 90 kHz RTP clock.
+    case h264
 
     /// The RTP clock of the codec, in ticks per second: what ``EncodedFrame/timestamp`` counts.
     public var clockRate: Int {
         switch self {
         case .opus: 48_000
-        case .vp8: 90_000
+        case .vp8, .h264: 90_000
         }
     }
 
@@ -20,6 +23,7 @@ public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .opus: "Opus"
         case .vp8: "VP8"
+        case .h264: "H.264"
         }
     }
 }
@@ -32,13 +36,15 @@ public enum MediaCodec: Sendable, Hashable, CustomStringConvertible {
 /// app's decoder.
 public struct EncodedFrame: Sendable, Hashable {
     public var codec: MediaCodec
-    /// What the encoder made (an Opus packet; a VP8 frame) or what a decoder takes.
+    /// What the encoder made (an Opus packet; a VP8 frame; an H.264 access unit in Annex B
+    /// form) or what a decoder takes.
     public var bytes: [UInt8]
     /// The frame's time on its codec's RTP clock (``MediaCodec/clockRate``): 960 ticks apart
     /// for 20 ms Opus frames, 6,000 for 15 frames a second of VP8. Only differences matter;
     /// on receipt it is the sender's clock as the server carries it, with its own origin.
     public var timestamp: UInt32
-    /// Decodable without earlier frames: a VP8 key frame. Every Opus frame is.
+    /// Decodable without earlier frames: a VP8 key frame, an H.264 access unit with an IDR
+    /// slice. Every Opus frame is.
     public var isKeyframe: Bool
     /// For audio the app sends: how loud the frame is, in dBov, from -127 (silence) to 0 (the
     /// loudest a signal can be); nil when not measured. It travels with the packet (RFC 6464)

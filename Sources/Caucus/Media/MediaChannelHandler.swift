@@ -175,7 +175,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
                 slots[report.ssrc]?.stream.reception.senderReport(ntpTimestamp: report.ntpTimestamp, arrival: Self.now())
                 continue
             }
-            for (kind, stream) in sending where stream.codec == .vp8 {
+            for (kind, stream) in sending where stream.codec != .opus {
                 switch packet {
                 case .pictureLossIndication(_, let media) where media == stream.ssrc:
                     keyframeRequested(kind)

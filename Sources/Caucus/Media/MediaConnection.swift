@@ -21,7 +21,7 @@ final class MediaConnection: Sendable {
     /// Binds a socket, connects to the server the answer names, and returns once SRTP is
     /// keyed (or throws when ICE or DTLS fail, on their own schedules).
     static func open(
-        offer: SDPOffer, screenShareMids: Set<String>, certificate: DTLSCertificate, answer: SessionDescription,
+        offer: SDPOffer, videoCodec: MediaCodec, screenShareMids: Set<String>, certificate: DTLSCertificate, answer: SessionDescription,
         sending: [MediaKind: UInt32], deliver: @escaping @Sendable (RemoteFrame) -> Void,
         keyframeRequested: @escaping @Sendable (MediaKind) -> Void,
         lost: @escaping @Sendable () -> Void
@@ -40,7 +40,7 @@ final class MediaConnection: Sendable {
             let mid = String(index)
             let kind: MediaKind = section.kind == .audio ? .audio : screenShareMids.contains(mid) ? .screenShare : .video
             slots[ssrc] = MediaChannelHandler.Slot(
-                mid: mid, kind: kind, user: nil, stream: ReceiveSlot(codec: section.kind == .audio ? .opus : .vp8))
+                mid: mid, kind: kind, user: nil, stream: ReceiveSlot(codec: section.kind == .audio ? .opus : videoCodec))
         }
         // The level ID the answer kept on the section this client sends audio on, if any.
         let audioLevelID = offer.sections.indices.first { offer.sections[$0].kind == .audio && offer.sections[$0].direction.sends }
@@ -60,7 +60,7 @@ final class MediaConnection: Sendable {
                     MediaChannelHandler(
                         peer: peer, serverAddress: address,
                         sending: sending.reduce(into: [:]) {
-                            $0[$1.key] = SendStream(codec: $1.key == .audio ? .opus : .vp8, ssrc: $1.value, audioLevelID: audioLevelID)
+                            $0[$1.key] = SendStream(codec: $1.key == .audio ? .opus : videoCodec, ssrc: $1.value, audioLevelID: audioLevelID)
                         }, slots: receiveSlots,
                         connected: connected, deliver: deliver, keyframeRequested: keyframeRequested, lost: lost),
                     eventLoop: loop)

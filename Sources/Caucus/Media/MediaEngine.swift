@@ -27,6 +27,8 @@ actor MediaEngine {
     }
 
     private let session: SessionEngine
+    /// Camera video's and screen share's codec (`Configuration.videoCodec`).
+    nonisolated let videoCodec: MediaCodec
     nonisolated let frames = MediaBroadcast<RemoteFrame>(bufferLimit: 512)
     /// Keyframe requests for this user's camera video and for its screen share.
     nonisolated let keyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
@@ -47,6 +49,7 @@ actor MediaEngine {
 
     init(session: SessionEngine) {
         self.session = session
+        videoCodec = session.configuration.videoCodec.codec
         session.mediaSlots.whenSessionEnds { [weak self] in
             guard let self else { return }
             Task { await self.close() }
@@ -83,7 +86,7 @@ actor MediaEngine {
 
     /// Checks a frame of `kind` and hands it to the connection, without waiting for it to go out.
     nonisolated func send(_ frame: EncodedFrame, as kind: MediaKind) throws(SessionError) {
-        let expected: MediaCodec = kind == .audio ? .opus : .vp8
+        let expected = kind == .audio ? MediaCodec.opus : videoCodec
         guard frame.codec == expected else { throw .media("\(kind) frames are \(expected), not \(frame.codec)") }
         let path = sendPath.withLockedValue { $0 }
         guard path.kinds.contains(kind), let connection = path.connection else {
@@ -216,6 +219,7 @@ actor MediaEngine {
         var offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
         // RFC 6464 levels on what this user sends, so the server can rank it as a speaker.
         offer.audioLevelID = 1
+        offer.videoCodec = engine.videoCodec == .h264 ? .h264 : .vp8
         var request = WireRequest(.mediaOffer)
         request.sdp = offer.text
         request.screenShareMids = Array(screenShareMids)
@@ -230,7 +234,7 @@ actor MediaEngine {
             throw .invalidResponse("the server's answer is not SDP the SDK reads: \(error)")
         }
         return try await MediaConnection.open(
-            offer: offer, screenShareMids: screenShareMids, certificate: certificate, answer: answer,
+            offer: offer, videoCodec: engine.videoCodec, screenShareMids: screenShareMids, certificate: certificate, answer: answer,
             sending: [.audio: audioSSRC, .video: videoSSRC, .screenShare: shareSSRC], deliver: { frames.yield($0) },
             keyframeRequested: { ($0 == .screenShare ? shareKeyframeRequests : keyframeRequests).yield(()) },
             lost: { [weak engine] in

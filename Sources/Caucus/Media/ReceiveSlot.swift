@@ -28,7 +28,7 @@ struct ReceiveSlot {
     /// How long a gap may hold frames back before they are given up on: long enough for a
     /// NACK's round trip or two for video; for audio, a couple of frames.
     static func patience(for codec: MediaCodec) -> Duration {
-        codec == .vp8 ? .milliseconds(300) : .milliseconds(60)
+        codec != .opus ? .milliseconds(300) : .milliseconds(60)
     }
     static let nackRetryInterval = Duration.milliseconds(100)
     static let maximumNacks = 3
@@ -47,14 +47,18 @@ struct ReceiveSlot {
 
     init(codec: MediaCodec) {
         self.codec = codec
-        assembler = FrameAssembler(codec: codec == .opus ? .opus : .vp8)
+        switch codec {
+        case .opus: assembler = FrameAssembler(codec: .opus)
+        case .vp8: assembler = FrameAssembler(codec: .vp8)
+        case .h264: assembler = FrameAssembler(codec: .h264)
+        }
         reception = ReceptionStatistics(clockRate: codec.clockRate)
-        awaitingKeyframe = codec == .vp8
+        awaitingKeyframe = codec != .opus
     }
 
     /// The slot's publisher changed: video waits for the new one's keyframe.
     mutating func publisherChanged(now: Duration) -> Output {
-        guard codec == .vp8 else { return Output() }
+        guard isVideo else { return Output() }
         awaitingKeyframe = true
         var output = Output()
         askForKeyframe(now: now, into: &output)
@@ -68,8 +72,8 @@ struct ReceiveSlot {
         if missing.removeValue(forKey: number) == nil, let newest {
             let ahead = number &- newest
             if ahead > 1, ahead < Self.largestGap {
-                for offset in 1..<ahead { missing[newest &+ offset] = Missing(since: now, lastAsked: now, asked: codec == .vp8 ? 1 : 0) }
-                if codec == .vp8 { output.nacks = (1..<ahead).map { newest &+ $0 } }
+                for offset in 1..<ahead { missing[newest &+ offset] = Missing(since: now, lastAsked: now, asked: isVideo ? 1 : 0) }
+                if isVideo { output.nacks = (1..<ahead).map { newest &+ $0 } }
             }
         }
         if newest.map({ Self.isNewer(number, than: $0) }) ?? true { newest = number }
@@ -81,7 +85,7 @@ struct ReceiveSlot {
     mutating func tick(now: Duration) -> Output {
         var output = Output()
         guard !missing.isEmpty else { return output }
-        if codec == .vp8 {
+        if isVideo {
             for (number, entry) in missing where entry.asked < Self.maximumNacks && now - entry.lastAsked >= Self.nackRetryInterval {
                 missing[number]?.asked += 1
                 missing[number]?.lastAsked = now
@@ -101,7 +105,7 @@ struct ReceiveSlot {
         for event in events {
             switch event {
             case .frame(let frame):
-                if codec == .vp8 {
+                if isVideo {
                     if awaitingKeyframe, !frame.isKeyframe {
                         askForKeyframe(now: now, into: &output)
                         continue
@@ -111,13 +115,15 @@ struct ReceiveSlot {
                 output.frames.append(EncodedFrame(codec: codec, bytes: frame.bytes, timestamp: frame.timestamp, isKeyframe: frame.isKeyframe))
             case .lost(let loss):
                 for offset in 0..<loss.count { missing[loss.firstSequenceNumber &+ UInt16(truncatingIfNeeded: offset)] = nil }
-                if codec == .vp8 {
+                if isVideo {
                     awaitingKeyframe = true
                     askForKeyframe(now: now, into: &output)
                 }
             }
         }
     }
+
+    private var isVideo: Bool { codec != .opus }
 
     /// RFC 3550's serial-number order of 16-bit sequence numbers.
     private static func isNewer(_ a: UInt16, than b: UInt16) -> Bool { a != b && (a &- b) < 0x8000 }

@@ -24,7 +24,7 @@ struct SendStream {
         self.codec = codec
         self.audioLevelID = codec == .opus ? audioLevelID : nil
         sequencer = RTPPacketSequencer(
-            ssrc: ssrc, payloadType: codec == .opus ? SDPOffer.opusPayloadType : SDPOffer.vp8PayloadType,
+            ssrc: ssrc, payloadType: Self.payloadType(of: codec),
             firstSequenceNumber: UInt16.random(in: 0...UInt16.max))
     }
 
@@ -43,18 +43,31 @@ struct SendStream {
                     for: frame.bytes, descriptor: VP8PayloadDescriptor(startsPartition: true, pictureID: pictureID),
                     maximumPayloadSize: Self.maximumPayloadSize)
                 pictureID = pictureID.next
+            case .h264:
+                let nalUnits = H264AnnexB.nalUnits(in: frame.bytes)
+                guard !nalUnits.isEmpty else { throw .emptyFrame }
+                payloads = try H264Payload.payloads(for: nalUnits, maximumPayloadSize: Self.maximumPayloadSize)
             }
         } catch {
             throw .media("the \(codec) frame cannot be sent: \(error)")
         }
-        var packets = sequencer.packets(payloads: payloads, timestamp: frame.timestamp &+ timestampOffset, markerOnLast: codec == .vp8)
+        var packets = sequencer.packets(payloads: payloads, timestamp: frame.timestamp &+ timestampOffset, markerOnLast: codec != .opus)
         if let audioLevelID, let level = frame.audioLevel {
             // RFC 6464: V (voice activity) and the level as -dBov.
             let element = RTPHeaderExtensionElement(id: audioLevelID, data: [(level > -127 ? 0x80 : 0) | UInt8(-level)])
             for index in packets.indices { packets[index].headerExtension = RTPHeaderExtension(elements: [element]) }
         }
-        if codec == .vp8 { remember(packets) }
+        if codec != .opus { remember(packets) }
         return packets
+    }
+
+    /// The payload type the SDK's offer gives the codec.
+    static func payloadType(of codec: MediaCodec) -> UInt8 {
+        switch codec {
+        case .opus: SDPOffer.opusPayloadType
+        case .vp8: SDPOffer.vp8PayloadType
+        case .h264: SDPOffer.h264PayloadType
+        }
     }
 
     /// The packets asked for again that are still kept.

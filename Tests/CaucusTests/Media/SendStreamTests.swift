@@ -30,6 +30,23 @@ import Testing
         #expect(whole.bytes == frame && whole.isKeyframe)
     }
 
+    @Test func anH264AccessUnitIsCutIntoPacketsThatTheAssemblerPutsBackTogether() throws {
+        var stream = SendStream(codec: .h264, ssrc: 9)
+        let key = SDKH264Tests.accessUnit(1, keyframe: true)
+        let delta = SDKH264Tests.accessUnit(2, keyframe: false)
+        let packets = try stream.packets(for: EncodedFrame(codec: .h264, bytes: key, timestamp: 0, isKeyframe: true))
+            + stream.packets(for: EncodedFrame(codec: .h264, bytes: delta, timestamp: 6_000, isKeyframe: false))
+        #expect(packets.allSatisfy { $0.payloadType == 102 && $0.payload.count <= SendStream.maximumPayloadSize })
+        var assembler = FrameAssembler(codec: .h264, firstSequenceNumber: packets[0].sequenceNumber)
+        let frames = packets.flatMap { assembler.receive($0) }.compactMap { event -> AssembledFrame? in
+            if case .frame(let frame) = event { frame } else { nil }
+        }
+        #expect(frames.map(\.bytes) == [key, delta])
+        #expect(frames.map(\.isKeyframe) == [true, false])
+        // A frame with no NAL unit in it is refused.
+        #expect(throws: SessionError.self) { try stream.packets(for: EncodedFrame(codec: .h264, bytes: [9, 9, 9], timestamp: 0, isKeyframe: false)) }
+    }
+
     @Test func aNackIsAnsweredFromTheLastPacketsSent() throws {
         var stream = SendStream(codec: .vp8, ssrc: 1)
         var sent: [RTPPacket] = []
