@@ -46,10 +46,11 @@ public struct EncodedFrame: Sendable, Hashable {
     /// Decodable without earlier frames: a VP8 key frame, an H.264 access unit with an IDR
     /// slice. Every Opus frame is.
     public var isKeyframe: Bool
-    /// For audio the app sends: how loud the frame is, in dBov, from -127 (silence) to 0 (the
-    /// loudest a signal can be); nil when not measured. It travels with the packet (RFC 6464)
-    /// and the server ranks who speaks by it (``AudioHelper/activeSpeakers``): a user whose
-    /// frames carry no level is never ranked. Nil on received frames.
+    /// For audio: how loud the frame is, in dBov, from -127 (silence) to 0 (the loudest a
+    /// signal can be); nil when not measured. The app sets it on what it sends; it travels with
+    /// the packet (RFC 6464), the server ranks who speaks by it (``AudioHelper/activeSpeakers``;
+    /// a user whose frames carry no level is never ranked), and received audio frames carry
+    /// their publisher's, for a level meter.
     public var audioLevel: Int?
 
     public init(codec: MediaCodec, bytes: [UInt8], timestamp: UInt32, isKeyframe: Bool, audioLevel: Int? = nil) {

@@ -39,8 +39,10 @@ final class MediaConnection: Sendable {
             else { continue }
             let mid = String(index)
             let kind: MediaKind = section.kind == .audio ? .audio : screenShareMids.contains(mid) ? .screenShare : .video
+            let levelID = answered.extmaps.first { $0.uri == RTPExtensionURI.audioLevel }?.id
             slots[ssrc] = MediaChannelHandler.Slot(
-                mid: mid, kind: kind, user: nil, stream: ReceiveSlot(codec: section.kind == .audio ? .opus : videoCodec))
+                mid: mid, kind: kind, user: nil,
+                stream: ReceiveSlot(codec: section.kind == .audio ? .opus : videoCodec, audioLevelID: levelID))
         }
         // The level ID the answer kept on the section this client sends audio on, if any.
         let audioLevelID = offer.sections.indices.first { offer.sections[$0].kind == .audio && offer.sections[$0].direction.sends }

@@ -44,9 +44,14 @@ struct ReceiveSlot {
     private var missing: [UInt16: Missing] = [:]
     private var awaitingKeyframe: Bool
     private var lastKeyframeRequest: Duration?
+    /// The ID the answer gave RFC 6464 audio levels on this slot's section (audio only).
+    private let audioLevelID: UInt8?
+    /// Levels of audio packets not delivered yet, by timestamp (an Opus frame is one packet).
+    private var levels: [UInt32: Int] = [:]
 
-    init(codec: MediaCodec) {
+    init(codec: MediaCodec, audioLevelID: UInt8? = nil) {
         self.codec = codec
+        self.audioLevelID = codec == .opus ? audioLevelID : nil
         switch codec {
         case .opus: assembler = FrameAssembler(codec: .opus)
         case .vp8: assembler = FrameAssembler(codec: .vp8)
@@ -69,6 +74,10 @@ struct ReceiveSlot {
         var output = Output()
         let number = packet.sequenceNumber
         reception.record(sequenceNumber: number, timestamp: packet.timestamp, arrival: now)
+        if let audioLevelID, let level = packet.headerExtension?.element(id: audioLevelID)?.first {
+            if levels.count >= 64 { levels.removeAll() }
+            levels[packet.timestamp] = -Int(level & 0x7F)
+        }
         if missing.removeValue(forKey: number) == nil, let newest {
             let ahead = number &- newest
             if ahead > 1, ahead < Self.largestGap {
@@ -112,7 +121,9 @@ struct ReceiveSlot {
                     }
                     awaitingKeyframe = false
                 }
-                output.frames.append(EncodedFrame(codec: codec, bytes: frame.bytes, timestamp: frame.timestamp, isKeyframe: frame.isKeyframe))
+                output.frames.append(EncodedFrame(
+                    codec: codec, bytes: frame.bytes, timestamp: frame.timestamp, isKeyframe: frame.isKeyframe,
+                    audioLevel: levels.removeValue(forKey: frame.timestamp)))
             case .lost(let loss):
                 for offset in 0..<loss.count { missing[loss.firstSequenceNumber &+ UInt16(truncatingIfNeeded: offset)] = nil }
                 if isVideo {

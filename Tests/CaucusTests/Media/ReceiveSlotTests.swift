@@ -127,6 +127,15 @@ import Testing
         #expect(slot.receive(packets[3], now: now + .milliseconds(61)).frames.map(\.timestamp) == [3 * 960])
     }
 
+    @Test func audioFramesCarryTheLevelTheirPacketSaid() {
+        var slot = ReceiveSlot(codec: .opus, audioLevelID: 4)
+        var sequencer = RTPPacketSequencer(ssrc: 9, payloadType: 111, firstSequenceNumber: 1)
+        var packets = (0..<2).flatMap { sequencer.packets(payloads: [[0xF8, UInt8($0)]], timestamp: UInt32($0 * 960), markerOnLast: false) }
+        packets[0].headerExtension = RTPHeaderExtension(elements: [RTPHeaderExtensionElement(id: 4, data: [0x80 | 30])])
+        #expect(slot.receive(packets[0], now: .zero).frames.map(\.audioLevel) == [-30])
+        #expect(slot.receive(packets[1], now: .zero).frames.map(\.audioLevel) == [nil])
+    }
+
     /// A frame's bytes as its packets carry them (each payload past its descriptor).
     static func bytes(of packets: [RTPPacket]) -> [UInt8] {
         packets.flatMap { packet in Array(packet.payload.dropFirst(VP8PayloadDescriptor.parse(packet.payload[...])!.length)) }

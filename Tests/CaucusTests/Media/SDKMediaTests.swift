@@ -34,8 +34,10 @@ import Testing
         // In the main session.
         try await received.waitFor(audio: 60, video: 5, "Ann's tone and picture in the main session")
         try Self.expectToneAndColour(received, after: 0, "main session")
-        // Her frames carry their level: the server ranks her, and Ben's SDK says so.
+        // Her frames carry their level: the server ranks her, and Ben's SDK says so; her
+        // frames reach him with it.
         try await eventually("Ann among the active speakers Ben is told of") { speakers.all.contains { $0.contains(annID) } }
+        #expect(received.audio().allSatisfy { $0.audioLevel == TestPublisher.audioLevel })
 
         // Both moved into one room: the slots follow, the media still arrives.
         let rooms = try await host.session.breakoutRooms.create(count: 2)
