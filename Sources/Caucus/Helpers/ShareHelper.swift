@@ -1,7 +1,7 @@
 import CaucusCore
 
 /// This user's screen share, as the seeds' share helper: start and stop it, and hand in
-/// encoded VP8 frames of the screen. Others' shares arrive as ``CaucusSession/mediaFrames``
+/// encoded frames of the screen (VP8, or H.264 by `Configuration.videoCodec`). Others' shares arrive as ``CaucusSession/mediaFrames``
 /// with `kind == .screenShare`, in the user's one screen-share slot.
 ///
 /// Capture is the app's (on iOS a ReplayKit broadcast extension, on macOS ScreenCaptureKit);
@@ -24,8 +24,8 @@ public struct ShareHelper: Sendable {
 
     public var isStarted: Bool { get async { await media.share } }
 
-    /// Sends one VP8 frame of the screen. Returns at once. Throws while the share is not
-    /// started, or for an empty frame.
+    /// Sends one frame of the screen (of `Configuration.videoCodec`). Returns at once. Throws
+    /// while the share is not started, for an empty frame or one of another codec.
     public func send(_ frame: EncodedFrame) throws(SessionError) {
         try media.send(frame, as: .screenShare)
     }

@@ -1,7 +1,7 @@
 import CaucusCore
 
 /// This user's camera video, as the seeds' `getVideoHelper()`: start and stop it, and hand
-/// in encoded VP8 frames. Others' video arrives as ``CaucusSession/mediaFrames`` once the
+/// in encoded VP8 (or H.264, by `Configuration.videoCodec`) frames. Others' video arrives as ``CaucusSession/mediaFrames`` once the
 /// session's media connection is up (``start()`` or ``AudioHelper/start(muted:)``).
 public struct VideoHelper: Sendable {
     private let media: MediaEngine
@@ -21,8 +21,8 @@ public struct VideoHelper: Sendable {
 
     public var isStarted: Bool { get async { await media.video } }
 
-    /// Sends one VP8 frame, cut into packets here. Returns at once. Throws while video is not
-    /// started, or for an empty frame.
+    /// Sends one frame (of `Configuration.videoCodec`), cut into packets here. Returns at once.
+    /// Throws while video is not started, for an empty frame or one of another codec.
     public func send(_ frame: EncodedFrame) throws(SessionError) {
         try media.send(frame, as: .video)
     }

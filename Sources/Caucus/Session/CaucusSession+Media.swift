@@ -4,10 +4,10 @@ extension CaucusSession {
     /// This user's audio: start, stop, mute, unmute, and the Opus frames it publishes.
     public var audioHelper: AudioHelper { AudioHelper(media: media) }
 
-    /// This user's video: start, stop, and the VP8 frames it publishes.
+    /// This user's video: start, stop, and the frames it publishes.
     public var videoHelper: VideoHelper { VideoHelper(media: media) }
 
-    /// This user's screen share: start, stop, and the VP8 frames of the screen.
+    /// This user's screen share: start, stop, and the frames of the screen.
     public var shareHelper: ShareHelper { ShareHelper(media: media) }
 
     /// A new stream of every frame others publish that reaches this user, from now on:
