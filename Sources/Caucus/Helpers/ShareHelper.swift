@@ -1,8 +1,9 @@
 import CaucusCore
 
 /// This user's screen share, as the seeds' share helper: start and stop it, and hand in
-/// encoded frames of the screen (VP8, or H.264 by `Configuration.videoCodec`). Others' shares arrive as ``CaucusSession/mediaFrames``
-/// with `kind == .screenShare`, in the user's one screen-share slot.
+/// encoded frames of the screen (VP8, or H.264 by `Configuration.videoCodec`). Others'
+/// shares arrive as ``CaucusSession/mediaFrames`` with `kind == .screenShare`, in the user's
+/// one screen-share slot.
 ///
 /// Capture is the app's (on iOS a ReplayKit broadcast extension, on macOS ScreenCaptureKit);
 /// a room whose definition forbids screen share forwards none of it.

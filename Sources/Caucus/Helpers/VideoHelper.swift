@@ -1,8 +1,9 @@
 import CaucusCore
 
 /// This user's camera video, as the seeds' `getVideoHelper()`: start and stop it, and hand
-/// in encoded VP8 (or H.264, by `Configuration.videoCodec`) frames. Others' video arrives as ``CaucusSession/mediaFrames`` once the
-/// session's media connection is up (``start()`` or ``AudioHelper/start(muted:)``).
+/// in encoded VP8 (or H.264, by `Configuration.videoCodec`) frames. Others' video arrives as
+/// ``CaucusSession/mediaFrames`` once the session's media connection is up (``start()`` or
+/// ``AudioHelper/start(muted:)``).
 public struct VideoHelper: Sendable {
     private let media: MediaEngine
 
