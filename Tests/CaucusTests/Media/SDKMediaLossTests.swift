@@ -32,7 +32,9 @@ import Testing
         #expect(counts.droppedDown > 0)
         // Every picture delivered decodes; the last is Ann's colour.
         try SDKMediaTests.expectToneAndColour(received, after: 0, "through 5 % loss")
-        print("SDKMediaLossTests: \(counts.forwardedDown) forwarded, \(counts.droppedDown) dropped, \(counts.repairsOfDropped) repaired; Ben got \(received.video().count) video frames")
+        print(
+            "SDKMediaLossTests: \(counts.forwardedDown) forwarded, \(counts.droppedDown) dropped,",
+            "\(counts.repairsOfDropped) repaired; Ben got \(received.video().count) video frames")
 
         publisher.cancel()
         _ = try? await publisher.value

@@ -9,7 +9,8 @@ import Testing
         var stream = SendStream(codec: .vp8, ssrc: 0xABCD)
         let frame = ReceiveSlotTests.vp8Frame(keyframe: true, size: 3_000, fill: 7)
         let first = try stream.packets(for: EncodedFrame(codec: .vp8, bytes: frame, timestamp: 90_000, isKeyframe: true))
-        let second = try stream.packets(for: EncodedFrame(codec: .vp8, bytes: ReceiveSlotTests.vp8Frame(keyframe: false, fill: 8), timestamp: 96_000, isKeyframe: false))
+        let delta = ReceiveSlotTests.vp8Frame(keyframe: false, fill: 8)
+        let second = try stream.packets(for: EncodedFrame(codec: .vp8, bytes: delta, timestamp: 96_000, isKeyframe: false))
         #expect(first.count == 3, "3,000 bytes in payloads of at most \(SendStream.maximumPayloadSize)")
         #expect(first.allSatisfy { $0.payload.count <= SendStream.maximumPayloadSize && $0.ssrc == 0xABCD && $0.payloadType == 96 })
         #expect(first.map(\.marker) == [false, false, true])
@@ -51,7 +52,8 @@ import Testing
         var stream = SendStream(codec: .vp8, ssrc: 1)
         var sent: [RTPPacket] = []
         for index in 0..<400 {
-            sent += try stream.packets(for: EncodedFrame(codec: .vp8, bytes: ReceiveSlotTests.vp8Frame(keyframe: index == 0, size: 1_500, fill: 1), timestamp: UInt32(index), isKeyframe: index == 0))
+            let bytes = ReceiveSlotTests.vp8Frame(keyframe: index == 0, size: 1_500, fill: 1)
+            sent += try stream.packets(for: EncodedFrame(codec: .vp8, bytes: bytes, timestamp: UInt32(index), isKeyframe: index == 0))
         }
         #expect(sent.count == 800)
         let recent = sent.suffix(3).map(\.sequenceNumber)

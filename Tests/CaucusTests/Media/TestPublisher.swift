@@ -51,7 +51,9 @@ enum TestPublisher {
                 while Duration.milliseconds(20) * audioFrame <= elapsed {
                     let bytes = try opus.encode(tone(frame: audioFrame, hertz: hertz))
                     // Refused while muted: the tone goes on, as a microphone would.
-                    _ = try? audio.send(EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true, audioLevel: audioLevel))
+                    let frame = EncodedFrame(
+                        codec: .opus, bytes: bytes, timestamp: UInt32(audioFrame * 960), isKeyframe: true, audioLevel: audioLevel)
+                    _ = try? audio.send(frame)
                     audioFrame += 1
                 }
                 if Duration.milliseconds(66) * videoFrame <= elapsed {
