@@ -66,6 +66,8 @@ import Testing
                 try session.shareHelper.send(EncodedFrame(codec: .vp8, bytes: vp8, timestamp: 0, isKeyframe: true))
                 for await _ in session.shareHelper.keyframeRequests { break }
                 let speakers: [UserID]? = await session.audioHelper.activeSpeakers.first { _ in true }
+                let undecodable: [UserID: MediaKinds]? = await session.unplayableMedia.first { _ in true }
+                print(undecodable as Any)
                 print(speakers as Any, await session.shareHelper.isStarted, MediaKind.screenShare)
                 try await session.shareHelper.stop()
                 try await session.videoHelper.stop()

@@ -205,9 +205,9 @@ actor SessionEngine {
         case .unknownEvent(let seq, _, _):
             // A newer server's event: nothing to apply or tell, but it was seen.
             model?.skip(past: seq)
-        case .mediaSlots(let slots, _, let speakers):
+        case .mediaSlots(let slots, let unplayable, let speakers):
             // Not an event: who fills this user's receive slots, for its media peer.
-            mediaSlots.receive(slots, activeSpeakers: speakers)
+            mediaSlots.receive(slots, unplayable: unplayable, activeSpeakers: speakers)
         }
     }
 

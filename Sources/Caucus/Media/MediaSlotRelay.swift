@@ -11,16 +11,30 @@ final class MediaSlotRelay: Sendable {
         var connection: MediaConnection?
         var onEnd: (@Sendable () -> Void)?
         var onResume: (@Sendable () -> Void)?
+        var unplayable: [UserID: MediaKinds] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
     /// The active speakers of this user's location, loudest first, each time the server's
     /// list changes.
     let activeSpeakers = MediaBroadcast<[UserID]>(bufferLimit: 8)
+    /// What this user may receive but its peer cannot decode (another video codec), by
+    /// publisher, each time that changes.
+    let unplayable = MediaBroadcast<[UserID: MediaKinds]>(bufferLimit: 8)
 
     /// A slot map frame: who fills each slot, by mid, and the active speakers when they changed.
-    func receive(_ slots: [MediaSlot], activeSpeakers speakers: [UserID]?) {
+    func receive(_ slots: [MediaSlot], unplayable listed: [UnplayableMedia], activeSpeakers speakers: [UserID]?) {
         if let speakers { activeSpeakers.yield(speakers) }
+        var undecodable: [UserID: MediaKinds] = [:]
+        for item in listed {
+            guard let kind = MediaKind(rawValue: item.kind) else { continue }
+            undecodable[item.user, default: []].insert(MediaKinds(kind))
+        }
+        let changed = state.withLockedValue { state in
+            defer { state.unplayable = undecodable }
+            return state.unplayable != undecodable
+        }
+        if changed { unplayable.yield(undecodable) }
         let map = Dictionary(slots.map { ($0.mid, $0.user) }, uniquingKeysWith: { _, last in last })
         let connection = state.withLockedValue { state in
             state.latest = map

@@ -17,6 +17,12 @@ extension CaucusSession {
     /// a keyframe and, after a loss, resumes at the next one.
     public var mediaFrames: AsyncStream<RemoteFrame> { media.frames.subscribe() }
 
+    /// Publications this user may receive but cannot decode, by publisher, each time that
+    /// changes (an empty dictionary when none is left): video of another codec than this
+    /// user's `Configuration.videoCodec`, which the server never sends it. A new stream from
+    /// now on; needs the media connection.
+    public var unplayableMedia: AsyncStream<[UserID: MediaKinds]> { engine.mediaSlots.unplayable.subscribe() }
+
     /// The frames of one user (its audio and video), from now on.
     public func mediaFrames(from user: UserID) -> AsyncFilterSequence<AsyncStream<RemoteFrame>> {
         media.frames.subscribe().filter { $0.user == user }

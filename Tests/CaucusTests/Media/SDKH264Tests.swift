@@ -68,4 +68,24 @@ import Testing
         _ = try? await publisher.value
         await server.stop()
     }
+
+    /// A VP8 user and an H.264 user see each other's audio but not each other's video, and
+    /// each SDK says so by user.
+    @Test func videoOfAnotherCodecIsReportedUnplayableByUser() async throws {
+        let server = try await TestServer.start()
+        var h264 = Client.configuration
+        h264.videoCodec = .h264
+        let ann = try await server.client("Ann")
+        let ben = try await server.client("Ben", configuration: h264)
+        let (annID, benID) = (try ann.id, try ben.id)
+        let annSees = Collected(ann.session.unplayableMedia)
+        let benSees = Collected(ben.session.unplayableMedia)
+        try await ann.session.videoHelper.start()
+        try await ben.session.videoHelper.start()
+        try await eventually("Ben told Ann's video is unplayable") { benSees.all.last == [annID: [.video]] }
+        try await eventually("Ann told Ben's video is unplayable") { annSees.all.last == [benID: [.video]] }
+        try await ben.session.videoHelper.stop()
+        try await eventually("Ann told nothing is unplayable any more") { annSees.all.last == [:] }
+        await server.stop()
+    }
 }
