@@ -9,7 +9,8 @@ import NIOPosix
 /// and opens, per client address, its own upstream socket to 127.0.0.1:P, so the server sees
 /// one address per client and each client sees answers from the address it was given. RTP
 /// from the server to the clients is dropped at random with probability `downLoss` (a seeded
-/// generator, so a run is repeatable); STUN, DTLS and RTCP always pass.
+/// generator, so a run is repeatable); STUN, DTLS and RTCP always pass. During a blackout
+/// (`blackout = true`) nothing passes either way: a path that went away.
 ///
 /// SRTP leaves the RTP header in the clear, so the relay can tell a repair: a packet of a
 /// stream (SSRC) with a sequence number it dropped before, sent again by the server because
@@ -31,6 +32,7 @@ final class LossyUDPRelay: Sendable {
         var counts = Counts()
         var generator: SplitMix
         var downLoss: Double
+        var blackout = false
         /// Sequence numbers dropped, by SSRC.
         var dropped: [UInt32: Set<UInt16>] = [:]
     }
@@ -57,6 +59,12 @@ final class LossyUDPRelay: Sendable {
 
     var counts: Counts { state.withLockedValue { $0.counts } }
 
+    /// While true, every datagram both ways is dropped.
+    var blackout: Bool {
+        get { state.withLockedValue { $0.blackout } }
+        set { state.withLockedValue { $0.blackout = newValue } }
+    }
+
     func stop() async {
         try? await listener.close()
         try? await group.shutdownGracefully()
@@ -82,6 +90,7 @@ final class LossyUDPRelay: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
             let client = envelope.remoteAddress
+            if state.withLockedValue({ $0.blackout }) { return }
             if let channel = clients[client] {
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: upstream, data: envelope.data), promise: nil)
                 return
@@ -129,6 +138,7 @@ final class LossyUDPRelay: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
+            if state.withLockedValue({ $0.blackout }) { return }
             let bytes = envelope.data.readableBytesView
             let isRTP = bytes.count >= 12 && (128...191).contains(bytes[bytes.startIndex])
                 && !(192...223).contains(bytes[bytes.startIndex + 1])
