@@ -89,7 +89,7 @@ import Glibc
         #expect(app.status == 404)
         #expect(Self.errorCode(app.body) == 1012)
         #expect(!app.body.contains(server.app.secret))
-        for path in ["/console/dev/token", "/console/dev/session"] {
+        for path in ["/console/dev/token", "/console/dev/session", "/console/dev/person"] {
             let token = try await RawHTTP.send(port: server.port, "POST", path, body: #"{"session":"Class","invite":"x"}"#)
             #expect(token.status == 404)
             #expect(Self.errorCode(token.body) == 1012)
@@ -162,6 +162,10 @@ import Glibc
             ("/console/dev/session", "not json", 1004),
             ("/console/dev/session", #"{"session":"   "}"#, 2001),
             ("/console/dev/session", #"{"session":"\#(String(repeating: "s", count: 151))"}"#, 2002),
+            ("/console/dev/person", "not json", 1004),
+            ("/console/dev/person", #"{"session":"Studio","invite":"x"}"#, 1004),
+            ("/console/dev/person", #"{"session":"Studio","invite":"not a code","name":"Bo"}"#, 2018),
+            ("/console/dev/person", #"{"session":"Studio","invite":"\#(joinToken)","name":"Bo"}"#, 2018),
         ]
         for (path, body, code) in cases {
             let reply = try await RawHTTP.send(port: running.port, "POST", path, body: body)
@@ -173,6 +177,13 @@ import Glibc
         let hostInvite = try #require(created["hostInvite"] as? String)
         let other = try await RawHTTP.send(port: running.port, "POST", "/console/dev/token", body: #"{"session":"Other","invite":"\#(hostInvite)"}"#)
         #expect(Self.errorCode(other.body) == 1020)
+        // A personal link needs a name the session would take.
+        for (name, code) in [(" ", 2003), (String(repeating: "n", count: 201), 2004), ("Bo\\u0000", 2015)] {
+            let reply = try await RawHTTP.send(
+                port: running.port, "POST", "/console/dev/person", body: #"{"session":"Studio","invite":"\#(hostInvite)","name":"\#(name)"}"#)
+            #expect(reply.status == 400, "\(name)")
+            #expect(Self.errorCode(reply.body) == code, "\(name): \(reply.body)")
+        }
         await running.stop()
     }
 }

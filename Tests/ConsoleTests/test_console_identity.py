@@ -143,6 +143,89 @@ class IdentityTests(ConsoleTestCase):
         self.assertEqual(sorted(user["name"] for user in users), ["Ann", "Bo"], "a ghost seat")
         self.assertTrue(all(user["presence"]["connected"] for user in users))
 
+    def test_a_personal_link_joins_its_person_in_one_browser_at_a_time(self):
+        host, bo, other = self.page("host Ann"), self.page("participant Bo"), self.page("someone else with Bo's link")
+        secret = development_app(self.server)["secret"]
+        host.join("Personal", "Ann", "host")
+        # The host makes Bo's own link.
+        host.type(css_for("personal-name"), "Bo")
+        host.click(css_for("personal-make"))
+        host.wait_visible(css_for("personal-link", userName="Bo"))
+        host.screenshot("host-personal-link.png")
+        bo_link = host.find(f"{css_for('personal-link', userName='Bo')} {css_for('personal-link-url')}").get_attribute("value")
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(bo_link).query)
+        self.assertEqual(query["name"], ["Bo"])
+        code = query["invite"][0]
+        self.assertNotIn(secret, bo_link)
+
+        # Bo's page asks for no name: the link's is his; he joins as a participant under it.
+        bo.driver.get(bo_link)
+        bo.wait_visible(css_for("join-form"))
+        bo.wait_text(css_for("join-heading"), "as Bo")
+        self.assertFalse(bo.visible(css_for("user-name")), "a personal link asks for a name")
+        bo.click(css_for("join"))
+        bo.wait_joined("Bo", "participant")
+        users = {user["name"]: user for user in self.server_view("Personal")["users"]}
+        self.assertEqual(sorted(users), ["Ann", "Bo"])
+        self.assertEqual(users["Bo"]["role"], "participant")
+        self.assertTrue(users["Bo"]["identity"].startswith("console-person-"), users["Bo"])
+
+        # The same link in another browser: refused in words (2017), and no second Bo.
+        other.driver.get(bo_link)
+        other.wait_visible(css_for("join-form"))
+        other.click(css_for("join"))
+        other.wait(lambda: other.find(css_for("inline-error")).get_attribute("data-code") == "2017", "the refusal of a link in use")
+        self.assertIn("another browser", other.text(css_for("inline-error")))
+        self.assertFalse(other.visible(css_for("participant-view")))
+        self.assertEqual(sorted(user["name"] for user in self.server_view("Personal")["users"]), ["Ann", "Bo"], "a second seat")
+
+        # Bo closes his tab and opens his link again: the same seat.
+        bo_id = users["Bo"]["id"]
+        first = bo.driver.current_window_handle
+        bo.driver.switch_to.new_window("tab")
+        second = bo.driver.current_window_handle
+        bo.driver.switch_to.window(first)
+        bo.driver.close()
+        bo.driver.switch_to.window(second)
+        bo.driver.get(bo_link)
+        bo.wait_joined("Bo", "participant")
+        self.assertEqual(next(user["id"] for user in bo.model()["users"] if user["name"] == "Bo"), bo_id, "reopening made a new person")
+        self.assertEqual(sorted(user["name"] for user in self.server_view("Personal")["users"]), ["Ann", "Bo"], "a ghost seat")
+
+        # The code is Bo's only: another name, no name, or asked as a session-wide code, it is refused.
+        for body in ({"session": "Personal", "invite": code, "name": "Eve", "browser": "x"},
+                     {"session": "Personal", "invite": code},
+                     {"session": "Other", "invite": code, "name": "Bo", "browser": "x"}):
+            status, answer = post(self.server.base, "/console/dev/token", body)
+            self.assertEqual((status, answer["error"]["code"]), (400, 1020), body)
+        # A participant's code makes no personal links; the host's does, never with an empty name.
+        participant_code = urllib.parse.parse_qs(urllib.parse.urlparse(host.find(css_for("invite-link")).get_attribute("value")).query)["invite"][0]
+        status, answer = post(self.server.base, "/console/dev/person", {"session": "Personal", "invite": participant_code, "name": "Eve"})
+        self.assertEqual((status, answer["error"]["code"]), (400, 2018))
+        status, answer = post(self.server.base, "/console/dev/person", {"session": "Personal", "invite": code, "name": "Eve"})
+        self.assertEqual((status, answer["error"]["code"]), (400, 2018))
+        host_code = urllib.parse.parse_qs(urllib.parse.urlparse(host.driver.current_url).query)["invite"][0]
+        status, answer = post(self.server.base, "/console/dev/person", {"session": "Personal", "invite": host_code, "name": "  "})
+        self.assertEqual((status, answer["error"]["code"]), (400, 2003))
+
+        # Two browsers exchanging a fresh personal code before either has joined: the first gets
+        # a participant token (and asking again from it still works), the second none.
+        status, dee = post(self.server.base, "/console/dev/person", {"session": "Personal", "invite": host_code, "name": "Dee"})
+        self.assertEqual(status, 200, dee)
+        self.assertNotIn(secret, json.dumps(dee))
+        asked = {"session": "Personal", "invite": dee["invite"], "name": "Dee", "role": "host"}
+        status, first = post(self.server.base, "/console/dev/token", {**asked, "browser": "one"})
+        self.assertEqual((status, first["role"], first["name"]), (200, "participant", "Dee"))
+        claims = jwt.decode(first["token"], options={"verify_signature": False})
+        self.assertEqual(claims["role_type"], 0)
+        self.assertTrue(claims["user_identity"].startswith("console-person-"))
+        self.assertNotIn(secret, json.dumps(first))
+        status, again = post(self.server.base, "/console/dev/token", {**asked, "browser": "one"})
+        self.assertEqual(status, 200, again)
+        for browser in ({"browser": "two"}, {}):
+            status, answer = post(self.server.base, "/console/dev/token", {**asked, **browser})
+            self.assertEqual((status, answer["error"]["code"]), (409, 2017), browser)
+
 
 if __name__ == "__main__":
     unittest.main()

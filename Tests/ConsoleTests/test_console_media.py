@@ -4,8 +4,10 @@ during and after a breakout each page shows exactly the tiles of the people in i
 location, and each tile plays: its <video> decodes frames (videoWidth > 0 and
 getVideoPlaybackQuality().totalVideoFrames rising) and getStats reports inbound audio from
 that person (audioLevel > 0). A mute shows on the others' pages, a move switches tiles with no
-new offer, a reload resumes the seat and the media, and a refused camera leaves a clear
-message and a page that still chats. axe-core finds no serious or critical violation on the
+new offer and the time from the host's click to each moved page showing exactly its new
+tiles, all playing, is measured and printed; a reload resumes the seat and the media, and a
+refused camera leaves a clear message and a page that still chats. Who speaks is the server's
+list (the slot map frame's activeSpeakers), shown on every tile it names unless muted. axe-core finds no serious or critical violation on the
 host's and a participant's page, desktop and phone; screenshots of each state are written."""
 
 import json
@@ -16,6 +18,49 @@ from console_support import ConsoleTestCase, css_for, SCREENSHOTS
 from accessibility import assert_accessible
 
 SESSION = "Meeting"
+# A move switches tiles within a second (the issue's words).
+MOVE_SECONDS = 1.0
+
+# Keeps every slot map frame's activeSpeakers as the page receives it, beside the console's
+# own handling of the frame: both listeners run in the one task that delivers the message, so
+# a script run afterwards sees the page as the console drew it from that same list.
+RECORD_SPEAKERS = """
+(() => {
+  const Real = window.WebSocket;
+  window.__activeSpeakers = [];
+  window.WebSocket = class extends Real {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        try {
+          const frame = JSON.parse(event.data);
+          if (Array.isArray(frame.media?.activeSpeakers)) window.__activeSpeakers = frame.media.activeSpeakers;
+        } catch {}
+      });
+    }
+  };
+})();
+"""
+
+# Watches, every 10 ms, for the page to show exactly `expected`'s tiles with every other
+# person's video decoding (videoWidth > 0) and a new frame since the tiles became right
+# (totalVideoFrames rising); then keeps the time (Date.now(): the pages share the machine's
+# clock with the host's page that clicked).
+WATCH_TILES = """
+const expected = [...arguments[0]].sort().join("\\n");
+const watch = { ready: null, baseline: null };
+window.__tilesWatch = watch;
+watch.timer = setInterval(() => {
+  const view = document.querySelector('[data-testid="host-view"]:not([hidden]), [data-testid="participant-view"]:not([hidden])');
+  const tiles = [...(view?.querySelectorAll('[data-testid="tile"]') ?? [])];
+  if (tiles.map((tile) => tile.dataset.userName).sort().join("\\n") !== expected) { watch.baseline = null; return; }
+  const you = window.caucusConsole.model.you;
+  const videos = tiles.filter((tile) => Number(tile.dataset.user) !== you).map((tile) => tile.querySelector("video"));
+  const frames = videos.map((video) => video.getVideoPlaybackQuality().totalVideoFrames);
+  if (!watch.baseline || videos.some((video) => video.videoWidth === 0)) { watch.baseline = frames; return; }
+  if (frames.every((count, index) => count > watch.baseline[index])) { watch.ready = Date.now(); clearInterval(watch.timer); }
+}, 10);
+"""
 
 
 class MediaPageTests(ConsoleTestCase):
@@ -76,6 +121,104 @@ class MediaPageTests(ConsoleTestCase):
             connection.send = (op, args) => { if (op === "mediaOffer") window.__offers += 1; return send(op, args); };
             """)
 
+    def watch_tiles(self, pages_and_tiles):
+        """Starts each page's watch for exactly its expected tiles, all playing."""
+        for page, expected in pages_and_tiles:
+            page.driver.execute_script(WATCH_TILES, expected)
+
+    def click_timed(self, page, selector):
+        """Clicks in the page itself and returns the time of the click (Date.now())."""
+        page.wait(lambda: page.find(selector).is_enabled() and page.find(selector).is_displayed(), f"{selector} to be clickable")
+        return page.driver.execute_script("const at = Date.now(); arguments[0].click(); return at;", page.find(selector))
+
+    def switch_times(self, pages_and_tiles, clicked_at, what):
+        """Waits for each watched page's tiles; prints and returns the seconds from the click."""
+        times = {}
+        for page, expected in pages_and_tiles:
+            page.wait(lambda page=page: page.driver.execute_script("return window.__tilesWatch.ready;") is not None,
+                      f"exactly the tiles of {sorted(expected)}, every one playing")
+            times[page.who] = (page.driver.execute_script("return window.__tilesWatch.ready;") - clicked_at) / 1000
+        print(f"\n{what}: tiles exactly right and every one playing, seconds after the click: "
+              + ", ".join(f"{who} {seconds:.2f}" for who, seconds in times.items()))
+        # The issue's "within a second": measured at 0.1–0.4 s on a shared two-core machine
+        # under load (another build running), so the bound leaves a wide margin.
+        for who, seconds in times.items():
+            self.assertLess(seconds, MOVE_SECONDS, f"{who}'s tiles took {seconds:.2f} s after {what}")
+        return times
+
+    def speaking_sample(self, page):
+        """Each tile on show: whether the server's last list names its person, muted, shown
+        speaking, and its words (accessible name and visible state)."""
+        return page.driver.execute_script(
+            """
+            const view = document.querySelector('[data-testid="host-view"]:not([hidden]), [data-testid="participant-view"]:not([hidden])');
+            const listed = window.__activeSpeakers;
+            return [...view.querySelectorAll('[data-testid="tile"]')].map((tile) => ({
+              name: tile.dataset.userName, listed: listed.includes(Number(tile.dataset.user)), muted: tile.dataset.muted === "true",
+              speaking: tile.dataset.speaking === "true", ring: tile.classList.contains("speaking"),
+              label: tile.getAttribute("aria-label"), state: tile.querySelector('[data-testid="tile-state"]').textContent }));
+            """)
+
+    def assert_speaking_follows_the_list(self, page, always=(), never=()):
+        """On this page now: a tile shows speaking (ring, visible word, accessible name)
+        exactly when the server's last list names its person and the person is not muted."""
+        for tile in self.speaking_sample(page):
+            shown = tile["listed"] and not tile["muted"]
+            context = f"{page.who}, {tile['name']}'s tile: {tile}"
+            self.assertEqual(tile["speaking"], shown, context)
+            self.assertEqual(tile["ring"], shown, context)
+            self.assertEqual("speaking" in tile["label"], shown, context)
+            self.assertEqual("speaking" in tile["state"], shown, context)
+            if tile["name"] in always:
+                self.assertTrue(tile["speaking"], context)
+            if tile["name"] in never:
+                self.assertFalse(tile["speaking"], context)
+
+    def test_who_speaks_is_the_servers_list_on_every_page_never_a_muted_user(self):
+        pages = host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+        scripts = [page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SPEAKERS})["identifier"] for page in pages]
+        try:
+            host.join("Speakers", "Ann", "host")
+            bo.join("Speakers", "Bo", "participant")
+            col.join("Speakers", "Col", "participant")
+            # Col mutes at once; every fake microphone beeps, so Ann and Bo are ranked.
+            col.click(css_for("toggle-mic"))
+            col.wait(lambda: col.find(css_for("toggle-mic")).get_attribute("aria-pressed") == "true", "Col's mute button pressed")
+            for page in pages:
+                self.wait_tiles(page, ["Ann", "Bo", "Col"])
+            for page in (host, col):
+                page.wait(lambda page=page: page.find(css_for("tile", userName="Bo")).get_attribute("data-speaking") == "true", "Bo shown speaking")
+            host.wait(lambda: "speaking" in (host.find(css_for("overview-person", userName="Bo")).get_attribute("data-flags") or "").split(","),
+                      "Bo speaking in the host's overview")
+            # The list holds while they beep (the server keeps a speaker until someone louder
+            # comes): every page shows it, the same on each, and never Col.
+            for _ in range(12):
+                for page in pages:
+                    self.assert_speaking_follows_the_list(page, always=["Bo"], never=["Col"])
+                time.sleep(0.25)
+            host.screenshot("media-speaking.png")
+            flags = host.find(css_for("overview-person", userName="Col")).get_attribute("data-flags").split(",")
+            self.assertIn("muted", flags)
+            self.assertNotIn("speaking", flags)
+
+            # Bo mutes: his tile stops showing him speaking at once on the others' pages, and
+            # the server drops him from its list (a muted microphone publishes no audio).
+            bo.click(css_for("toggle-mic"))
+            bo_id = next(user["id"] for user in bo.model()["users"] if user["name"] == "Bo")
+            for page in (host, col):
+                page.wait(lambda page=page: page.find(css_for("tile", userName="Bo")).get_attribute("data-speaking") == "false", "Bo no longer shown speaking")
+                page.wait(lambda page=page: bo_id not in page.driver.execute_script("return window.__activeSpeakers;"), "the server's list without Bo")
+            for _ in range(8):
+                for page in pages:
+                    self.assert_speaking_follows_the_list(page, never=["Bo", "Col"])
+                time.sleep(0.25)
+            host.wait(lambda: "speaking" not in host.find(css_for("overview-person", userName="Bo")).get_attribute("data-flags").split(","),
+                      "Bo not speaking in the overview")
+            self.assertIn("muted", host.find(css_for("overview-person", userName="Bo")).get_attribute("data-flags").split(","))
+        finally:
+            for page, script in zip(pages, scripts):
+                page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
     def test_tiles_follow_the_rooms_play_mute_show_moves_switch_and_a_reload_resumes_the_media(self):
         host, bo, col, dee = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col"), self.page("participant Dee")
         host.join(SESSION, "Ann", "host")
@@ -135,13 +278,12 @@ class MediaPageTests(ConsoleTestCase):
             host.wait_text(f"{room} {css_for('plan-assigned')}", name)
         host.click(css_for("commit"))
         host.wait_text(css_for("status"), "Rooms ready")
-        started = time.monotonic()
-        host.click(css_for("start"))
-        self.wait_tiles(bo, ["Bo", "Col"])
-        switched_after = time.monotonic() - started
-        print(f"\nBo's tiles switched {switched_after:.2f} s after Start was pressed (page and server on one loaded machine)")
-        self.wait_tiles(col, ["Bo", "Col"])
-        self.wait_tiles(dee, ["Dee"])
+        # How long each moved page takes, from the host's click, to show exactly its room's
+        # tiles, every one playing (printed: a figure of this machine, not a limit).
+        moved = [(bo, ["Bo", "Col"]), (col, ["Bo", "Col"]), (dee, ["Dee"])]
+        self.watch_tiles(moved)
+        clicked = self.click_timed(host, css_for("start"))
+        self.switch_times(moved, clicked, "Start")
         self.wait_tiles(host, ["Ann"])
         self.wait_playing(bo, ["Col"])
         self.wait_playing(col, ["Bo"])
@@ -180,6 +322,14 @@ class MediaPageTests(ConsoleTestCase):
             page.screenshot(f"media-{'host' if page is host else 'participant'}-breakout-phone.png")
             assert_accessible(self, page, f"{page.who} in a breakout, phone")
             page.desktop()
+
+        # A move command: Dee from Blue into Red; Dee's page and Red's two others change tiles.
+        joined = [(dee, ["Bo", "Col", "Dee"]), (bo, ["Bo", "Col", "Dee"]), (col, ["Bo", "Col", "Dee"])]
+        self.watch_tiles(joined)
+        host.choose(f"{css_for('room-card', room='Red')} {css_for('room-assign-select')}", "Dee")
+        clicked = self.click_timed(host, f"{css_for('room-card', room='Red')} {css_for('room-assign-button')}")
+        self.switch_times(joined, clicked, "Dee moved into Red")
+        self.wait_playing(dee, ["Bo", "Col"])
 
         # After: everyone back, all tiles again.
         host.type(css_for("stop-countdown"), "0")

@@ -36,15 +36,25 @@ def write_tone(path, frequency, seconds=1, rate=48000):
         out.writeframes(b"".join(struct.pack("<h", s) for s in samples))
 
 
-def write_picture(path, colour, size=(160, 120), frames=15):
-    """A Y4M (4:2:0) video of one colour, BT.601 limited range, as Chromium's fake camera reads it."""
+def write_picture(path, colour, size=(160, 120), frames=15, noise=0):
+    """A Y4M (4:2:0) video of one colour, BT.601 limited range, as Chromium's fake camera reads it.
+    `noise`: each frame's brightness varies at random by up to that much per pixel (the mean, and
+    so the colour a page measures, stays), so an encoder needs its whole bitrate for it."""
     r, g, b = colour
     y = round(16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255)
     u = round(128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255)
     v = round(128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255)
     width, height = size
-    frame = b"FRAME\n" + bytes([y]) * (width * height) + bytes([u]) * (width * height // 4) + bytes([v]) * (width * height // 4)
-    Path(path).write_bytes(f"YUV4MPEG2 W{width} H{height} F15:1 Ip A1:1 C420jpeg\n".encode() + frame * frames)
+    chroma = bytes([u]) * (width * height // 4) + bytes([v]) * (width * height // 4)
+    if noise:
+        import numpy
+
+        generator = numpy.random.default_rng(7)
+        lumas = [numpy.clip(y + generator.integers(-noise, noise + 1, width * height), 16, 235).astype(numpy.uint8).tobytes() for _ in range(frames)]
+    else:
+        lumas = [bytes([y]) * (width * height)] * frames
+    video = b"".join(b"FRAME\n" + luma + chroma for luma in lumas)
+    Path(path).write_bytes(f"YUV4MPEG2 W{width} H{height} F15:1 Ip A1:1 C420jpeg\n".encode() + video)
 
 
 def chromium(fixtures):

@@ -546,6 +546,10 @@ window.caucus = {
   sending(name) {
     return this.peers.get(name).sending();
   },
+  /** `name`'s ICE username fragment, which its connectivity checks carry (a relay knows it by it). */
+  ufrag(name) {
+    return /a=ice-ufrag:(\S+)/.exec(this.peers.get(name).pc.localDescription.sdp)[1];
+  },
   /** When `name`'s video frames were sent since `moment` (if it samples sending). */
   sent(name, moment) {
     return this.peers.get(name).framesSentAt.filter((at) => at >= moment);

@@ -9,7 +9,10 @@ datagram both ways passes here, where it may be dropped:
 
 - at random, with a probability per direction (`up`: client → server, `down`: server → client),
   drawn from a seeded generator per direction;
-- all of them, both ways, during a blackout (`blackout(seconds)`).
+- all of them, both ways, during a blackout (`blackout(seconds)`);
+- towards one client, by a bandwidth cap (`cap(ufrag, bits_per_second)`): a queue that drains at
+  that rate and drops what would wait longer than `queue_seconds` in it, as a slow access link
+  does. The client is known by its ICE username fragment, read from the STUN checks it sends.
 
 It counts what it forwarded and dropped, per direction. It runs on a thread of its own, so a test
 whose event loop carries aiortc peers, or that blocks on a browser, does not slow it.
@@ -23,9 +26,11 @@ whose event loop carries aiortc peers, or that blocks on a browser, does not slo
     relay.stop()
 """
 
+import heapq
 import random
 import selectors
 import socket
+import struct
 import threading
 import time
 
@@ -56,6 +61,11 @@ class LossyRelay:
         self.selector.register(self.wake_read, selectors.EVENT_READ)
         self.thread = threading.Thread(target=self.run, name="lossy-relay", daemon=True)
         self.stopping = False
+        self.ufrags = {}  # client address -> its ICE username fragment
+        self.caps = {}  # ufrag -> (bits per second, longest wait in the queue)
+        self.queue_free_at = {}  # client address -> when its capped link is free again
+        self.departures = []  # heap of (time, order, datagram, client address)
+        self.order = 0
 
     @property
     def port(self):
@@ -72,6 +82,14 @@ class LossyRelay:
         """Drops every datagram, both ways, for `seconds` from now."""
         with self.lock:
             self.blackout_until = time.monotonic() + seconds
+
+    def cap(self, ufrag, bits_per_second, queue_seconds=0.25):
+        """Caps what reaches the client whose ICE username fragment is `ufrag`; None lifts it."""
+        with self.lock:
+            if bits_per_second is None:
+                self.caps.pop(ufrag, None)
+            else:
+                self.caps[ufrag] = (bits_per_second, queue_seconds)
 
     def counts(self):
         with self.lock:
@@ -106,6 +124,50 @@ class LossyRelay:
             tally["forwarded"] += 1
             return True
 
+    @staticmethod
+    def client_ufrag(data):
+        """The client's fragment of a STUN request's USERNAME (`server:client`), if it is one."""
+        if len(data) < 20 or data[0] >> 6 != 0 or data[4:8] != b"\x21\x12\xa4\x42":
+            return None
+        offset = 20
+        while offset + 4 <= len(data):
+            kind, length = struct.unpack_from("!HH", data, offset)
+            if kind == 0x0006:
+                username = data[offset + 4:offset + 4 + length].decode("utf-8", "replace")
+                return username.split(":", 1)[1] if ":" in username else None
+            offset += 4 + (length + 3) // 4 * 4
+        return None
+
+    def send_down(self, data, client):
+        """Towards `client`: at once, or through its capped link's queue."""
+        with self.lock:
+            cap = self.caps.get(self.ufrags.get(client))
+        if cap is None:
+            self.listener.sendto(data, client)
+            return
+        rate, longest_wait = cap
+        now = time.monotonic()
+        leaves = max(now, self.queue_free_at.get(client, 0.0)) + len(data) * 8 / rate
+        if leaves - now > longest_wait:
+            with self.lock:
+                self.tally["down"]["forwarded"] -= 1
+                self.tally["down"]["capped"] = self.tally["down"].get("capped", 0) + 1
+            return
+        self.queue_free_at[client] = leaves
+        self.order += 1
+        heapq.heappush(self.departures, (leaves, self.order, data, client))
+
+    def send_due(self):
+        """Sends what the capped links let out by now; returns the wait until the next, if any."""
+        now = time.monotonic()
+        while self.departures and self.departures[0][0] <= now:
+            _, _, data, client = heapq.heappop(self.departures)
+            try:
+                self.listener.sendto(data, client)
+            except BlockingIOError:
+                continue
+        return self.departures[0][0] - now if self.departures else None
+
     def upstream_for(self, client):
         sock = self.upstreams.get(client)
         if sock is None:
@@ -120,19 +182,23 @@ class LossyRelay:
 
     def run(self):
         while not self.stopping:
-            for key, _ in self.selector.select():
+            for key, _ in self.selector.select(self.send_due()):
                 sock = key.fileobj
                 if sock is self.wake_read:
                     return
                 try:
                     if sock is self.listener:
                         data, client = sock.recvfrom(MAX_DATAGRAM)
+                        ufrag = self.client_ufrag(data)
+                        if ufrag is not None:
+                            with self.lock:
+                                self.ufrags[client] = ufrag
                         if self.passes("up"):
                             self.upstream_for(client).send(data)
                     else:
                         data = sock.recv(MAX_DATAGRAM)
                         if self.passes("down"):
-                            self.listener.sendto(data, self.clients[sock.fileno()])
+                            self.send_down(data, self.clients[sock.fileno()])
                 except (BlockingIOError, ConnectionRefusedError):
                     # Nothing to read after all, or the server's port answered ICMP unreachable
                     # (it is not up yet, or is gone): like a lost datagram.

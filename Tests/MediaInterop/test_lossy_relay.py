@@ -4,6 +4,7 @@ socket and only its own answers; drops follow the probability of their direction
 a blackout drops everything both ways until it ends; the counts add up to what was sent."""
 
 import socket
+import struct
 import sys
 import threading
 import time
@@ -86,6 +87,13 @@ class Client:
         self.running = False
         self.thread.join()
         self.sock.close()
+
+
+def binding_request(username):
+    """A STUN binding request carrying USERNAME (RFC 8489), unsigned: the relay only reads it."""
+    name = username.encode()
+    attribute = struct.pack("!HH", 0x0006, len(name)) + name + b"\0" * (-len(name) % 4)
+    return struct.pack("!HHI", 0x0001, len(attribute), 0x2112A442) + b"0123456789ab" + attribute
 
 
 def payloads(tag, count):
@@ -192,6 +200,30 @@ class LossyRelayTests(unittest.TestCase):
         ann.collect(lambda: len(ann.answers) == 25)
         self.assertEqual(relay.counts()["up"], {"forwarded": 25, "dropped": 0, "blackedOut": 20})
         self.assertEqual(relay.counts()["down"], {"forwarded": 25, "dropped": 0, "blackedOut": 1})
+
+    def test_a_capped_client_gets_what_its_link_carries_and_the_others_everything(self):
+        relay = self.relay()
+        ann, ben = self.client(), self.client()
+        # Each names itself in a STUN check (USERNAME "server:client"), as an ICE agent does.
+        ann.send([binding_request("srv1:annfrag")])
+        ben.send([binding_request("srv2:benfrag")])
+        ann.collect(lambda: len(ann.answers) == 1)
+        ben.collect(lambda: len(ben.answers) == 1)
+        # 80 kbit/s: a 1,000-byte datagram every 100 ms; at most 250 ms in the queue.
+        relay.cap("annfrag", 80_000, queue_seconds=0.25)
+        started = time.monotonic()
+        ann.send([b"a" * 1000 for _ in range(40)])
+        ben.send([b"b" * 1000 for _ in range(40)])
+        ben.collect(lambda: len(ben.answers) == 41)
+        ann.collect(lambda: relay.counts()["down"].get("capped", 0) + len(ann.answers) - 1 == 40 and time.monotonic() - started > 1)
+        self.assertEqual(len(ben.answers), 41, "the other client is not capped")
+        arrived = len(ann.answers) - 1
+        self.assertTrue(2 <= arrived <= 6, f"{arrived} of 40 in a 250 ms queue at 80 kbit/s")
+        self.assertEqual(relay.counts()["down"]["capped"], 40 - arrived)
+        relay.cap("annfrag", None)
+        ann.send([b"c" * 1000 for _ in range(10)])
+        ann.collect(lambda: len(ann.answers) == arrived + 11)
+        self.assertEqual(len(ann.answers), arrived + 11, "the cap lifted")
 
     def test_a_loss_is_a_probability(self):
         relay = self.relay()

@@ -39,9 +39,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
 from lossy_relay import BehindLossyRelay  # noqa: E402
+from media_measures import FREEZE_MS, frozen_fraction, gaps  # noqa: E402
 from media_peers import Peer  # noqa: E402
 
-FREEZE_MS = 200
 # Both publishers send 15 frames a second: one frame late or missing is a 133 ms gap, no freeze.
 VIDEO_RATE = 15
 MEASURE_SECONDS = 20
@@ -63,25 +63,6 @@ PUBLISHERS = {
 }
 SUBSCRIBER = "Sol"
 PALETTE = {**PUBLISHERS, SUBSCRIBER: {"tone": 1300, "colour": [40, 200, 40], "size": [64, 48]}}
-
-
-def gaps(times, start, end, longer_than=FREEZE_MS):
-    """The intervals of [start, end] (ms) between consecutive `times` (the window's edges count
-    as times) longer than `longer_than`."""
-    moments = [start] + sorted(t for t in times if start <= t <= end) + [end]
-    return [(earlier, later) for earlier, later in zip(moments, moments[1:]) if later - earlier > longer_than]
-
-
-def overlap(intervals, others):
-    return sum(max(0, min(b, d) - max(a, c)) for a, b in intervals for c, d in others)
-
-
-def frozen_fraction(times, start, end, blind=()):
-    """The share of [start, end] (ms) spent in gaps of more than FREEZE_MS between frames, leaving
-    out the `blind` intervals (when nobody looked: the page's sampler did not run)."""
-    frozen = gaps(times, start, end)
-    seen = (end - start) - sum(b - a for a, b in blind)
-    return (sum(b - a for a, b in frozen) - overlap(frozen, blind)) / seen if seen > 0 else 1.0
 
 
 class MediaLossTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsyncioTestCase):

@@ -85,6 +85,12 @@ extension CaucusError.Code {
     public static let nameCharacterForbidden = Self(2015, "nameCharacterForbidden")
     /// A join would open a session beyond its app's number of live sessions (`maxSessions`).
     public static let tooManySessions = Self(2016, "tooManySessions")
+    /// The web console's development helpers: a personal link whose person has a seat (or is on
+    /// the way in) from another browser; one person, one seat.
+    public static let personalLinkInUse = Self(2017, "personalLinkInUse")
+    /// The web console's development helpers: a personal link asked for with a code that is
+    /// not the session's host link.
+    public static let hostInviteRequired = Self(2018, "hostInviteRequired")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -158,7 +164,7 @@ extension CaucusError.Code {
         .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
-        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

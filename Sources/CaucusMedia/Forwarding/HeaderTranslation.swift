@@ -4,7 +4,9 @@
 /// (RFC 8843 §15): it names the *publisher's* section, which in the subscriber's description
 /// is some other transceiver; the subscriber finds the slot by the SSRC its answer announced.
 /// So is the transport-wide sequence number: it numbers the publisher's transport, not the
-/// subscriber's.
+/// subscriber's — unless the subscriber negotiated it too, in which case the element is kept
+/// under the subscriber's ID and filled with the subscriber's own number for the packet
+/// (``DownlinkEstimator``), or blanked when the caller has none to give.
 ///
 /// Applied in place on the forwarded copy (no allocation): the payload type is 7 bits of the
 /// second byte, and an element's ID is a nibble (one-byte form) or a byte (two-byte form) of
@@ -24,6 +26,12 @@ public struct HeaderTranslation: Hashable, Sendable {
     private let extensionIDs: [UInt8]
     /// Nothing to change: the same payload type and the same ID for every element kept.
     public let isIdentity: Bool
+    /// The publisher's ID of the transport-wide sequence number, when the subscriber negotiated
+    /// it too: that element carries the subscriber's own number.
+    private let incomingTransportSequenceID: UInt8?
+
+    /// Whether copies can carry a transport-wide sequence number of the subscriber's.
+    public var carriesTransportSequence: Bool { incomingTransportSequenceID != nil }
 
     /// Nil when the subscriber's format cannot carry the publisher's codec.
     public init?(from source: StreamFormat, to destination: StreamFormat) {
@@ -35,16 +43,21 @@ public struct HeaderTranslation: Hashable, Sendable {
         var ids = [UInt8](repeating: 0, count: 256)
         var identity = payloadType == incomingPayloadType
             && (incomingRedundancy == nil || incomingRedundancy == outgoingRedundancy)
+        var transportSequenceID: UInt8?
         for (uri, id) in source.headerExtensionIDs {
-            let outgoing = Self.neverForwarded.contains(uri) ? nil : destination.headerExtensionIDs[uri]
+            let outgoing = uri == RTPExtensionURI.mid ? nil : destination.headerExtensionIDs[uri]
             ids[Int(id)] = outgoing ?? 0
             if outgoing != id { identity = false }
+            if uri == RTPExtensionURI.transportWideCC {
+                // Always rewritten: blanked, or filled with the subscriber's number.
+                identity = false
+                if outgoing != nil { transportSequenceID = id }
+            }
         }
         extensionIDs = ids
         isIdentity = identity
+        incomingTransportSequenceID = transportSequenceID
     }
-
-    private static let neverForwarded: Set<String> = [RTPExtensionURI.mid, RTPExtensionURI.transportWideCC]
 
     /// The subscriber's ID for one of the publisher's extension IDs; nil when it is blanked.
     public func extensionID(for incoming: UInt8) -> UInt8? {
@@ -57,7 +70,9 @@ public struct HeaderTranslation: Hashable, Sendable {
     /// that is malformed or has no primary to hand a subscriber without RED). A malformed
     /// header is otherwise left as it is past the payload type (the forwarding path only
     /// forwards what SRTP authenticated, and a receiver drops what it cannot parse).
-    public func apply(to packet: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+    /// `transportSequence` fills the transport-wide sequence number where the subscriber
+    /// negotiated it (nil blanks it).
+    public func apply(to packet: UnsafeMutableRawBufferPointer, length: Int, transportSequence: UInt16? = nil) -> Int? {
         guard !isIdentity, length >= 12, length <= packet.count else { return length }
         var length = length
         if let incomingRedundancy, packet[1] & 0x7F == incomingRedundancy {
@@ -73,11 +88,11 @@ public struct HeaderTranslation: Hashable, Sendable {
         } else {
             packet[1] = packet[1] & 0x80 | payloadType
         }
-        renumberExtensions(packet, length: length)
+        renumberExtensions(packet, length: length, transportSequence: transportSequence)
         return length
     }
 
-    private func renumberExtensions(_ packet: UnsafeMutableRawBufferPointer, length: Int) {
+    private func renumberExtensions(_ packet: UnsafeMutableRawBufferPointer, length: Int, transportSequence: UInt16?) {
         guard packet[0] & 0x10 != 0 else { return }
         let header = 12 + Int(packet[0] & 0x0F) * 4
         guard header + 4 <= length else { return }
@@ -86,13 +101,26 @@ public struct HeaderTranslation: Hashable, Sendable {
         let start = header + 4
         let end = min(start + words * 4, length)
         if profile == 0xBEDE {
-            rewriteOneByteElements(packet, from: start, to: end)
+            rewriteOneByteElements(packet, from: start, to: end, transportSequence: transportSequence)
         } else if profile & 0xFFF0 == 0x1000 {
-            rewriteTwoByteElements(packet, from: start, to: end)
+            rewriteTwoByteElements(packet, from: start, to: end, transportSequence: transportSequence)
         }
     }
 
-    private func rewriteOneByteElements(_ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
+    /// Writes the subscriber's transport-wide number into the element whose data starts at
+    /// `data` and is `length` long; false when there is none to write or it does not fit.
+    private func fillTransportSequence(
+        _ packet: UnsafeMutableRawBufferPointer, id: UInt8, data: Int, length: Int, transportSequence: UInt16?
+    ) -> Bool {
+        guard id == incomingTransportSequenceID, let transportSequence, length == 2 else { return false }
+        packet[data] = UInt8(transportSequence >> 8)
+        packet[data + 1] = UInt8(transportSequence & 0xFF)
+        return true
+    }
+
+    private func rewriteOneByteElements(
+        _ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int, transportSequence: UInt16?
+    ) {
         var offset = start
         while offset < end {
             let byte = packet[offset]
@@ -105,7 +133,12 @@ public struct HeaderTranslation: Hashable, Sendable {
             if id == 15 { return }
             let elementEnd = offset + 1 + Int(byte & 0x0F) + 1
             guard elementEnd <= end else { return }
-            let outgoing = extensionIDs[Int(id)]
+            var outgoing = extensionIDs[Int(id)]
+            if id == incomingTransportSequenceID,
+                !fillTransportSequence(packet, id: id, data: offset + 1, length: elementEnd - offset - 1, transportSequence: transportSequence)
+            {
+                outgoing = 0
+            }
             if outgoing == 0 || outgoing > 14 {
                 for index in offset..<elementEnd { packet[index] = 0 }
             } else {
@@ -115,7 +148,9 @@ public struct HeaderTranslation: Hashable, Sendable {
         }
     }
 
-    private func rewriteTwoByteElements(_ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
+    private func rewriteTwoByteElements(
+        _ packet: UnsafeMutableRawBufferPointer, from start: Int, to end: Int, transportSequence: UInt16?
+    ) {
         var offset = start
         while offset < end {
             let id = packet[offset]
@@ -126,7 +161,12 @@ public struct HeaderTranslation: Hashable, Sendable {
             guard offset + 2 <= end else { return }
             let elementEnd = offset + 2 + Int(packet[offset + 1])
             guard elementEnd <= end else { return }
-            let outgoing = extensionIDs[Int(id)]
+            var outgoing = extensionIDs[Int(id)]
+            if id == incomingTransportSequenceID,
+                !fillTransportSequence(packet, id: id, data: offset + 2, length: elementEnd - offset - 2, transportSequence: transportSequence)
+            {
+                outgoing = 0
+            }
             if outgoing == 0 {
                 for index in offset..<elementEnd { packet[index] = 0 }
             } else {

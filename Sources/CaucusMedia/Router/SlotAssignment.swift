@@ -25,9 +25,17 @@ public struct SlotAssignment: Hashable, Sendable {
 
     /// The same, ranked by a speaker ranking's published order (`SpeakerRanking`): audio slots
     /// go to its top speakers, video slots to its most recent ones, then to the publishers it
-    /// never heard, in the caller's order; screen share by the caller's order.
-    public static func assign(eligible: [PublishedStream], order: SpeakerOrder, layout: SlotLayout, previous: SlotAssignment) -> SlotAssignment {
-        assign(eligible: eligible, layout: layout, previous: previous) { SlotPreference.ranked($0, kind: $1, order: order) }
+    /// never heard, in the caller's order; screen share by the caller's order. A `pinned`
+    /// stream that is eligible (the voice broadcast) ranks before all of them, whatever the
+    /// ranking says: it always has a slot of its kind if there is one.
+    public static func assign(
+        eligible: [PublishedStream], order: SpeakerOrder, layout: SlotLayout, previous: SlotAssignment, pinned: PublishedStream? = nil
+    ) -> SlotAssignment {
+        assign(eligible: eligible, layout: layout, previous: previous) { candidates, kind in
+            let ranked = SlotPreference.ranked(candidates, kind: kind, order: order)
+            guard let pinned, pinned.kind == kind, ranked.contains(pinned) else { return ranked }
+            return [pinned] + ranked.filter { $0 != pinned }
+        }
     }
 
     private static func assign(

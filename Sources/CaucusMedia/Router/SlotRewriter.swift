@@ -91,6 +91,8 @@ public struct SlotRewriter: Sendable {
     static let maximumGapSeconds: UInt64 = 60
 
     private var last: (sequenceNumber: UInt16, timestamp: UInt32, arrival: Duration)?
+    /// The sequence number of the last packet the slot sent.
+    public var lastSequenceNumber: UInt16? { last?.sequenceNumber }
     private let initialSequenceNumber: UInt16
     private let initialTimestamp: UInt32
 

@@ -11,8 +11,8 @@ public struct SDPAnswerOptions: Sendable {
     /// The `o=` line's session ID; any number that stays the same for this peer.
     public var sessionID: UInt64
     /// Header extensions answered when offered (the offerer's IDs are kept). Transport-wide
-    /// sequence numbers only where the offerer sends: the server gives feedback on what it
-    /// receives, and sends none of its own.
+    /// sequence numbers where the offerer sends (the server gives feedback on what it
+    /// receives), and where it receives only with ``downlinkEstimation``.
     public var headerExtensions: Set<String> = [
         RTPExtensionURI.mid, RTPExtensionURI.audioLevel, RTPExtensionURI.transportWideCC, RTPExtensionURI.streamID,
         RTPExtensionURI.repairedStreamID,
@@ -20,9 +20,13 @@ public struct SDPAnswerOptions: Sendable {
     /// Whether a video section offering simulcast (RFC 8853, with RIDs) is answered with every
     /// layer; without, the offerer sends one.
     public var simulcast = true
-    /// Feedback answered when offered for the chosen codec (`transport-cc` only where the
-    /// offerer sends, like its extension).
+    /// Feedback answered when offered for the chosen codec (`transport-cc` like its extension).
     public var feedback: Set<String> = ["nack", "nack pli", "ccm fir", "transport-cc"]
+    /// Whether transport-wide congestion control is answered on sections where the server
+    /// sends too, when offered: the subscriber then reports what arrived of the server's
+    /// packets, and the server estimates its downlink (`DownlinkEstimator`) to choose its
+    /// simulcast layers.
+    public var downlinkEstimation = true
     /// Whether redundant audio (RFC 2198 RED wrapping Opus) is answered when offered: first,
     /// so a browser that can send it does, and subscribers that keep it receive it.
     public var audioRedundancy = true
@@ -82,7 +86,8 @@ public struct SDPAnswer: Sendable {
             let accepted = section.port != 0 ? Self.chooseCodec(for: section) : nil
             if accepted != nil, !section.rtcpMux { throw .rtcpMuxRequired(mid: mid) }
             var extensionIDs: [String: UInt8] = [:]
-            let senderOnly: Set<String> = [RTPExtensionURI.transportWideCC, "transport-cc", RTPExtensionURI.streamID, RTPExtensionURI.repairedStreamID]
+            var senderOnly: Set<String> = [RTPExtensionURI.streamID, RTPExtensionURI.repairedStreamID]
+            if !options.downlinkEstimation { senderOnly.formUnion([RTPExtensionURI.transportWideCC, "transport-cc"]) }
             for extmap in section.extmaps where options.headerExtensions.contains(extmap.uri) {
                 guard section.direction.sends || !senderOnly.contains(extmap.uri) else { continue }
                 extensionIDs[extmap.uri] = extmap.id

@@ -59,11 +59,17 @@ struct ConsoleSessionInvites: Encodable, Sendable {
     let participantInvite: String
 }
 
-/// `POST /console/dev/token`: an invite code and the session it is for. Nothing else: the
-/// role is the code's.
+/// `POST /console/dev/token`: an invite code and the session it is for; for a personal link,
+/// the name it was made for and the asking browser's own random id. Nothing else: the role is
+/// the code's.
 struct ConsoleTokenRequest: Decodable, Sendable {
     let session: String
     let invite: String
+    /// A personal link's name (the link carries it; the code verifies only with it).
+    let name: String?
+    /// A personal link: the browser's id, so that the same browser asking twice (a password
+    /// retried) is not taken for a second one.
+    let browser: String?
 
     static func decode(_ data: Data) throws(CaucusError) -> ConsoleTokenRequest {
         do {
@@ -74,10 +80,12 @@ struct ConsoleTokenRequest: Decodable, Sendable {
     }
 }
 
-/// `POST /console/dev/token`'s answer: a two-hour join token of the code's role.
+/// `POST /console/dev/token`'s answer: a two-hour join token of the code's role, and for a
+/// personal link the name to join with.
 struct ConsoleToken: Encodable, Sendable {
     let token: String
     let role: String
+    var name: String?
 }
 
 /// `GET /console/dev`: whether the development helpers are on.

@@ -39,12 +39,33 @@ extension SessionServer {
                 return Self.failure(error, status: nil)
             }
         }
+        router.post("/console/dev/person") { request, _ in
+            guard let app = self.developmentApp else { return Self.developmentOff() }
+            do {
+                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
+                let asked = try ConsolePersonRequest.decode(Data(buffer: body))
+                let now = self.clock()
+                // Only the host link makes personal links: a participant cannot make more people.
+                guard (try? ConsoleInvites.role(of: asked.invite, session: asked.session, app: app, at: now)) == .host else {
+                    throw CaucusError(.hostInviteRequired, "Only the host link of \(asked.session) makes personal links.")
+                }
+                let invite = try ConsolePersonalLinks.code(for: asked.session, name: asked.name, app: app, at: now)
+                return Self.json(ConsolePersonInvite(session: asked.session, name: asked.name, invite: invite))
+            } catch let error as CaucusError {
+                return Self.failure(error, status: nil)
+            } catch {
+                return Self.failure(CaucusError(.internalError, "Could not make a personal link."), status: nil)
+            }
+        }
         router.post("/console/dev/token") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
             do {
                 let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
                 let asked = try ConsoleTokenRequest.decode(Data(buffer: body))
                 let now = self.clock()
+                if let name = asked.name {
+                    return try await self.personalToken(asked, name: name, app: app, at: now)
+                }
                 let role = try ConsoleInvites.role(of: asked.invite, session: asked.session, app: app, at: now)
                 // Whoever joins a session that is not running creates it and hosts it: a
                 // participant's link waits for the host instead.
@@ -59,6 +80,27 @@ extension SessionServer {
                 return Self.failure(CaucusError(.internalError, "Could not mint a token."), status: nil)
             }
         }
+    }
+
+    /// A personal link's token: a participant's, with the person's id as its identity, unless
+    /// the person has a seat or another browser is on its way in with the same link.
+    private func personalToken(_ asked: ConsoleTokenRequest, name: String, app: AppCredentials, at now: Instant) async throws -> Response {
+        let person = try ConsolePersonalLinks.person(of: asked.invite, session: asked.session, name: name, app: app, at: now)
+        guard try await isLive(asked.session, of: app) else {
+            return Self.conflict(CaucusError(.sessionNotOpenYet, "\(asked.session) has not been opened by its host yet."))
+        }
+        let inUse = CaucusError(
+            .personalLinkInUse,
+            "\(name) is in \(asked.session) from another browser: one link is one person. Go on in that browser, or ask the host for a link of your own.")
+        if let session = await registry.session(app: app.key, named: asked.session),
+            await session.view().users.contains(where: { $0.identity == person })
+        {
+            return Self.conflict(inUse)
+        }
+        // Without an id, a browser is never taken for the one that asked before.
+        guard personalClaims.claim(person, by: asked.browser ?? UUID().uuidString, at: now) else { return Self.conflict(inUse) }
+        let token = try TokenMinter.mint(app: app, sessionName: asked.session, role: .participant, issuedAt: now, userIdentity: person)
+        return Self.json(ConsoleToken(token: token, role: "participant", name: name))
     }
 
     private func isLive(_ session: String, of app: AppCredentials) async throws -> Bool {
@@ -94,6 +136,6 @@ extension SessionServer {
 enum ConsoleRoutes {
     static let methods: [String: Set<String>] = [
         "/": ["GET"], "/console": ["GET"], "/console/{file}": ["GET"], "/console/dev": ["GET"], "/console/dev/session": ["POST"],
-        "/console/dev/token": ["POST"],
+        "/console/dev/token": ["POST"], "/console/dev/person": ["POST"],
     ]
 }

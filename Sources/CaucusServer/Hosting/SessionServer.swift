@@ -41,6 +41,8 @@ public final class SessionServer: Sendable {
     let admission: JoinAdmission
     let logger: Logger
     let clock: @Sendable () -> Instant
+    /// The console's personal links on their way into a session (development app).
+    let personalClaims = ConsolePersonalClaims()
 
     /// Opens the data folder and store, and rebuilds the sessions that were live.
     public static func open(

@@ -14,6 +14,9 @@ struct MediaHandover: Sendable {
         let location: Location?
         /// Its live connection; nil while it has none.
         let connection: ClientConnection?
+        /// A stream it must have a slot for whatever the speaker ranking says: the voice
+        /// broadcast, for everyone but the broadcaster.
+        var pinned: PublishedStream? = nil
     }
 
     var users: [Int: Entry] = [:]

@@ -26,6 +26,8 @@ struct MediaMetrics: Sendable {
     let datagramsHandedOver: CoreMetrics.Counter
     /// Packets a subscriber NACKed, sent again from the retransmission cache.
     let retransmissions: CoreMetrics.Counter
+    /// Packets repeated to probe a subscriber's downlink (`ProbeSchedule`).
+    let probePackets: CoreMetrics.Counter
     /// Keyframe requests (PLI) the server sent publishers, after coalescing.
     let keyframeRequests: CoreMetrics.Counter
     /// NACKs the server sent publishers of packets lost on their way to it.
@@ -50,6 +52,7 @@ struct MediaMetrics: Sendable {
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
         retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")
+        probePackets = CoreMetrics.Counter(label: "caucus_media_probe_packets_total")
         upstreamNACKs = CoreMetrics.Counter(label: "caucus_media_upstream_nacks_total")
     }
 }

@@ -143,12 +143,13 @@ final class MediaPeerTable {
     }
 
     /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields and renumbered by
-    /// `translation`, and wrapped for the RTX stream `retransmittedAs` names if any, protected,
+    /// `translation` (with the subscriber's transport-wide number where it has one), and wrapped
+    /// for the RTX stream `retransmittedAs` names if any, protected,
     /// in one buffer written once (no intermediate copies); nil when the peer is not connected or
     /// the translation finds nothing it can decode (malformed RED).
     func protect(
         rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation,
-        retransmittedAs rtx: RTXEncapsulation? = nil, for key: MediaPeerKey
+        retransmittedAs rtx: RTXEncapsulation? = nil, transportSequence: UInt16? = nil, for key: MediaPeerKey
     ) -> (buffer: ByteBuffer, destination: TransportAddress)? {
         guard let peer = byKey[key]?.peer, let tagLength = peer.profile?.tagLength else { return nil }
         // Room for the tag, and for the OSN an RTX packet adds.
@@ -158,7 +159,7 @@ final class MediaPeerTable {
         buffer.writeRepeatingByte(0, count: spare)
         let protected = buffer.withUnsafeMutableReadableBytes { bytes -> (length: Int, destination: TransportAddress)? in
             header.write(into: bytes)
-            guard var length = translation.apply(to: bytes, length: packet.count) else { return nil }
+            guard var length = translation.apply(to: bytes, length: packet.count, transportSequence: transportSequence) else { return nil }
             if let rtx {
                 guard let wrapped = RTXPacket.wrap(bytes, length: length, as: rtx) else { return nil }
                 length = wrapped

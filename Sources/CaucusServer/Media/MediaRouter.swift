@@ -3,6 +3,7 @@ import CaucusJSON
 import CaucusMedia
 import CaucusProtocol
 import CaucusStore
+import CoreMetrics
 import NIOCore
 
 /// The media loop's forwarding: one `SessionMediaRouter` per session with peers, fed by the
@@ -68,7 +69,11 @@ final class MediaRouter {
             guard let packet = router.restoringRetransmission(received) else { return }
             let feedback = router.forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
                 let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
-                guard let datagram = table.protect(rtp: packet, rewrittenAs: header, translation: translation, for: to) else { return }
+                let transportSequence = router.transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)
+                guard
+                    let datagram = table.protect(
+                        rtp: packet, rewrittenAs: header, translation: translation, transportSequence: transportSequence, for: to)
+                else { return }
                 outbox.append(datagram)
                 metrics.rtpForwarded.increment()
                 metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
@@ -77,27 +82,37 @@ final class MediaRouter {
         case .rtcp(let packet):
             let routed = router.route(rtcp: packet, from: key.user.rawValue, now: MediaClock.now())
             send(routed.rtcp, in: key.session)
-            for copy in routed.retransmissions {
-                let to = MediaPeerKey(session: key.session, user: UserID(copy.subscriber))
-                guard
-                    let datagram = table.protect(
-                        rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs, for: to)
-                else { continue }
-                outbox.append(datagram)
-                metrics.retransmissions.increment()
-            }
+            send(routed.retransmissions, in: key.session, counter: metrics.retransmissions)
         case .connected, .closed:
             break
         }
     }
 
-    /// The routers' timers: lost publisher packets asked for again, speakers ranked.
+    /// The routers' timers: lost publisher packets asked for again, simulcast layers ranked,
+    /// downlinks probed and their layers chosen, speakers ranked.
     func tick(now: Duration) {
         for (session, router) in sessions {
             let feedback = router.tick(now: now)
             if !feedback.isEmpty { send(feedback, in: session) }
             if let changes = router.rankSimulcastLayers(now: now) { perform(changes, in: session) }
+            let (probes, layerChanges) = router.tickDownlinks(now: now)
+            send(probes, in: session, counter: metrics.probePackets)
+            if let layerChanges { perform(layerChanges, in: session) }
             if !router.rankings.isEmpty { perform(router.evaluateSpeakers(now: now), in: session) }
+        }
+    }
+
+    /// Copies of cached packets (repairs, probes), each counted.
+    private func send(_ copies: [SessionMediaRouter.Copy], in session: StoredSessionID, counter: CoreMetrics.Counter) {
+        for copy in copies {
+            let to = MediaPeerKey(session: session, user: UserID(copy.subscriber))
+            guard
+                let datagram = table.protect(
+                    rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs,
+                    transportSequence: copy.transportSequence, for: to)
+            else { continue }
+            outbox.append(datagram)
+            counter.increment()
         }
     }
 

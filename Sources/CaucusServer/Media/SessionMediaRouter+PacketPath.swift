@@ -13,6 +13,8 @@ extension SessionMediaRouter {
         let translation: HeaderTranslation
         /// For a repair to a slot that negotiated RTX: the RTX stream it leaves on.
         var retransmittedAs: RTXEncapsulation? = nil
+        /// The subscriber's transport-wide number for it, where it estimates its downlink.
+        var transportSequence: UInt16? = nil
     }
 
     /// What a user's RTCP asks the shell to send.
@@ -26,7 +28,8 @@ extension SessionMediaRouter {
     }
 
     /// A publisher's decrypted RTP: calls `deliver` with each subscriber, the header its copy
-    /// leaves with and the renumbering of its payload type and extensions. Returns the RTCP it
+    /// leaves with and the renumbering of its payload type and extensions (the caller stamps
+    /// the copy with ``transportSequence(to:size:translation:at:)``). Returns the RTCP it
     /// calls for, to the publisher: a NACK of a gap it opens in the stream, and a keyframe
     /// request when a slot still waits for this stream's keyframe and the last request has had
     /// time to be answered.
@@ -82,7 +85,8 @@ extension SessionMediaRouter {
 
     /// Called on the media loop's timer: the publishers' lost packets still missing after
     /// ``UpstreamLoss/retryInterval``, asked for again, and each publisher's transport-wide
-    /// feedback on what arrived since the last tick.
+    /// feedback on what arrived since the last tick. (The subscribers' probes and layers:
+    /// ``tickDownlinks(now:interval:)``.)
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
         var feedback = transportFeedbackDue()
         for ssrc in Array(upstreamLoss.keys) {
@@ -112,8 +116,9 @@ extension SessionMediaRouter {
     /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
     ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
     ///
-    /// Receiver reports, REMB and transport-cc end here: the server answers for its own
-    /// streams, and a publisher's congestion control sees the server, not each subscriber.
+    /// A subscriber's transport-cc feeds its downlink estimate. Receiver reports and REMB end
+    /// here: the server answers for its own streams, and a publisher's congestion control sees
+    /// the server, not each subscriber.
     func route(rtcp packet: [UInt8], from user: Int, now: Duration) -> RoutedRTCP {
         guard let packets = try? RTCPPacket.decodeCompound(packet) else { return RoutedRTCP() }
         var routed = RoutedRTCP()
@@ -123,6 +128,7 @@ extension SessionMediaRouter {
             case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
             case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
             case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
+            case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
             case .senderReport(let report):
                 guard streamsBySSRC[report.ssrc]?.publisher == user else { continue }
                 for destination in table.destinations(of: report.ssrc) {
@@ -160,7 +166,8 @@ extension SessionMediaRouter {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
                 routed.retransmissions.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation,
-                    retransmittedAs: nextRetransmission(to: user, in: slot)))
+                    retransmittedAs: nextRetransmission(to: user, in: slot),
+                    transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
             } else if upstreamLoss[origin.source]?.isMissing(origin.sequenceNumber) == true {
                 // Already being asked for on its own schedule; it is forwarded when it comes.
                 continue

@@ -7,8 +7,9 @@ import CaucusMedia
 /// most bytes, re-ranked every second (a layer must carry a fifth more than the forwarded one
 /// to take over), so subscribers get the best layer the publisher's own congestion control
 /// allows. A switch between layers is a slot's switch of source: at the new layer's keyframe,
-/// the old one kept until then. Layers no subscriber takes are not forwarded. (Choosing a layer
-/// per subscriber from its own bandwidth is not done yet.)
+/// the old one kept until then. Layers no subscriber takes are not forwarded (the publisher is
+/// told nothing: it keeps sending them). A subscriber with a downlink estimate gets the layer
+/// its estimate holds instead (`SessionMediaRouter+Downlink.swift`).
 extension SessionMediaRouter {
     struct SimulcastPublication {
         let layers: [String]
@@ -17,14 +18,22 @@ extension SessionMediaRouter {
         let mediaPayloadType: UInt8
         /// RID → its SSRC, as learned.
         var ssrcs: [String: UInt32] = [:]
-        /// Bytes per layer SSRC since the last ranking.
+        /// Bytes per layer SSRC since the last ranking, each layer's rate over the last few
+        /// intervals (bits per second, the latest last), and its rate: the highest of those
+        /// (a layer's rate swings with its picture and its encoder's load; a subscriber given a
+        /// layer must carry its peaks).
         var bytes: [UInt32: Int] = [:]
+        var recentRates: [UInt32: [Int]] = [:]
+        var rates: [UInt32: Int] = [:]
         var forwarded: String?
+        /// When `bytes` started counting.
+        var since: Duration = .zero
 
         var forwardedSSRC: UInt32? { forwarded.flatMap { ssrcs[$0] } }
     }
 
     static let layerRankingInterval = Duration.seconds(1)
+    static let rateIntervalsKept = 3
 
     /// Learns a layer's SSRC (or its RTX SSRC) from a publisher's packet, and counts the bytes of
     /// each layer. Returns a recomputation's changes when the packet made a layer known that is
@@ -46,7 +55,11 @@ extension SessionMediaRouter {
             {
                 simulcast[stream]!.ssrcs[rid] = ssrc
                 simulcastLayerSSRCs[ssrc] = stream
-                guard publication.forwarded == nil else { return nil }
+                guard publication.forwarded == nil else {
+                    // Known to the packet path (keyframes, cache) for subscribers that choose it.
+                    learnStreams()
+                    return nil
+                }
                 simulcast[stream]!.forwarded = rid
                 learnStreams()
                 return recompute(receiversOf: user, and: [], now: now)
@@ -68,6 +81,15 @@ extension SessionMediaRouter {
         for stream in Array(simulcast.keys) {
             let publication = simulcast[stream]!
             simulcast[stream]!.bytes = [:]
+            // The first interval counts from the first ranking's period, not from the clock's zero.
+            let elapsed = max(1, DownlinkEstimator.microseconds(publication.since == .zero ? Self.layerRankingInterval : now - publication.since))
+            for ssrc in publication.ssrcs.values {
+                let rate = Int(Int64(publication.bytes[ssrc, default: 0]) * 8_000_000 / elapsed)
+                let recent = (publication.recentRates[ssrc, default: []] + [rate]).suffix(Self.rateIntervalsKept)
+                simulcast[stream]!.recentRates[ssrc] = Array(recent)
+                simulcast[stream]!.rates[ssrc] = recent.max()
+            }
+            simulcast[stream]!.since = now
             guard let (best, bytes) = publication.ssrcs.map({ ($0.key, publication.bytes[$0.value, default: 0]) }).max(by: { $0.1 < $1.1 }),
                 best != publication.forwarded, bytes > 0
             else { continue }

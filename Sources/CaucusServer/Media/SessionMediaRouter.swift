@@ -83,14 +83,22 @@ final class SessionMediaRouter {
         }
     }
 
+    /// A keyframe to ask for: the publisher, and the incoming SSRC to name.
+    struct KeyframeSource: Hashable {
+        let publisher: Int
+        let ssrc: UInt32
+    }
+
     var subscribers: [Int: Subscriber] = [:]
     /// Recomputations so far (what `caucus_media_routing_recomputations_total` counts).
     private(set) var recomputations = 0
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
     /// session's order, as the session last handed it over.
     private(set) var eligible: [Int: [PublishedStream]] = [:]
+    /// Per user, the stream it must have a slot for whatever the ranking (the voice broadcast).
+    private var pinned: [Int: PublishedStream] = [:]
     private var connections: [Int: ClientConnection] = [:]
-    private var assignments: [Int: SlotAssignment] = [:]
+    private(set) var assignments: [Int: SlotAssignment] = [:]
     /// Where each user is, and who is in each location: a location's speakers are ranked together.
     private(set) var locations: [Int: Location] = [:]
     private(set) var members: [Location: Set<Int>] = [:]
@@ -100,7 +108,7 @@ final class SessionMediaRouter {
     /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
     private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
     /// The other way round.
-    private var ssrcsByStream: [PublishedStream: UInt32] = [:]
+    private(set) var ssrcsByStream: [PublishedStream: UInt32] = [:]
     /// Incoming SSRC → the catalog number of its format.
     private(set) var formatsBySSRC: [UInt32: Int] = [:]
     var catalog = FormatCatalog()
@@ -135,6 +143,10 @@ final class SessionMediaRouter {
     var simulcast: [PublishedStream: SimulcastPublication] = [:]
     var simulcastLayerSSRCs: [UInt32: PublishedStream] = [:]
     var lastLayerRanking: Duration = .zero
+    /// Each subscriber's downlink estimate and layer choices, where it reports what arrives
+    /// (`SessionMediaRouter+Downlink.swift`).
+    var downlinks: [Int: Downlink] = [:]
+    var lastLayerChoice: Duration = .zero
 
     init(speakers: SpeakerRanking.Configuration = .standard) {
         speakerConfiguration = speakers
@@ -153,6 +165,7 @@ final class SessionMediaRouter {
         learnRetransmissionSources(of: user, plan: plan)
         learnTransportSequences(of: user, plan: plan)
         learnSimulcast(of: user, plan: plan)
+        learnDownlink(of: user, plan: plan)
         assignments[user] = nil
         learnStreams()
         var changes = recompute(receiversOf: user, and: [user], now: now)
@@ -169,6 +182,7 @@ final class SessionMediaRouter {
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
         forgetSimulcast(of: user)
+        forgetDownlink(of: user)
         assignments[user] = nil
         learnStreams()
         return recompute(receiversOf: user, and: [], now: now)
@@ -180,6 +194,7 @@ final class SessionMediaRouter {
         var arrivals: [Int] = []
         for (user, entry) in handover.users {
             eligible[user] = entry.eligible.isEmpty ? nil : entry.eligible
+            pinned[user] = entry.pinned
             connections[user] = entry.connection
             if let old = locations[user] { staleAudible.insert(old) }
             if let new = entry.location { staleAudible.insert(new) }
@@ -261,17 +276,20 @@ final class SessionMediaRouter {
             decodable[user] = Set(streams)
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
-                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty)
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty, pinned: pinned[user])
         }
         changes.subscribersRecomputed = next.count
         let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
-        var keyframes = Set(RoutingUpdate(from: before, to: next).keyframeRequests)
+        // A stream's keyframe is asked of the SSRC each subscriber shows (a simulcast layer of its own).
+        var keyframeSources = Set(RoutingUpdate(from: before, to: next).keyframeRequests.compactMap { stream in
+            ssrcsByStream[stream].map { KeyframeSource(publisher: stream.publisher, ssrc: $0) }
+        })
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
         for (user, assignment) in next {
             for slot in subscribers[user]!.rewriters.keys {
                 let stream = assignment.source(in: slot)
-                let ssrc = stream.flatMap { ssrcsByStream[$0] }
+                let ssrc = stream.flatMap { incomingSSRC(of: $0, for: user) }
                 let rewriter = subscribers[user]!.rewriters[slot]!
                 if (rewriter.pending ?? rewriter.source) != ssrc { changes.slotSwitches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
@@ -285,8 +303,8 @@ final class SessionMediaRouter {
                 if let ssrc, let format = formatsBySSRC[ssrc], let slotFormat = subscribers[user]!.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
-                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream {
-                    keyframes.insert(stream)
+                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream, let ssrc {
+                    keyframeSources.insert(KeyframeSource(publisher: stream.publisher, ssrc: ssrc))
                 }
                 let updated = subscribers[user]!.rewriters[slot]!
                 reroute(SlotDestination(subscriber: user, slot: slot), from: [updated.source, updated.pending].compactMap { $0 })
@@ -294,10 +312,9 @@ final class SessionMediaRouter {
             assignments[user] = assignment
         }
 
-        for stream in keyframes.sorted(by: { ($0.publisher, $0.kind.rawValue) < ($1.publisher, $1.kind.rawValue) }) {
-            if let ssrc = ssrcsByStream[stream], keyframeRequests.shouldRequest(ssrc, at: now) {
-                changes.keyframeRequests.append((stream.publisher, ssrc))
-            }
+        for source in keyframeSources.sorted(by: { ($0.publisher, $0.ssrc) < ($1.publisher, $1.ssrc) })
+        where keyframeRequests.shouldRequest(source.ssrc, at: now) {
+            changes.keyframeRequests.append((source.publisher, source.ssrc))
         }
         for user in next.keys.sorted() {
             let slots = subscribers[user]!.plan.receiveSlots.map {
@@ -366,12 +383,17 @@ final class SessionMediaRouter {
             formats[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
         }
         ssrcsByStream = incomingSSRC
+        // Every layer of a simulcast publication is its stream: a subscriber may show any.
+        var every = incomingSSRC.map { (stream: $0.key, ssrc: $0.value) }
+        for (stream, publication) in simulcast {
+            for ssrc in publication.ssrcs.values where ssrc != incomingSSRC[stream] { every.append((stream, ssrc)) }
+        }
         let previous = Set(streamsBySSRC.keys)
-        streamsBySSRC = Dictionary(incomingSSRC.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        streamsBySSRC = Dictionary(every.map { ($0.ssrc, $0.stream) }, uniquingKeysWith: { first, _ in first })
         var current: [UInt32: Int] = [:]
         audioLevels = [:]
-        for (stream, ssrc) in incomingSSRC {
-            guard let format = formats[stream] else { continue }
+        for (stream, ssrc) in every {
+            guard let format = formats[stream] ?? subscribers[stream.publisher]?.publishedFormats[stream.kind] else { continue }
             current[ssrc] = format
             if stream.kind == .audio, let id = catalog.formats[format].headerExtensionIDs[RTPExtensionURI.audioLevel] {
                 audioLevels[ssrc] = (id, stream.publisher)

@@ -84,8 +84,10 @@ extension SessionActor {
                     StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
                 }
             }
+            // The broadcast heads `streams` when there is one; it keeps a slot whoever is louder.
+            let broadcast = state.broadcastVoice.flatMap { $0.publisher == id ? nil : PublishedStream(publisher: $0.publisher.rawValue, kind: .audio) }
             handover.users[id.rawValue] = MediaHandover.Entry(
-                eligible: streams, location: receiving, connection: pipeline.connections[id]?.connection)
+                eligible: streams, location: receiving, connection: pipeline.connections[id]?.connection, pinned: broadcast)
         }
         return handover
     }

@@ -22,6 +22,20 @@ import Testing
         #expect((0..<3).map { quiet.source(in: SlotID(kind: .audio, index: $0))?.publisher } == [3, 5, 1])
     }
 
+    /// A pinned stream (the voice broadcast) has a slot of its kind whatever the ranking; a
+    /// pin that is not eligible, or of another kind, changes nothing.
+    @Test func aPinnedStreamAlwaysHasASlot() {
+        let layout = SlotLayout(audio: 1, video: 1, screenShare: 0)
+        let eligible = [Self.audio(1), Self.audio(2), Self.video(2)]
+        let order = SpeakerOrder(audio: [2, 1], video: [2])
+        let ranked = SlotAssignment.assign(eligible: eligible, order: order, layout: layout, previous: .empty)
+        #expect(ranked.source(in: SlotID(kind: .audio, index: 0)) == Self.audio(2))
+        let pinned = SlotAssignment.assign(eligible: eligible, order: order, layout: layout, previous: ranked, pinned: Self.audio(1))
+        #expect(pinned.source(in: SlotID(kind: .audio, index: 0)) == Self.audio(1))
+        #expect(pinned.source(in: SlotID(kind: .video, index: 0)) == Self.video(2))
+        #expect(SlotAssignment.assign(eligible: eligible, order: order, layout: layout, previous: ranked, pinned: Self.audio(9)) == ranked)
+    }
+
     @Test func aNewLoudSpeakerTakesOnlyTheSlotOfTheOneWhoDroppedOut() {
         let layout = SlotLayout(audio: 2, video: 0, screenShare: 0)
         let first = SlotAssignment.assign(

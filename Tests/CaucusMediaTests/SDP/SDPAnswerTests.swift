@@ -120,17 +120,24 @@ import Testing
         #expect(aiortc.media.allSatisfy { $0.redundancy == nil })
     }
 
-    /// Transport-cc (extension and feedback) only on sections the offerer sends: the server
-    /// reports what it receives and numbers nothing it sends.
-    @Test func transportCCIsAnsweredOnlyWhereTheOffererSends() throws {
+    /// Transport-cc (extension and feedback) on sections the offerer receives too: the
+    /// subscriber then reports what arrived of the server's packets (its downlink estimate).
+    /// Without downlink estimation, only where the offerer sends.
+    @Test func transportCCIsAnsweredWhereTheOffererReceivesForTheDownlinkEstimate() throws {
         var offer = try SessionDescription(parsing: try OfferFixtures.chromiumOffer)
         offer.media[1].direction = .recvonly
         let answer = try SDPAnswer(answering: offer, options: Self.options)
         #expect(answer.media[0].headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
-        #expect(answer.media[1].headerExtensionIDs[RTPExtensionURI.transportWideCC] == nil)
-        #expect(answer.media[1].codec?.feedback.contains("transport-cc") == false)
-        let video = try #require(answer.text.range(of: "m=video"))
-        #expect(!answer.text[video.lowerBound...].contains("transport-wide-cc") && !answer.text[video.lowerBound...].contains("transport-cc"))
+        #expect(answer.media[1].headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
+        #expect(answer.media[1].codec?.feedback.contains("transport-cc") == true)
+        var withoutEstimate = Self.options
+        withoutEstimate.downlinkEstimation = false
+        let senderOnly = try SDPAnswer(answering: offer, options: withoutEstimate)
+        #expect(senderOnly.media[0].headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
+        #expect(senderOnly.media[1].headerExtensionIDs[RTPExtensionURI.transportWideCC] == nil)
+        #expect(senderOnly.media[1].codec?.feedback.contains("transport-cc") == false)
+        let video = try #require(senderOnly.text.range(of: "m=video"))
+        #expect(!senderOnly.text[video.lowerBound...].contains("transport-wide-cc") && !senderOnly.text[video.lowerBound...].contains("transport-cc"))
     }
 
     @Test func directionsAreMirroredAndH264ChosenWithoutVP8() throws {

@@ -75,4 +75,46 @@ import Testing
         #expect(carried != nil, "no packet of Dee's reached Bo's slot")
         await server.stop()
     }
+
+    /// The voice broadcast keeps the listener's one audio slot while a louder publisher of the
+    /// listener's own location speaks 40 dB above it (issue 23, item 4): the session pins it.
+    @Test func theVoiceBroadcastKeepsTheListenersSlotWhoeverIsLouder() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let dee = try await server.joined("Dee")
+        let adaID = try #require(await ada.user)
+        let listener = try await MediaTestClient.connect(bo, on: server, sections: [.receiving(.audio)])
+        let broadcaster = try await MediaTestClient.connect(
+            ada, on: server, sections: [.init(kind: .audio, direction: .sendonly, sendingSSRC: 0xA1)], audioLevelID: Self.levelID)
+        let loud = try await MediaTestClient.connect(
+            dee, on: server, sections: [.init(kind: .audio, direction: .sendonly, sendingSSRC: 0xD1)], audioLevelID: Self.levelID)
+        try await ada.request("publish", ["media": ["audio"]])
+        try await ada.request("startVoiceBroadcast")
+        try await dee.request("publish", ["media": ["audio"]])
+        _ = try await within("Bo's slot filled by Ada's broadcast") {
+            try await MediaRoutingOrderTests.events(before: { MediaRoutingOrderTests.slots(in: $0)?.first?["user"] as? Int == adaID }, on: bo)
+        }
+
+        // Ada broadcasts at −50 dBov, Dee speaks at −10 dBov, for two seconds of 20 ms packets;
+        // then one last packet each, Dee's first.
+        for sequence in UInt16(1)...101 {
+            for client in [listener, broadcaster, loud] { client.keepConsent() }
+            let last = sequence == 101
+            let dees = Self.packet(ssrc: 0xD1, sequence: sequence, level: 10, marker: last ? 0xD2 : 0xD1)
+            loud.socket.send(try #require(loud.peer.protect(rtp: dees)).bytes, to: loud.mediaPort)
+            let adas = Self.packet(ssrc: 0xA1, sequence: sequence, level: 50, marker: last ? 0xA2 : 0xA1)
+            broadcaster.socket.send(try #require(broadcaster.peer.protect(rtp: adas)).bytes, to: broadcaster.mediaPort)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var markers = Set<UInt8>()
+        let reachedTheEnd = listener.next { event -> Bool? in
+            guard case .rtp(let packet) = event, let marker = packet.last else { return nil }
+            markers.insert(marker)
+            return marker == 0xA2 ? true : nil
+        }
+        #expect(reachedTheEnd == true, "Ada's last packet never reached Bo: \(markers)")
+        #expect(!markers.contains(0xD1) && !markers.contains(0xD2), "Dee took the broadcast's slot")
+        await server.stop()
+    }
 }

@@ -66,6 +66,36 @@ import Testing
         #expect(router.subscribers[1]?.currentMap?.slots.filter { $0.kind == "audio" }.map(\.user) == [UserID(2), UserID(4)], "2 kept its slot, 4 took 3's")
     }
 
+    /// 3 broadcasts its voice quietly while 2 and 4 speak loudly: 1's two audio slots keep the
+    /// broadcast whatever the levels (it is pinned), and the other slot goes to the loudest;
+    /// without the pin the two loud speakers would take both.
+    @Test func theVoiceBroadcastKeepsASlotWhoeverIsLouder() {
+        for pinning in [true, false] {
+            let router = Self.room()
+            var handover = MediaHandover()
+            for (user, streams) in Self.eligible(except: []) {
+                // The broadcast heads everyone's list, as the session hands it over.
+                let broadcast = PublishedStream(publisher: 3, kind: .audio)
+                let ordered = user == 3 ? streams : [broadcast] + streams.filter { $0 != broadcast }
+                handover.users[user] = MediaHandover.Entry(
+                    eligible: ordered, location: .main, connection: nil, pinned: pinning && user != 3 ? broadcast : nil)
+            }
+            _ = router.update(handover, now: .zero)
+            for step in 2...50 {
+                let now = Duration.milliseconds(step * 20)
+                for (publisher, level) in [2: UInt8(20), 3: 110, 4: 10] {
+                    _ = router.forward(rtp: Self.audio(ssrc: UInt32(publisher), sequence: UInt16(step), level: level), arrival: now) { _, _, _ in }
+                }
+                if step % 5 == 0 { _ = router.evaluateSpeakers(now: now) }
+            }
+            if pinning {
+                #expect(Self.heardByOne(router, at: 60) == [3, 4], "the broadcast and the loudest")
+            } else {
+                #expect(Self.heardByOne(router, at: 60) == [2, 4], "what the levels alone would give")
+            }
+        }
+    }
+
     /// 4 is the loudest but its audio is not forwarded (say, it is a participant of a paused
     /// main session): it is never ranked, and drops out of the ranking once it stops being heard.
     @Test func aPublisherNobodyMayHearIsNeverRanked() {

@@ -19,12 +19,14 @@ import Testing
         ).encoded()
     }
 
-    @Test func theAnswerKeepsTransportCCOnlyWhereTheOffererSends() throws {
+    /// Kept where the offerer sends (the server reports what it receives) and where it
+    /// receives (it reports what the server sent it: its downlink estimate).
+    @Test func theAnswerKeepsTransportCCWhereTheOffererSendsAndReceives() throws {
         let plan = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.withTransportCC)
         #expect(plan.publishedFormats[.video]?.headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3)
         #expect(plan.publishedFormats[.video]?.codec.feedback.contains("transport-cc") == true)
-        #expect(plan.receiveSlots.allSatisfy { $0.format?.headerExtensionIDs[RTPExtensionURI.transportWideCC] == nil })
-        #expect(plan.receiveSlots.allSatisfy { $0.format?.codec.feedback.contains("transport-cc") == false })
+        #expect(plan.receiveSlots.allSatisfy { $0.format?.headerExtensionIDs[RTPExtensionURI.transportWideCC] == 3 })
+        #expect(plan.receiveSlots.allSatisfy { $0.format?.codec.feedback.contains("transport-cc") == true })
     }
 
     @Test func arrivalsAreReportedToTheirPublisherOnTheTimer() throws {
@@ -52,10 +54,29 @@ import Testing
         #expect(router.tick(now: .seconds(2)).isEmpty, "a departed publisher is forgotten")
     }
 
-    /// The publisher's transport numbers never reach a subscriber: blanked in every copy.
-    @Test func theTransportSequenceIsNotForwarded() throws {
+    /// The publisher's transport numbers never reach a subscriber: replaced by the subscriber's
+    /// own where it negotiated the extension (under its ID), blanked otherwise or when the
+    /// caller has no number to give.
+    @Test func theTransportSequenceIsTheSubscribersOwnOrBlanked() throws {
         let publisher = StreamFormat(codec: SDPCodec(payloadType: 96, name: "VP8", clockRate: 90000), headerExtensionIDs: [RTPExtensionURI.transportWideCC: 3])
-        let translation = try #require(HeaderTranslation(from: publisher, to: publisher))
-        #expect(!translation.isIdentity && translation.extensionID(for: 3) == nil)
+        let estimating = StreamFormat(codec: SDPCodec(payloadType: 96, name: "VP8", clockRate: 90000), headerExtensionIDs: [RTPExtensionURI.transportWideCC: 5])
+        let plain = StreamFormat(codec: SDPCodec(payloadType: 96, name: "VP8", clockRate: 90000), headerExtensionIDs: [:])
+        func sent(_ translation: HeaderTranslation, stamp: UInt16?) throws -> [RTPHeaderExtensionElement] {
+            var bytes = Self.packet(ssrc: 20, sequenceNumber: 1, transport: 0xABCD)
+            let length = bytes.withUnsafeMutableBytes { translation.apply(to: $0, length: $0.count, transportSequence: stamp) }
+            let packet = try RTPPacket(decoding: Array(bytes[..<(try #require(length))]))
+            guard case .oneByte(let elements) = packet.headerExtension else { return [] }
+            return elements
+        }
+        let toEstimating = try #require(HeaderTranslation(from: publisher, to: estimating))
+        #expect(toEstimating.carriesTransportSequence && !toEstimating.isIdentity)
+        #expect(try sent(toEstimating, stamp: 0x0102) == [.init(id: 5, data: [0x01, 0x02])])
+        #expect(try sent(toEstimating, stamp: nil).isEmpty, "no number of its own: blanked")
+        let sameIDs = try #require(HeaderTranslation(from: publisher, to: publisher))
+        #expect(!sameIDs.isIdentity, "the same ID still carries another number")
+        #expect(try sent(sameIDs, stamp: 7) == [.init(id: 3, data: [0, 7])])
+        let toPlain = try #require(HeaderTranslation(from: publisher, to: plain))
+        #expect(!toPlain.carriesTransportSequence && toPlain.extensionID(for: 3) == nil)
+        #expect(try sent(toPlain, stamp: 7).isEmpty)
     }
 }

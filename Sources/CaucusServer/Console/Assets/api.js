@@ -29,14 +29,22 @@ export function createSession(session) {
   return call("POST", "/console/dev/session", { body: { session } });
 }
 
-/** A join token of the role the invite code grants: `{token, role}` (development only). */
-export function tokenForInvite(session, invite) {
-  return call("POST", "/console/dev/token", { body: { session, invite } });
+/**
+ * A join token of the role the invite code grants: `{token, role}`; for a personal link
+ * (`person`: its name and this browser's id) `{token, role, name}` (development only).
+ */
+export function tokenForInvite(session, invite, person) {
+  return call("POST", "/console/dev/token", { body: { session, invite, ...(person ?? {}) } });
 }
 
-/** The console link for an invite code. */
-export function inviteLink(session, invite) {
+/** A personal link's code, made with the host link's code: `{session, name, invite}` (development only). */
+export function createPersonalLink(session, hostInvite, name) {
+  return call("POST", "/console/dev/person", { body: { session, invite: hostInvite, name } });
+}
+
+/** The console link for an invite code (with the name a personal link was made for). */
+export function inviteLink(session, invite, name) {
   const link = new URL("/console/", location.href);
-  link.search = new URLSearchParams({ session, invite }).toString();
+  link.search = new URLSearchParams(name == null ? { session, invite } : { session, invite, name }).toString();
   return link.toString();
 }

@@ -10,7 +10,7 @@ import { ParticipantView } from "./participant.js";
 import { timerText } from "./panels.js";
 import { describeError, statusWords } from "./words.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
-import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks } from "./seat.js";
+import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks, browserId } from "./seat.js";
 import { MediaSession } from "./media.js";
 import { keepingFocus } from "./focus.js";
 
@@ -18,8 +18,11 @@ const form = byTestId("join-form");
 const createForm = byTestId("create-form");
 const field = (name) => form.elements.namedItem(name);
 const wanted = new URLSearchParams(location.search);
-// An invite link: `?session=…&invite=…`. The role is the code's, decided by the server.
-const invite = wanted.get("invite") && wanted.get("session") ? { session: wanted.get("session"), code: wanted.get("invite") } : null;
+// An invite link: `?session=…&invite=…`, and `&name=…` for a personal link (a code made for that
+// name only). The role is the code's, decided by the server.
+const invite = wanted.get("invite") && wanted.get("session")
+  ? { session: wanted.get("session"), code: wanted.get("invite"), name: wanted.get("name") }
+  : null;
 let development = false;
 let connection = null;
 let model = null;
@@ -67,6 +70,13 @@ async function setUpLanding() {
     byTestId("token-field").hidden = true;
     field("session").value = invite.session;
     field("session").required = false;
+    if (invite.name != null) {
+      // A personal link: the name is the link's, not typed.
+      fill(byTestId("join-heading"), `Join ${invite.session} as ${invite.name}`);
+      field("userName").value = invite.name;
+      byTestId("user-name-field").hidden = true;
+      field("userName").required = false;
+    }
     return;
   }
   // With no link: a development server starts sessions in one click; any server takes a token.
@@ -112,7 +122,10 @@ async function join(event) {
     let token = field("token").value.trim();
     if (invite) {
       try {
-        token = (await tokenForInvite(invite.session, invite.code)).token;
+        const person = invite.name != null ? { name: invite.name, browser: browserId() } : undefined;
+        const answer = await tokenForInvite(invite.session, invite.code, person);
+        token = answer.token;
+        if (answer.name != null) details.userName = answer.name;
       } catch (error) {
         if (error?.name === "sessionNotOpenYet") {
           // Whoever joins first hosts: a participant's link waits for the host instead.
@@ -149,7 +162,7 @@ async function create(event) {
   try {
     const links = await createSession(session);
     const hostToken = (await tokenForInvite(session, links.hostInvite)).token;
-    saveLinks(session, { host: inviteLink(session, links.hostInvite), participant: inviteLink(session, links.participantInvite) });
+    saveLinks(session, { host: inviteLink(session, links.hostInvite), participant: inviteLink(session, links.participantInvite), hostInvite: links.hostInvite });
     details = { session, userName, invite: links.hostInvite };
     const result = await joinWith({ session, userName, token: hostToken, password: createForm.elements.namedItem("password").value }, button);
     // From now on this page is the host link: a reload or reopening it resumes this seat.
@@ -212,9 +225,10 @@ function startMedia() {
   media = new MediaSession(connection);
   window.caucusConsole.media = media;
   connection.addEventListener("slots", (event) => media?.setSlots(event.detail));
+  connection.addEventListener("speakers", (event) => media?.setSpeakers(event.detail));
   const redraw = () => { if (model && view && !ended) view.tiles.render(model); };
   media.addEventListener("change", redraw);
-  media.addEventListener("levels", () => { redraw(); view?.renderMedia?.(model); });
+  media.addEventListener("speakers", () => { redraw(); view?.renderMedia?.(model); });
   media.start().catch((error) => {
     if (media) media.problem = `Audio and video could not start (${describeError(error)}): you can still chat.`;
     redraw();
@@ -227,13 +241,21 @@ function started(initial) {
   ended = false;
   const save = () => saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
   connection.addEventListener("event", (event) => {
+    const where = model.location;
     const notice = model.apply(event.detail);
+    if (model.location !== where) media?.clearSpeakers();
     if (notice) view.notice(notice);
     if (notice?.kind === "host") showRoleBanner(notice.text);
     render();
     save();
   });
-  connection.addEventListener("snapshot", (event) => { model.load(event.detail); render(); save(); });
+  connection.addEventListener("snapshot", (event) => {
+    const where = model.location;
+    model.load(event.detail);
+    if (model.location !== where) media?.clearSpeakers();
+    render();
+    save();
+  });
   connection.addEventListener("state", (event) => {
     fill(byTestId("connection-state"), event.detail);
     byTestId("connection-state").dataset.state = event.detail;
@@ -311,7 +333,9 @@ function links() {
     link.search = new URLSearchParams({ session: model.name }).toString();
     return { participant: link.toString() };
   }
-  return loadLinks(model.name) ?? {};
+  const kept = loadLinks(model.name) ?? {};
+  // Opened by its host link (not created in this browser): that link's code makes personal links.
+  return { ...kept, hostInvite: kept.hostInvite ?? (model.myRole === "host" ? details?.invite : undefined) };
 }
 
 // --- Leaving ---
@@ -373,6 +397,8 @@ if (seat) resumeSavedSeat(seat);
 setUpLanding().then(() => {
   if (invite && !seat) {
     byTestId("invite-role").hidden = false;
-    fill(byTestId("invite-role"), "Type your name and join: the link says what you may do in the session.");
+    fill(byTestId("invite-role"), invite.name != null
+      ? `This link is ${invite.name}'s own: it joins you as ${invite.name}, and opening it again in this browser brings you back to your seat.`
+      : "Type your name and join: the link says what you may do in the session.");
   }
 });

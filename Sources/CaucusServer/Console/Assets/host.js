@@ -8,6 +8,7 @@ import { Banners, ChatPanel, NoticePanel, tooLong } from "./panels.js";
 import { TileArea } from "./tiles.js";
 import { Overview } from "./hostoverview.js";
 import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
+import { PersonalLinks } from "./personallinks.js";
 
 const NEXT_STEP = {
   none: "Make a plan below (or create rooms at once), then start.",
@@ -36,6 +37,7 @@ export class HostView {
     this.links = links;
     this.tiles = new TileArea();
     this.overview = new Overview();
+    this.personal = new PersonalLinks();
     this.inviteLink = h("input", { readonly: true, testid: "invite-link", "aria-label": "Link for participants", onfocus: (event) => event.target.select() });
     this.hostLink = h("input", { readonly: true, testid: "host-link", "aria-label": "Your host link", onfocus: (event) => event.target.select() });
     const peopleCard = h("section", { class: "card area-people" }, h("h3", {}, "People"),
@@ -48,7 +50,7 @@ export class HostView {
       h("p", { class: "muted small" }, "Send this link to participants: it lets them join, never host."),
       h("div", { class: "row" }, this.inviteLink,
         h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")),
-      this.hostLinkRow);
+      this.personal.element, this.hostLinkRow);
     fill(root, h("div", { class: "host-grid" },
       h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
       h("div", { class: "area-side" },
@@ -203,6 +205,7 @@ export class HostView {
     this.inviteLink.value = links.participant ?? "";
     this.hostLink.value = links.host ?? "";
     this.hostLinkRow.hidden = !links.host || model.myRole !== "host";
+    this.personal.render(model, links.hostInvite);
     this.renderPeople(model);
     this.plan.render(model);
     this.rooms.render(model);

@@ -27,7 +27,8 @@ export class Overview {
           h("span", { class: "muted" }, here ? `${people.length} · you are here` : `${people.length}`)),
         people.length === 0 ? h("p", { class: "muted" }, "Empty") : h("ul", { class: "overview-people" }, people.map((user) => {
           const publishing = user.id === model.you ? media?.publishing ?? [] : user.publishing ?? [];
-          const speaking = here && (user.id === model.you ? media?.selfSpeaking : media?.speaking(user.id));
+          // The server lists the speakers of the host's own location only.
+          const speaking = here && publishing.includes("audio") && Boolean(media?.speaking(user.id));
           const flags = [
             publishing.includes("audio") ? null : "muted",
             speaking ? "speaking" : null,

@@ -2,14 +2,13 @@
 // microphone and camera from getUserMedia, one RTCPeerConnection negotiated once with the
 // server's receive slots, and who fills each slot. A move, a pause or a mute changes only
 // who fills the slots (the server says so in a slot map frame): no new offer, no new
-// permission prompt. A reload makes a new offer, which replaces the server's peer.
+// permission prompt. A reload makes a new offer, which replaces the server's peer. Who speaks
+// is the server's word: the loudest speakers of this user's location, ranked from the audio
+// levels their packets carry (the slot map frame's activeSpeakers), the same on every page.
 
 // Receive slots: the server's default layout is 3 audio, 4 video and 1 screen share per user.
 const AUDIO_SLOTS = 3;
 const VIDEO_SLOTS = 4;
-// An audio level (0…1, from getStats) above this is someone speaking.
-const SPEAKING_LEVEL = 0.02;
-const STATS_EVERY_MS = 300;
 
 /** Why there is no camera or microphone, in words, with what still works. */
 function describeMediaProblem(error, kinds) {
@@ -38,12 +37,10 @@ export class MediaSession extends EventTarget {
     this.screen = null;
     // mid -> {kind: "audio"|"video"|"screenShare", track, user}
     this.slots = new Map();
-    // user id -> the latest audio level heard from them (0…1); "me" is this user's own.
-    this.levels = new Map();
-    this.ownLevel = 0;
+    // The users the server last listed as speaking in this user's location (this user too).
+    this.speakers = new Set();
     this.audioElements = [];
     this.soundBlocked = false;
-    this.timer = null;
     this.starting = null;
   }
 
@@ -119,8 +116,6 @@ export class MediaSession extends EventTarget {
     if (this.pendingSlots) this.setSlots(this.pendingSlots);
     if (this.screen) await this.sendScreen.sender.replaceTrack(this.screen);
     await this.publish();
-    clearInterval(this.timer);
-    this.timer = setInterval(() => this.readLevels(), STATS_EVERY_MS);
     this.changed();
   }
 
@@ -218,29 +213,20 @@ export class MediaSession extends EventTarget {
     return null;
   }
 
-  speaking(user) { return (this.levels.get(user) ?? 0) > SPEAKING_LEVEL; }
-  get selfSpeaking() { return this.micOn && this.ownLevel > SPEAKING_LEVEL; }
+  /** Whether the server lists `user` among the speakers of this user's location. */
+  speaking(user) { return this.speakers.has(user); }
 
-  async readLevels() {
-    if (!this.pc) return;
-    const byMid = new Map([...this.slots].map(([mid, slot]) => [mid, slot]));
-    const levels = new Map();
-    let own = 0;
-    for (const entry of (await this.pc.getStats()).values()) {
-      if (entry.type === "inbound-rtp" && entry.kind === "audio") {
-        const user = byMid.get(entry.mid)?.user;
-        if (user != null) levels.set(user, entry.audioLevel ?? 0);
-      } else if (entry.type === "media-source" && entry.kind === "audio") {
-        own = entry.audioLevel ?? 0;
-      }
-    }
-    const before = [...this.levels.keys()].filter((user) => this.speaking(user)).join() + this.selfSpeaking;
-    this.levels = levels;
-    this.ownLevel = own;
-    if ([...this.levels.keys()].filter((user) => this.speaking(user)).join() + this.selfSpeaking !== before) {
-      this.dispatchEvent(new CustomEvent("levels"));
-    }
+  /** The slot map frame's `activeSpeakers`: the list holds until a frame brings another. */
+  setSpeakers(users) {
+    const next = new Set(users);
+    if (next.size === this.speakers.size && [...next].every((user) => this.speakers.has(user))) return;
+    this.speakers = next;
+    this.dispatchEvent(new CustomEvent("speakers"));
   }
+
+  /** This user changed location: the old one's speakers are not the new one's (its list, if
+   * it has one, comes with the next slot map frame). */
+  clearSpeakers() { this.setSpeakers([]); }
 
   /** For the browser tests: what each filled slot receives, per user. */
   async report() {
@@ -266,7 +252,6 @@ export class MediaSession extends EventTarget {
   }
 
   close() {
-    clearInterval(this.timer);
     this.closePeer();
     for (const track of this.local?.getTracks() ?? []) track.stop();
     this.screen?.stop();

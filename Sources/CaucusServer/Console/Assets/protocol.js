@@ -26,7 +26,8 @@ const FINAL_CLOSES = new Map([
  * One user's connection to one session. Dispatches DOM-style events:
  * `event` (detail: the frame `{seq, at, event}`), `snapshot` (detail: a snapshot that
  * replaces the state), `state` (detail: "connecting" | "connected" | "reconnecting" | "closed"),
- * `closed` (detail: a reason for people), `slots` (detail: the slot map's slots, after a mediaOffer).
+ * `closed` (detail: a reason for people), `slots` (detail: the slot map's slots, after a mediaOffer),
+ * `speakers` (detail: the slot map frame's `activeSpeakers`, when it has them).
  */
 export class CaucusConnection extends EventTarget {
   constructor(url) {
@@ -136,6 +137,8 @@ export class CaucusConnection extends EventTarget {
     }
     if (frame.media && Array.isArray(frame.media.slots)) {
       this.dispatchEvent(new CustomEvent("slots", { detail: frame.media.slots }));
+      // Only in the frames that change it: a frame without it leaves the list as it was.
+      if (Array.isArray(frame.media.activeSpeakers)) this.dispatchEvent(new CustomEvent("speakers", { detail: frame.media.activeSpeakers }));
       return;
     }
     if (typeof frame.seq !== "number") return;

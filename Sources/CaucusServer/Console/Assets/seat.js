@@ -50,3 +50,20 @@ export function saveLinks(session, links) {
 export function loadLinks(session) {
   try { return JSON.parse(localStorage.getItem(linksKey(session)) ?? "null"); } catch { return null; }
 }
+
+/**
+ * This browser's own id for the personal links it opens: the server lets one browser at a time
+ * in with a personal link, and knows a browser asking again (a password retried) by it.
+ */
+export function browserId() {
+  try {
+    let id = localStorage.getItem("caucus.browser");
+    if (!id) {
+      id = crypto.randomUUID();
+      localStorage.setItem("caucus.browser", id);
+    }
+    return id;
+  } catch {
+    return crypto.randomUUID();
+  }
+}

@@ -1,5 +1,5 @@
-// The video tiles of the people in your location: name, microphone and camera state, a
-// speaking ring from audio levels; a shared screen shown large above them; the media buttons
+// The video tiles of the people in your location: name, microphone and camera state, and who
+// speaks (the server's active speakers: a ring and the word, never the colour alone); a shared screen shown large above them; the media buttons
 // (microphone, camera, screen) with their state; and why media is off, when it is.
 // Tiles are kept by user id and only changed, never rebuilt, so playing videos keep playing.
 
@@ -78,13 +78,14 @@ export class TileArea {
     }
     const micOff = !publishing.includes("audio");
     const cameraOff = !publishing.includes("video");
-    const speaking = me ? media?.selfSpeaking : media?.speaking(user.id);
+    // A muted person is never shown speaking, whatever the last list said.
+    const speaking = Boolean(media?.speaking(user.id)) && !micOff;
     const away = user.presence?.connected === false;
     tile.element.dataset.userName = user.name;
     tile.element.dataset.muted = String(micOff);
-    tile.element.dataset.speaking = String(Boolean(speaking) && !micOff);
+    tile.element.dataset.speaking = String(speaking);
     tile.element.dataset.video = String(Boolean(track));
-    tile.element.classList.toggle("speaking", Boolean(speaking) && !micOff);
+    tile.element.classList.toggle("speaking", speaking);
     tile.element.classList.toggle("no-video", !track);
     tile.element.title = user.name;
     fill(tile.avatar, initials(user.name));

@@ -71,6 +71,8 @@ const ERRORS = new Map([
   [2012, "This session has ended."],
   [2013, "This session is full."],
   [2014, "This session has not started yet."],
+  [2017, "This link is someone's own, and they are in the session from another browser: one link is one person. Go on in that browser, or ask the host for a link of your own."],
+  [2018, "Only the host link makes links for one person."],
   [2101, "The join token is not valid."],
   [2102, "The join token is not valid (wrong signing method)."],
   [2103, "The join token is not valid for this app."],
