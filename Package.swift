@@ -125,6 +125,9 @@ let package = Package(
             name: "Caucus",
             dependencies: [
                 "CaucusProtocol", "CaucusCore",
+                // Media: the client role of the transport (ICE, DTLS-SRTP) and the RTP
+                // packetisers; not re-exported (`internal import`), so apps see only the SDK's types.
+                "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
                 // Each connection runs on its own event loop, so that an attempt given up
                 // before the upgrade can be torn down with its channel (see Socket.swift).
@@ -256,6 +259,9 @@ let package = Package(
                 "Caucus", "CaucusServer", "CaucusCore", "CaucusAuth", "CaucusTestSupport",
                 // PostgreSQL for the SDK against several nodes.
                 "CaucusPostgresTestSupport",
+                // Real Opus and VP8 for the SDK's media tests (never a dependency of `Caucus`),
+                // and the media module's RTP types for the depacketising tests of the SDK's receiver.
+                "CaucusCodecs", "CaucusMedia",
                 // The TCP proxy the bad-network tests put between the SDK and the server.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

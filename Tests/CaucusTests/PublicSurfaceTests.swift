@@ -9,6 +9,8 @@ import Testing
         "Principal", "Role", "Location", "Instant", "Identifier", "RequestFields", "ServerFrame", "ClientFrame", "WireEvent",
         // Times reach an app as `Date` and `Duration`: the core's instant is not exported under any name.
         "CaucusInstant",
+        // The media transport under the SDK's media (imported `internal`): an app sees frames and users.
+        "MediaClientPeer", "SDPOffer", "FrameAssembler", "RTPPacket", "RTCPPacket", "MediaSlot",
     ]
 
     @Test(arguments: engine)
@@ -29,10 +31,50 @@ import Testing
                 RoomDefinition.self, PlannedRoom.self, StartOptions.self, SubsessionStatus.self, ParentControl.self,
                 BreakoutTimer.self, HelpRequest.self, HelpResult.self, ChatMessage.self, LeaveReason.self, UserMove.self,
                 MediaKind.self, MediaKinds.self, ConnectionState.self, SessionLeftReason.self, SettingsChange.self,
-                EndReason.self, RoomCreators.self,
+                EndReason.self, RoomCreators.self, AudioHelper.self, VideoHelper.self, ShareHelper.self, EncodedFrame.self, RemoteFrame.self,
+                MediaCodec.self,
             ]
 
             """)
+        #expect(result.succeeded, "\(result.output)")
+    }
+
+    /// An app's media code, as docs/sdk-media.md shows it: its encoder's frames in, everyone
+    /// else's out by user, with `import Caucus` alone.
+    @Test func anAppsMediaCodeNeedsOnlyTheSDK() async throws {
+        let result = try await Typecheck.run("""
+            import Caucus
+
+            func run(_ session: CaucusSession, opus: [UInt8], vp8: [UInt8], keyframe: Bool, n: UInt32) async throws {
+                try await session.audioHelper.start(muted: false)
+                try await session.videoHelper.start()
+                try session.audioHelper.send(EncodedFrame(codec: .opus, bytes: opus, timestamp: 960 * n, isKeyframe: true))
+                try session.videoHelper.send(EncodedFrame(codec: .vp8, bytes: vp8, captureTime: .milliseconds(66), isKeyframe: keyframe))
+                for await _ in session.videoHelper.keyframeRequests { break }
+                for await frame in session.mediaFrames {
+                    let who: UserID = frame.user
+                    let kind: MediaKind = frame.kind
+                    print(who, kind, frame.frame.size, frame.frame.timestamp, frame.frame.isKeyframe, frame.frame.codec.clockRate)
+                    break
+                }
+                for await frame in session.mediaFrames(from: UserID(7)) { print(frame.frame.bytes.count); break }
+                try await session.audioHelper.mute()
+                let muted: Bool = await session.audioHelper.isMuted
+                print(muted, await session.videoHelper.isStarted)
+                try await session.audioHelper.unmute()
+                try await session.shareHelper.start()
+                try session.shareHelper.send(EncodedFrame(codec: .vp8, bytes: vp8, timestamp: 0, isKeyframe: true))
+                for await _ in session.shareHelper.keyframeRequests { break }
+                let speakers: [UserID]? = await session.audioHelper.activeSpeakers.first { _ in true }
+                let undecodable: [UserID: MediaKinds]? = await session.unplayableMedia.first { _ in true }
+                print(undecodable as Any)
+                print(speakers as Any, await session.shareHelper.isStarted, MediaKind.screenShare)
+                try await session.shareHelper.stop()
+                try await session.videoHelper.stop()
+                try await session.audioHelper.stop()
+            }
+
+            """, asLibrary: true)
         #expect(result.succeeded, "\(result.output)")
     }
 

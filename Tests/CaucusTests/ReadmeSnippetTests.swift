@@ -47,6 +47,9 @@ import Testing
         try await session.subsessionManager?.start(durationSeconds: 600, autoAssign: true)   // host or manager
         print(session.snapshot!.subsessions)                                  // already right: no waiting for a callback
         try await session.snapshot!.subsession(named: "Red")!.join()          // anyone: choose a room
+        try await session.audioHelper.start()                                 // media: publish your Opus…
+        try await session.videoHelper.start()                                 // …and VP8 frames (videoHelper.send)
+        Task { for await frame in session.mediaFrames { print(frame.user, frame.kind, frame.frame.size) } }   // everyone's, by user
         try await session.leave()
         // README ends
     }

@@ -14,7 +14,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The library an app imports, and every target it is built from.
-    static let sdkTargets = ["Caucus", "CaucusProtocol", "CaucusCore", "CaucusJSON", "CaucusJSONSyntax"]
+    static let sdkTargets = ["Caucus", "CaucusProtocol", "CaucusCore", "CaucusJSON", "CaucusJSONSyntax", "CaucusMedia"]
 
     /// Patterns (regular expressions) that name an API above macOS 13 / iOS 16, and why.
     static let denied: [(pattern: String, why: String)] = [
@@ -75,6 +75,27 @@ import Testing
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let platforms = manifest.split(separator: "\n").filter { $0.contains("platforms:") && !$0.contains("when(") }
         #expect(platforms.map { $0.trimmingCharacters(in: .whitespaces) } == ["platforms: [.macOS(.v13), .iOS(.v16)],"])
+    }
+
+    /// The SDK builds where an app runs: none of its targets imports a Linux-only module (the
+    /// C library's `Glibc` or `Musl`) or the Linux codec targets (libopus, libvpx), and the
+    /// `Caucus` target's dependencies in Package.swift do not name them.
+    @Test(arguments: sdkTargets)
+    func theSDKImportsNothingLinuxOnly(_ target: String) throws {
+        let rule = try Regex(#"^\s*(@\w+\s+)?((internal|public|package|private|fileprivate)\s+)?import\s+(Glibc|Musl|CaucusCodecs|COpus|CVPX)\b"#)
+        var found: [String] = []
+        for file in try Self.sources(of: target) {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.firstMatch(of: rule) != nil {
+                found.append("\(file):\(number + 1): \(line)")
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let caucus = try #require(manifest.components(separatedBy: "            name: \"Caucus\",\n").dropFirst().first?
+            .components(separatedBy: "\n        ),").first)
+        #expect(!caucus.contains("CaucusCodecs") && !caucus.contains("COpus") && !caucus.contains("CVPX"), "\(caucus)")
     }
 
     /// The check itself: each denied pattern is caught in code, and none in a comment.

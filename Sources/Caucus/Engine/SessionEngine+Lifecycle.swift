@@ -144,6 +144,7 @@ extension SessionEngine {
     func finish(_ reason: SessionLeftReason) {
         guard phase != .closed else { return }
         phase = .closed
+        mediaSlots.sessionEnded()
         reconnectTask?.cancel()
         reconnectTask = nil
         stopKeepalive()
@@ -166,6 +167,7 @@ extension SessionEngine {
     func shutdown() {
         if phase != .closed && phase != .idle {
             phase = .closed
+            mediaSlots.sessionEnded()
             reconnectTask?.cancel()
             socket?.close()
             socket = nil

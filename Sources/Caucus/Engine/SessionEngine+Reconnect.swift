@@ -130,6 +130,7 @@ extension SessionEngine {
             startKeepalive(on: socket)
             setConnection(.connected)
             releaseWaiters(.success(()))
+            mediaSlots.resumed()
             return true
         case .failure(.refused(let error)) where error.errorCode == .resumeRefused:
             hub.emit(.error(.refused(error)))

@@ -30,6 +30,8 @@ actor SessionEngine {
     nonisolated let configuration: CaucusSession.Configuration
     nonisolated let hub: EventHub
     nonisolated let published = PublishedState()
+    /// The server's slot maps, on their way to this user's media peer (Media/).
+    nonisolated let mediaSlots = MediaSlotRelay()
 
     var phase = Phase.idle
     /// The node serving the session (the one the join reached, or was sent to).
@@ -203,9 +205,9 @@ actor SessionEngine {
         case .unknownEvent(let seq, _, _):
             // A newer server's event: nothing to apply or tell, but it was seen.
             model?.skip(past: seq)
-        case .mediaSlots:
-            // The slot map of a media peer this SDK does not make yet: nothing to apply.
-            break
+        case .mediaSlots(let slots, let unplayable, let speakers):
+            // Not an event: who fills this user's receive slots, for its media peer.
+            mediaSlots.receive(slots, unplayable: unplayable, activeSpeakers: speakers)
         }
     }
 

@@ -40,6 +40,18 @@ extension CaucusSession {
         /// address (a load balancer) stands in front of every node. A join or resume sent to a
         /// node that does not serve the session is redirected on its own either way.
         public var nodeURLs: [URL] = []
+        /// The codec of this user's camera video and screen share, sent and received: `.vp8`
+        /// (the default) or `.h264` (what VideoToolbox encodes on Apple devices). The server
+        /// never transcodes: users who chose another codec do not see each other's video
+        /// (their slot maps say `unplayable`), so a session's apps agree on one.
+        public var videoCodec = VideoCodec.vp8
+
+        /// The codecs camera video and screen share may use.
+        public enum VideoCodec: Sendable, Hashable {
+            case vp8, h264
+
+            var codec: MediaCodec { self == .vp8 ? .vp8 : .h264 }
+        }
 
         public init(
             maxFrameSize: Int = 16 << 20, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),

@@ -20,6 +20,7 @@ import NIOConcurrencyHelpers
 public final class CaucusSession: Sendable {
     public let configuration: Configuration
     let engine: SessionEngine
+    let media: MediaEngine
     private let hub: EventHub
     private let delegateBox = NIOLockedValueBox(WeakDelegate())
 
@@ -31,6 +32,7 @@ public final class CaucusSession: Sendable {
         self.configuration = configuration
         hub = EventHub()
         engine = SessionEngine(configuration: configuration, hub: hub)
+        media = MediaEngine(session: engine)
         // The delegate hears events on the main actor, one at a time, in order.
         Task { [weak self, queue = hub.delegateQueue] in
             for await event in queue {

@@ -22,6 +22,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRequest(String)
     /// The server sent a frame the SDK could not read.
     case invalidResponse(String)
+    /// Audio or video could not be started or sent: the media connection failed or is not
+    /// up, or a frame was not what the stream carries (the reason says which).
+    case media(String)
 
     /// The server's refusal, if that is what this is.
     public var serverError: ServerError? {
@@ -43,6 +46,7 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timedOut: "The server did not reply in time."
         case .invalidRequest(let reason): "Invalid request: \(reason)"
         case .invalidResponse(let reason): "Unreadable reply: \(reason)"
+        case .media(let reason): "Media: \(reason)"
         }
     }
 }

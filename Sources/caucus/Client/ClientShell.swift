@@ -70,6 +70,7 @@ struct ClientShell: Sendable {
         case .timedOut: "timedOut"
         case .invalidRequest: "invalidRequest"
         case .invalidResponse: "invalidResponse"
+        case .media: "media"
         }
     }
 

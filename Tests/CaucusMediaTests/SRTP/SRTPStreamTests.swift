@@ -141,6 +141,29 @@ import Testing
         #expect(window.check(1_500) == .replayed)
     }
 
+    /// Against a plain set of accepted indices, over random jumps that cross both words of
+    /// the window (ages 0…63, 64…127) and beyond it.
+    @Test func replayWindowAgreesWithTheSetItStandsFor() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let first = UInt64.random(in: 200...1_000, using: &generator)
+            var window = SRTPReplayWindow(first: first)
+            var accepted: Set<UInt64> = [first]
+            var highest = first
+            for _ in 0..<300 {
+                let index = max(1, highest + UInt64.random(in: 0...140, using: &generator)) - UInt64.random(in: 0...140, using: &generator)
+                let expected: SRTPError? =
+                    index > highest ? nil : highest - index >= SRTPReplayWindow.size ? .tooOld : accepted.contains(index) ? .replayed : nil
+                #expect(window.check(index) == expected, "index \(index), highest \(highest)")
+                if expected == nil {
+                    window.accept(index)
+                    accepted.insert(index)
+                    highest = max(highest, index)
+                }
+            }
+        }
+    }
+
     @Test func rolloverEstimates() {
         var counter = SRTPRolloverCounter(first: 65_000)
         #expect(counter.estimate(65_001) == 65_001)

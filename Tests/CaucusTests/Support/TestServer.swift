@@ -11,12 +11,16 @@ import Logging
 final class TestServer: Sendable {
     let running: RunningServer
 
-    static func start(limits: SessionLimits = .standard, replayWindow: Int = 10_000) async throws -> TestServer {
+    /// `configure` adjusts the configuration last (the media tests move the media address).
+    static func start(
+        limits: SessionLimits = .standard, replayWindow: Int = 10_000, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         let app = AppCredentials(key: "sdk-test-app", secret: "sdk-test-secret-\(UUID().uuidString)", limits: limits)
         let running = try await RunningServer.start(apps: [app], dataDirectory: temporaryFolder(prefix: "caucus-sdk-test-")) {
             configuration in
             configuration.maxFrameBytes = 1 << 20
             configuration.replayWindow = replayWindow
+            configure(&configuration)
         }
         return TestServer(running: running)
     }

@@ -1,0 +1,35 @@
+import CaucusCore
+
+/// This user's camera video, as the seeds' `getVideoHelper()`: start and stop it, and hand
+/// in encoded VP8 (or H.264, by `Configuration.videoCodec`) frames. Others' video arrives as
+/// ``CaucusSession/mediaFrames`` once the session's media connection is up (``start()`` or
+/// ``AudioHelper/start(muted:)``).
+public struct VideoHelper: Sendable {
+    private let media: MediaEngine
+
+    init(media: MediaEngine) { self.media = media }
+
+    /// Publishes video: frames handed to ``send(_:)`` reach everyone who may see them.
+    /// Everyone hears of it as `SessionEvent.mediaChanged`.
+    public func start() async throws(SessionError) {
+        try await media.setVideo(true)
+    }
+
+    /// Stops publishing video (others' video still arrives).
+    public func stop() async throws(SessionError) {
+        try await media.setVideo(false)
+    }
+
+    public var isStarted: Bool { get async { await media.video } }
+
+    /// Sends one frame (of `Configuration.videoCodec`), cut into packets here. Returns at once.
+    /// Throws while video is not started, for an empty frame or one of another codec.
+    public func send(_ frame: EncodedFrame) throws(SessionError) {
+        try media.send(frame, as: .video)
+    }
+
+    /// One value each time the server asks for a keyframe of this user's video (someone new
+    /// sees it, a move re-pointed a slot to it, or a receiver lost a picture): make the
+    /// encoder's next frame a keyframe. A new stream from now on.
+    public var keyframeRequests: AsyncStream<Void> { media.keyframeRequests.subscribe() }
+}
