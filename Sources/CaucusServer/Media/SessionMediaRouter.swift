@@ -189,18 +189,28 @@ final class SessionMediaRouter {
     }
 
     /// The session's handover after events: the users it names get their new eligibility,
-    /// location and connection, and only they are recomputed.
+    /// location and connection, and only those whose entry differs from what the router has
+    /// are recomputed. (The session names a superset: a breakout plan committed names everyone
+    /// in a full main session, whose thousand users' slots, each over a thousand candidates,
+    /// took 200 ms of the media loop and held up the next replies on its thread.)
     func update(_ handover: MediaHandover, now: Duration) -> Changes {
         var arrivals: [Int] = []
+        var changed: [Int] = []
         for (user, entry) in handover.users {
-            eligible[user] = entry.eligible.isEmpty ? nil : entry.eligible
+            let list = entry.eligible.isEmpty ? nil : entry.eligible
+            if list != eligible[user] || entry.pinned != pinned[user] || entry.location != locations[user]
+                || entry.connection.map(ObjectIdentifier.init) != connections[user].map(ObjectIdentifier.init)
+            {
+                changed.append(user)
+            }
+            eligible[user] = list
             pinned[user] = entry.pinned
             connections[user] = entry.connection
             if let old = locations[user] { staleAudible.insert(old) }
             if let new = entry.location { staleAudible.insert(new) }
             if relocate(user, to: entry.location) { arrivals.append(user) }
         }
-        var changes = recompute(handover.users.keys, now: now)
+        var changes = recompute(changed, now: now)
         // Whoever arrives in a location learns who speaks there, with its slot map.
         for user in arrivals.sorted() {
             guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }

@@ -42,4 +42,26 @@ import Testing
         }
         #expect(!reached.isEmpty && reached.isSubset(of: Set(rooms[1])), "\(reached)")
     }
+
+    /// The session names a superset (a plan committed names everyone): users whose entry is
+    /// what the router has are not recomputed; a changed pin is a change.
+    @Test func usersWhoseEntryIsUnchangedAreNotRecomputed() {
+        let router = SessionMediaRouter()
+        let users = Array(1...30)
+        for user in users {
+            _ = router.add(user, plan: SessionMediaRouterTests.plan(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 1_000)), now: .zero)
+        }
+        func everyone(pinning: Int? = nil) -> MediaHandover {
+            var handover = MediaHandover()
+            for user in users {
+                let others = users.filter { $0 != user }.map { PublishedStream(publisher: $0, kind: .audio) }
+                let pin = pinning.flatMap { $0 == user ? nil : PublishedStream(publisher: $0, kind: .audio) }
+                handover.users[user] = MediaHandover.Entry(eligible: others, location: .main, connection: nil, pinned: pin)
+            }
+            return handover
+        }
+        #expect(router.update(everyone(), now: .zero).subscribersRecomputed == 30)
+        #expect(router.update(everyone(), now: .seconds(1)).subscribersRecomputed == 0, "nothing changed for anyone")
+        #expect(router.update(everyone(pinning: 7), now: .seconds(2)).subscribersRecomputed == 29, "everyone but 7 has a pin now")
+    }
 }
