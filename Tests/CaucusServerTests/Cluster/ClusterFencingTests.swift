@@ -119,7 +119,7 @@ import Glibc
 
 /// Reads what the nodes left in the shared database.
 enum StoreReader {
-    static func lease(of session: StoredSessionID, in database: String) async throws -> SessionLease {
+    static func lease(of session: StoredSessionID, in database: String) async throws -> SessionLeaseState {
         try await withStore(database) { try await $0.lease(of: session) }
     }
 
