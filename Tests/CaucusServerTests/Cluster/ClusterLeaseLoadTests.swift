@@ -26,7 +26,7 @@ import Testing
         let after = try await StoreReader.committedTransactions(in: cluster.database)
 
         #expect(owners.count == 500)
-        #expect(after - before < 0, "\(after - before) transactions in 12 renewal periods of 500 sessions")
+        #expect(after - before < 250, "\(after - before) transactions in 12 renewal periods of 500 sessions")
         #expect(try await StoreReader.owners(in: cluster.database) == owners, "no session moved")
         for client in clients { _ = try await client.request("ping") }
         for client in clients { await client.close() }
