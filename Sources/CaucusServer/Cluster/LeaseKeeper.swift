@@ -61,6 +61,8 @@ struct LeaseKeeper: Service {
             try? await Task.sleep(for: cluster.leaseDuration / 3)
             guard !Task.isCancelled else { return }
             if let owned = await renew() { await reconcile(owned) }
+            // A node whose lease lapsed (or that a later run of it replaced) takes nothing over.
+            guard await held.serving(at: clock()) != nil else { continue }
             await takeOverExpired()
         }
     }
