@@ -49,18 +49,33 @@ struct LeaseKeeper: Service {
         // A stopping node takes nothing over; its lease is given up once its sessions are
         // saved (`SessionServer.closeAllConnections`).
         await cancelWhenGracefulShutdown {
+            // The renewals run on their own: taking over or rebuilding many sessions (a node
+            // that stopped had thousands) must not hold up the renewal that keeps this node's.
+            // Only the latest renewal's answer is worth comparing.
+            let (renewed, renewing) = AsyncStream.makeStream(of: [StoredSessionID: LeaseEpoch]?.self, bufferingPolicy: .bufferingNewest(1))
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await keepRenewing() }
+                group.addTask { await keepRenewing(reporting: renewing) }
+                group.addTask { await maintain(after: renewed) }
                 group.addTask { await watchDeadline() }
             }
         }
     }
 
-    private func keepRenewing() async {
+    /// Renews this node's lease every third of it, and reports each renewal's answer.
+    private func keepRenewing(reporting renewing: AsyncStream<[StoredSessionID: LeaseEpoch]?>.Continuation) async {
+        defer { renewing.finish() }
         while !Task.isCancelled {
             try? await Task.sleep(for: cluster.leaseDuration / 3)
             guard !Task.isCancelled else { return }
-            if let owned = await renew() { await reconcile(owned) }
+            renewing.yield(await renew())
+        }
+    }
+
+    /// After each renewal: the sessions served and owned compared, then a sweep for sessions
+    /// to take over.
+    private func maintain(after renewed: AsyncStream<[StoredSessionID: LeaseEpoch]?>) async {
+        for await owned in renewed {
+            if let owned { await reconcile(owned) }
             // A node whose lease lapsed (or that a later run of it replaced) takes nothing over.
             guard await held.serving(at: clock()) != nil else { continue }
             await takeOverExpired()
@@ -128,6 +143,7 @@ struct LeaseKeeper: Service {
         }
         let servedIDs = Set(served.map(\.id))
         for id in owned.keys.sorted() where !servedIDs.contains(id) {
+            guard !Task.isCancelled, await held.serving(at: clock()) != nil else { return }
             guard await registry.session(id) == nil else { continue }
             do {
                 _ = try await router.place(id)
@@ -174,6 +190,8 @@ struct LeaseKeeper: Service {
             return
         }
         for id in expired {
+            // The node's own lease may lapse during a long sweep: then it takes no more.
+            guard !Task.isCancelled, await held.serving(at: clock()) != nil else { return }
             guard await registry.session(id) == nil else { continue }
             do {
                 _ = try await router.place(id)
