@@ -66,7 +66,7 @@ struct LeaseBench: AsyncParsableCommand {
         let renewals = zip(before.renewals, after.renewals).map { Double($1 - $0) / elapsed }
         let closed = users.filter(\.isClosed).count
         var report = Report(scenario: "leases")
-        report.add("nodes, sessions", "\(nodes) nodes, \(sessions) idle sessions of one user (opened in \(opened.milliseconds / 1000) s)")
+        report.add("nodes, sessions", "\(nodes) nodes, \(sessions) idle sessions of one user (opened in \((opened.milliseconds / 1000).formatted(decimals: 1)) s)")
         report.add("lease", "\(leaseSeconds) s, renewed every \((Double(leaseSeconds) / 3).formatted(decimals: 1)) s")
         report.add("measured", "\(elapsed.formatted(decimals: 1)) s")
         report.add("database transactions/s (all nodes)", transactions.formatted(decimals: 2))
