@@ -11,8 +11,9 @@ public protocol ClusterStore: SessionStore {
     /// ended or never began.
     func liveSession(_ id: StoredSessionID, replayDepth: Int) async throws -> StoredSession?
 
-    /// Live sessions whose lease expired at `now`: their node stopped renewing (it died or was
-    /// cut off), so another may take them over.
+    /// Live leased sessions whose lease is not live at `now`: their owner's node lease expired
+    /// (it died or was cut off) or is a later run's (it restarted), so another may take them
+    /// over.
     func sessionsWithExpiredLeases(at now: Instant) async throws -> [StoredSessionID]
 
     /// The live sessions of `app`, each with its lease: what the control API lists on any node.
@@ -28,14 +29,14 @@ public protocol ClusterStore: SessionStore {
     /// frozen, or cut off behind a silent link, still holds it; its leases expire instead.
     func isNodeGone(_ node: NodeID) async throws -> Bool
 
-    /// Live sessions whose lease has not expired but whose holder (another node than `node`)
-    /// is gone: they may be taken over at once (`acquireLease(of:for:until:now:replacingGone:)`).
+    /// Live sessions whose lease is live but whose holder (another node than `node`) is gone:
+    /// they may be taken over at once (`acquireLease(of:for:now:replacingGone:)`).
     func sessionsOfGoneNodes(otherThan node: NodeID, at now: Instant) async throws -> [StoredSessionID]
 
     /// Acquires the lease as `acquireLease` does, and also, at the next epoch, a live lease
     /// whose holder is `gone` and is still gone as the lease is taken
     /// (`SessionLease.takenFromGone`).
-    func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch
+    func acquireLease(of session: StoredSessionID, for owner: NodeIncarnation, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch
 }
 
 /// A live session as the shared store lists it, with the node that serves it.
@@ -45,9 +46,9 @@ public struct ListedSession: Sendable, Hashable {
     public let createdAt: Instant
     /// The last seq its log holds.
     public let lastSeq: Int
-    public let lease: SessionLease
+    public let lease: SessionLeaseState
 
-    public init(id: StoredSessionID, name: String, createdAt: Instant, lastSeq: Int, lease: SessionLease) {
+    public init(id: StoredSessionID, name: String, createdAt: Instant, lastSeq: Int, lease: SessionLeaseState) {
         self.id = id
         self.name = name
         self.createdAt = createdAt

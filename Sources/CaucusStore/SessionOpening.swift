@@ -24,17 +24,16 @@ public struct SessionOpening: Sendable, Hashable {
     /// The lease the row is written with.
     public var initialLease: SessionLease {
         guard let lease else { return .never }
-        return SessionLease(holder: lease.holder, epoch: LeaseEpoch.unleased.next, expiresAt: lease.until)
+        return SessionLease(owner: lease.owner, epoch: LeaseEpoch.unleased.next)
     }
 }
 
-/// The lease a session's opener holds from its first write.
+/// The lease a session's opener holds from its first write: live while the opener's node
+/// lease is.
 public struct OpeningLease: Sendable, Hashable {
-    public let holder: NodeID
-    public let until: Instant
+    public let owner: NodeIncarnation
 
-    public init(holder: NodeID, until: Instant) {
-        self.holder = holder
-        self.until = until
+    public init(owner: NodeIncarnation) {
+        self.owner = owner
     }
 }

@@ -34,8 +34,7 @@ public protocol SessionStore: Sendable {
     /// than a separate fenced API because a lease is one more condition on the same write:
     /// nil keeps the single-node behaviour of a store without leases, so the server (one node,
     /// no leases yet) calls it as before, and a node that does lease passes its epoch on every
-    /// write. An opening batch (the row does not exist yet, so neither does a lease) takes nil;
-    /// the opener acquires the lease after it.
+    /// write. An opening batch takes nil: its lease, if any, comes with it (`SessionOpening`).
     func append(_ events: [SequencedEvent], to session: StoredSessionID, opening: SessionOpening?, lease: LeaseEpoch?) async throws
 
     /// Keeps `snapshot` of a session. Refused (`outOfOrder`) if it includes an event the log
@@ -45,21 +44,35 @@ public protocol SessionStore: Sendable {
     /// `lease` is fenced as for `append`, in the same transaction as the save.
     func saveSnapshot(_ snapshot: StoredSnapshot, of session: StoredSessionID, lease: LeaseEpoch?) async throws
 
-    /// Makes `node` the holder of a session's lease until `until`, returning the epoch its
-    /// writes carry. Succeeds when nobody holds it, or the holder's lease has expired at `now`
-    /// (taking the next epoch), or `node` holds it already (keeping the epoch, extending it);
-    /// refused with `leaseHeld` while another node's lease is live. Only a session whose log
-    /// has begun has a lease (`unknownSession` otherwise); an ended one refuses (`sessionEnded`).
-    /// `now` is the caller's clock: the store reads none.
-    func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant) async throws -> LeaseEpoch
+    /// Starts a run of `node`: writes its node lease, live until `until`, at the epoch after
+    /// the previous run's (`NodeLease.started`). The sessions of earlier runs are no longer
+    /// live; they are taken over like those of a node that stopped.
+    func startNodeLease(for node: NodeID, until: Instant) async throws -> NodeLease
 
-    /// Extends the lease `node` holds at `epoch` until `until`. Refused with `fenced` unless
-    /// `node` is the holder, `epoch` the current one and the lease not expired at `now`.
-    func renewLease(of session: StoredSessionID, for node: NodeID, epoch: LeaseEpoch, until: Instant, now: Instant) async throws
+    /// Extends `owner`'s node lease until `until` — even after it expired, as long as no later
+    /// run of the node started (refused with `fenced` then) — and returns the live sessions it
+    /// owns, each with its epoch: the ones the node serves that are missing were taken by
+    /// another node meanwhile. One transaction, whatever the number of sessions.
+    func renewNodeLease(_ owner: NodeIncarnation, until: Instant) async throws -> [StoredSessionID: LeaseEpoch]
 
-    /// The session's lease as stored (`SessionLease.never` if never taken): for a node deciding
-    /// whether to take a session over, and for tests.
-    func lease(of session: StoredSessionID) async throws -> SessionLease
+    /// Ends `owner`'s node lease at `now` (a stopping node whose sessions are saved), so that
+    /// other nodes may take its sessions at once. A later run's lease is left alone.
+    func releaseNodeLease(_ owner: NodeIncarnation, at now: Instant) async throws
+
+    /// `node`'s lease as stored; nil if it never ran.
+    func nodeLease(of node: NodeID) async throws -> NodeLease?
+
+    /// Makes `owner` the holder of a session's lease, returning the epoch its writes carry.
+    /// Succeeds when nobody holds it, or its owner's node lease is not live at the owner's
+    /// epoch at `now` (taking the next epoch), or `owner` holds it already (keeping the
+    /// epoch); refused with `leaseHeld` while another run's lease is live. Only a session
+    /// whose log has begun has a lease (`unknownSession` otherwise); an ended one refuses
+    /// (`sessionEnded`). `now` is the caller's clock: the store reads none.
+    func acquireLease(of session: StoredSessionID, for owner: NodeIncarnation, now: Instant) async throws -> LeaseEpoch
+
+    /// The session's lease as stored (`SessionLease.never` if never taken), with its owner's
+    /// node lease: for a node deciding whether to take a session over, and for tests.
+    func lease(of session: StoredSessionID) async throws -> SessionLeaseState
 
     /// Sessions whose log does not end with sessionEnded, each with a snapshot and the events
     /// after it: what a restart rebuilds. The snapshot is the latest that leaves at least

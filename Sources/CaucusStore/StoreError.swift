@@ -20,9 +20,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// A session's first append named a session that is live already (same app, same name
         /// key): the database keeps one live session per name, whichever node asks.
         case liveNameTaken
-        /// A write, or a lease renewal, that carries a lease epoch that is not the session's
-        /// current one (or none once a lease exists): another node took the session over.
-        /// Nothing was written.
+        /// A write that carries a lease epoch that is not the session's current one (or none
+        /// once a lease exists): another node took the session over. Or a node's renewal at an
+        /// epoch that is not its lease's: another run of the node started since. Nothing was
+        /// written.
         case fenced
         /// Another node holds the session's lease and it has not expired.
         case leaseHeld
@@ -78,10 +79,17 @@ extension StoreError {
             "Session \(session) is leased at \(current.epoch) (held by \(current.holder?.description ?? "nobody")), not \(claimed?.description ?? "unleased"): nothing was written.")
     }
 
-    public static func leaseHeld(_ session: StoredSessionID, by lease: SessionLease) -> StoreError {
+    public static func leaseHeld(_ session: StoredSessionID, by lease: SessionLease, until: Instant?) -> StoreError {
         StoreError(
             .leaseHeld,
-            "Session \(session) is leased by \(lease.holder?.description ?? "nobody") at \(lease.epoch) until \(lease.expiresAt?.description ?? "never").")
+            "Session \(session) is leased by \(lease.owner?.description ?? "nobody") at \(lease.epoch) until \(until?.description ?? "never").")
+    }
+
+    /// A node's renewal (or the run behind it) that another run of the same node overtook.
+    public static func nodeFenced(_ node: NodeID, claimed: NodeEpoch, current: NodeLease) -> StoreError {
+        StoreError(
+            .fenced,
+            "Node \(node)'s lease is at \(current.epoch), not \(claimed): another process of this node started since, and owns its sessions.")
     }
 
     public static func database(_ error: any Error) -> StoreError {

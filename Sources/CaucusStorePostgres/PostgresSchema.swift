@@ -71,6 +71,27 @@ enum PostgresSchema {
             "ALTER TABLE sessions ADD COLUMN lease_epoch BIGINT NOT NULL DEFAULT 0",
             "ALTER TABLE sessions ADD COLUMN lease_expires_at BIGINT",
         ],
+        [
+            // Leases per node, not per session: one row per node, renewed once per renewal
+            // period whatever the number of its sessions. A session names its owner node
+            // (`lease_holder`) and that node's epoch (the run that owns it); it is live while
+            // the node's row is, at that epoch. Its own epoch (`lease_epoch`) fences writes
+            // as before.
+            "CREATE TABLE nodes (id TEXT PRIMARY KEY, epoch BIGINT NOT NULL CHECK (epoch > 0), expires_at BIGINT NOT NULL)",
+            "ALTER TABLE sessions ADD COLUMN lease_owner_epoch BIGINT",
+            // Leases taken before: each holder becomes a node at its first epoch, live until the
+            // last of its sessions' leases would have run out, so nothing moves at the upgrade
+            // that would not have moved anyway.
+            """
+            INSERT INTO nodes (id, epoch, expires_at)
+            SELECT lease_holder, 1, max(coalesce(lease_expires_at, 0)) FROM sessions WHERE lease_holder IS NOT NULL GROUP BY lease_holder
+            """,
+            "UPDATE sessions SET lease_owner_epoch = 1 WHERE lease_holder IS NOT NULL",
+            "ALTER TABLE sessions DROP COLUMN lease_expires_at",
+            "ALTER TABLE sessions ADD CONSTRAINT lease_owner_whole CHECK ((lease_holder IS NULL) = (lease_owner_epoch IS NULL))",
+            // A node's renewal reads the sessions it owns.
+            "CREATE INDEX live_sessions_by_owner ON sessions (lease_holder, lease_owner_epoch) WHERE ended_at IS NULL",
+        ],
     ]
 
     static var version: Int { migrations.count }

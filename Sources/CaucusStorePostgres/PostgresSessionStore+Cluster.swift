@@ -22,10 +22,15 @@ extension PostgresSessionStore: ClusterStore {
     public func sessionsWithExpiredLeases(at now: Instant) async throws -> [StoredSessionID] {
         try await calling { [self] in
             try await withConnection { connection in
+                // Not live: no owner row at the session's owner epoch that runs past `now`.
                 let rows = try await connection.query(
                     """
-                    SELECT id FROM sessions
-                    WHERE ended_at IS NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= \(now.milliseconds) ORDER BY id
+                    SELECT s.id FROM sessions s
+                    WHERE s.ended_at IS NULL AND s.lease_holder IS NOT NULL
+                      AND NOT EXISTS (
+                        SELECT 1 FROM nodes n
+                        WHERE n.id = s.lease_holder AND n.epoch = s.lease_owner_epoch AND n.expires_at > \(now.milliseconds))
+                    ORDER BY s.id
                     """, logger: logger)
                 var expired: [StoredSessionID] = []
                 for try await id in rows.decode(Int64.self) { expired.append(StoredSessionID(rawValue: id)) }
@@ -39,14 +44,22 @@ extension PostgresSessionStore: ClusterStore {
             try await withConnection { connection in
                 let rows = try await connection.query(
                     """
-                    SELECT id, name, created_at, last_seq, lease_holder, lease_epoch, lease_expires_at FROM sessions
-                    WHERE app = \(app) AND ended_at IS NULL ORDER BY id
+                    SELECT s.id, s.name, s.created_at, s.last_seq, s.lease_holder, s.lease_epoch, s.lease_owner_epoch, n.epoch, n.expires_at
+                    FROM sessions s LEFT JOIN nodes n ON n.id = s.lease_holder
+                    WHERE s.app = \(app) AND s.ended_at IS NULL ORDER BY s.id
                     """, logger: logger)
                 var sessions: [ListedSession] = []
-                for try await (id, name, createdAt, lastSeq, holder, epoch, expiresAt) in rows.decode((Int64, String, Int64, Int64, String?, Int64, Int64?).self) {
-                    let lease = SessionLease(
-                        holder: holder.map(NodeID.init(rawValue:)), epoch: LeaseEpoch(rawValue: epoch),
-                        expiresAt: expiresAt.map(Instant.init(milliseconds:)))
+                for try await (id, name, createdAt, lastSeq, holder, epoch, ownerEpoch, nodeEpoch, nodeExpiresAt) in rows.decode(
+                    (Int64, String, Int64, Int64, String?, Int64, Int64?, Int64?, Int64?).self)
+                {
+                    let stored = Self.lease(holder: holder, epoch: epoch, ownerEpoch: ownerEpoch)
+                    var ownerLease: NodeLease?
+                    if let holder, let nodeEpoch, let nodeExpiresAt {
+                        ownerLease = NodeLease(
+                            owner: NodeIncarnation(node: NodeID(rawValue: holder), epoch: NodeEpoch(rawValue: nodeEpoch)),
+                            expiresAt: Instant(milliseconds: nodeExpiresAt))
+                    }
+                    let lease = SessionLeaseState(lease: stored, ownerLease: ownerLease)
                     sessions.append(
                         ListedSession(
                             id: StoredSessionID(rawValue: id), name: name, createdAt: Instant(milliseconds: createdAt), lastSeq: Int(lastSeq), lease: lease))

@@ -53,25 +53,23 @@ extension PostgresSessionStore {
     public func sessionsOfGoneNodes(otherThan node: NodeID, at now: Instant) async throws -> [StoredSessionID] {
         try await calling { [self] in
             try await transaction { connection in
-                let holders = try await connection.query(
-                    """
-                    SELECT DISTINCT lease_holder FROM sessions
-                    WHERE ended_at IS NULL AND lease_holder IS NOT NULL AND lease_holder <> \(node.rawValue)
-                      AND lease_expires_at > \(now.milliseconds)
-                    """, logger: logger)
+                // The nodes whose lease is live, then those of them whose lock is free: a few
+                // rows, whatever the number of sessions.
+                let nodes = try await connection.query(
+                    "SELECT id FROM nodes WHERE id <> \(node.rawValue) AND expires_at > \(now.milliseconds)", logger: logger)
                 var others: [String] = []
-                for try await holder in holders.decode(String.self) { others.append(holder) }
+                for try await other in nodes.decode(String.self) { others.append(other) }
                 var gone: [String] = []
-                for holder in others {
+                for other in others {
                     let rows = try await connection.query(
-                        "SELECT pg_try_advisory_xact_lock(hashtextextended(\(Self.lockKey(NodeID(rawValue: holder))), 0))", logger: logger)
-                    for try await free in rows.decode(Bool.self) where free { gone.append(holder) }
+                        "SELECT pg_try_advisory_xact_lock(hashtextextended(\(Self.lockKey(NodeID(rawValue: other))), 0))", logger: logger)
+                    for try await free in rows.decode(Bool.self) where free { gone.append(other) }
                 }
                 guard !gone.isEmpty else { return [] }
                 let rows = try await connection.query(
                     """
-                    SELECT id FROM sessions
-                    WHERE ended_at IS NULL AND lease_holder = ANY(\(gone)::text[]) AND lease_expires_at > \(now.milliseconds) ORDER BY id
+                    SELECT s.id FROM sessions s JOIN nodes n ON n.id = s.lease_holder AND n.epoch = s.lease_owner_epoch
+                    WHERE s.ended_at IS NULL AND s.lease_holder = ANY(\(gone)::text[]) AND n.expires_at > \(now.milliseconds) ORDER BY s.id
                     """, logger: logger)
                 var sessions: [StoredSessionID] = []
                 for try await id in rows.decode(Int64.self) { sessions.append(StoredSessionID(rawValue: id)) }
@@ -80,29 +78,16 @@ extension PostgresSessionStore {
         }
     }
 
-    public func acquireLease(of session: StoredSessionID, for node: NodeID, until: Instant, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch {
-        try await calling { [self] in
-            try await transaction(on: leaseClient) { connection in
-                guard let row = try await sessionRow(session, lock: .update, on: connection) else { throw StoreError.unknownSession(session) }
-                if row.isEnded { throw StoreError.ended(session) }
-                // Still gone, checked under the row's lock: a node that came back holds its
-                // lock again, and keeps its lease.
-                let rows = try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(hashtextextended(\(Self.lockKey(gone)), 0))", logger: logger)
-                var free = false
-                for try await value in rows.decode(Bool.self) { free = value }
-                let changed =
-                    free
-                    ? try row.lease.takenFromGone(gone, by: node, until: until, now: now, of: session)
-                    : try row.lease.acquired(by: node, until: until, now: now, of: session)
-                try await connection.query(
-                    """
-                    UPDATE sessions SET lease_holder = \(changed.holder?.rawValue), lease_epoch = \(changed.epoch.rawValue),
-                        lease_expires_at = \(changed.expiresAt?.milliseconds)
-                    WHERE id = \(session.rawValue)
-                    """, logger: logger)
-                return changed.epoch
-            }
+    public func acquireLease(of session: StoredSessionID, for owner: NodeIncarnation, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch {
+        try await changeLease(of: session) { [self] state, connection in
+            // Still gone, checked under the row's lock: a node that came back holds its lock
+            // again, and keeps its lease.
+            let rows = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(hashtextextended(\(Self.lockKey(gone)), 0))", logger: logger)
+            var free = false
+            for try await value in rows.decode(Bool.self) { free = value }
+            guard free, state.holder == gone else { return try state.lease.acquired(by: owner, ownerLease: state.ownerLease, now: now, of: session) }
+            return try state.lease.takenFromGone(by: owner, ownerLease: state.ownerLease, now: now, of: session)
         }
     }
 }

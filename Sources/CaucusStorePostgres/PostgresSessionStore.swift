@@ -156,9 +156,9 @@ public actor PostgresSessionStore: SessionStore, Service {
         do {
             try await connection.query(
                 """
-                INSERT INTO sessions (id, app, name, name_key, created_at, last_seq, lease_holder, lease_epoch, lease_expires_at)
+                INSERT INTO sessions (id, app, name, name_key, created_at, last_seq, lease_holder, lease_epoch, lease_owner_epoch)
                 VALUES (\(session.rawValue), \(opening.app), \(opening.name), \(opening.nameKey), \(opening.createdAt.milliseconds), \(Int64(last)),
-                    \(lease.holder?.rawValue), \(lease.epoch.rawValue), \(lease.expiresAt?.milliseconds))
+                    \(lease.holder?.rawValue), \(lease.epoch.rawValue), \(lease.owner?.epoch.rawValue))
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             if error.serverInfo?[.constraintName] == "live_session_names" { throw StoreError.liveNameTaken(opening) }

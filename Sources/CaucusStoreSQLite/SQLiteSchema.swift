@@ -105,6 +105,20 @@ enum SQLiteSchema {
             "ALTER TABLE sessions ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE sessions ADD COLUMN lease_expires_at INTEGER",
         ],
+        [
+            // Leases per node, as on PostgreSQL (schema 3 there): a row per node, and on each
+            // session its owner node's epoch; the session is live while that row is, at that
+            // epoch. Leases taken before become their holder's first run, live until the
+            // last of its sessions' leases would have run out.
+            "CREATE TABLE nodes (id TEXT PRIMARY KEY, epoch INTEGER NOT NULL CHECK (epoch > 0), expires_at INTEGER NOT NULL) WITHOUT ROWID",
+            "ALTER TABLE sessions ADD COLUMN lease_owner_epoch INTEGER",
+            """
+            INSERT INTO nodes (id, epoch, expires_at)
+            SELECT lease_holder, 1, max(coalesce(lease_expires_at, 0)) FROM sessions WHERE lease_holder IS NOT NULL GROUP BY lease_holder
+            """,
+            "UPDATE sessions SET lease_owner_epoch = 1 WHERE lease_holder IS NOT NULL",
+            "ALTER TABLE sessions DROP COLUMN lease_expires_at",
+        ],
     ]
 
     static var version: Int { migrations.count }

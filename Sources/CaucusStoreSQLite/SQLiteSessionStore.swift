@@ -194,13 +194,13 @@ public actor SQLiteSessionStore: SessionStore {
         let lease = opening.initialLease
         _ = try await connection.query(
             """
-            INSERT INTO sessions (id, app, name, name_key, created_at, lease_holder, lease_epoch, lease_expires_at)
+            INSERT INTO sessions (id, app, name, name_key, created_at, lease_holder, lease_epoch, lease_owner_epoch)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """,
             [
                 SQLiteData(session), .text(opening.app), .text(opening.name), .text(opening.nameKey), SQLiteData(opening.createdAt),
                 lease.holder.map { .text($0.rawValue) } ?? .null, .integer(SQLiteInt64(lease.epoch.rawValue)),
-                lease.expiresAt.map(SQLiteData.init) ?? .null,
+                lease.owner.map { .integer(SQLiteInt64($0.epoch.rawValue)) } ?? .null,
             ])
     }
 

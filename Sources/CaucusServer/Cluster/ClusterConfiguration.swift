@@ -20,7 +20,7 @@ public struct ClusterConfiguration: Sendable {
     public var node: NodeID { NodeID(nodeURL) }
 
     /// How long before a lease runs out unrenewed, by this node's clock, the node gives its
-    /// session up (`HeldLeases`): a quarter of the lease (2.5 s of the default 10 s), for the
+    /// sessions up (`HeldNodeLease`): a quarter of the lease (2.5 s of the default 10 s), for the
     /// closing to be done and for other nodes' clocks running a little ahead.
     var giveUpMargin: Duration { leaseDuration / 4 }
 }

@@ -5,8 +5,8 @@ import Logging
 
 /// Several nodes on one PostgreSQL store: each live session is served by the node holding its
 /// lease. A session is leased to the node that opens it from its first write; a request for a
-/// session another node holds live is sent there; a session whose lease expired (its node
-/// died or was cut off) is taken over by the node a request reaches first, or by the next
+/// session another node holds live is sent there; a session whose lease expired (its node's
+/// lease ran out: it died or was cut off; or the node started again) is taken over by the node a request reaches first, or by the next
 /// sweep of `LeaseKeeper`: the lease at the next epoch (which fences every later write of the
 /// old holder), then a rebuild from the latest snapshot and the events after it.
 actor LeasedSessionRouter: SessionRouter {
@@ -17,8 +17,8 @@ actor LeasedSessionRouter: SessionRouter {
     /// Events a rebuilt session keeps to replay to resuming clients (`replayWindow`).
     let replayDepth: Int
     let metrics: ServerMetrics
-    /// Until when this node serves each session it holds (with `LeaseKeeper`).
-    let held: HeldLeases
+    /// This node's run, and until when it serves the sessions it holds (with `LeaseKeeper`).
+    let held: HeldNodeLease
     /// Whether the store answers this node: while it does not, a request that needs it fails
     /// at once, and a wait for it ends when the node would give its sessions up.
     let reachability: StoreReachability
@@ -31,7 +31,7 @@ actor LeasedSessionRouter: SessionRouter {
 
     init(
         registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int,
-        held: HeldLeases, reachability: StoreReachability, metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
+        held: HeldNodeLease, reachability: StoreReachability, metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
     ) {
         self.held = held
         self.reachability = reachability
@@ -53,10 +53,8 @@ actor LeasedSessionRouter: SessionRouter {
             {
                 return placement
             }
-            let lease = OpeningLease(holder: cluster.node, until: clock().adding(cluster.leaseDuration))
-            let session = try await registry.sessionForJoin(app: app, name: name, at: now, lease: lease)
-            await held.opening(session.id, until: lease.until)
-            return .here(session)
+            let lease = OpeningLease(owner: try await serving())
+            return .here(try await registry.sessionForJoin(app: app, name: name, at: now, lease: lease))
         }
     }
 
@@ -106,17 +104,16 @@ actor LeasedSessionRouter: SessionRouter {
     /// 4007), and the request is placed as for any session not in memory.
     private func stillHeld(_ local: SessionActor) async throws -> Bool {
         guard let epoch = local.leaseEpoch else { return true }
-        let lease: SessionLease
+        let lease: SessionLeaseState
         do {
             lease = try await store.lease(of: local.id)
         } catch let error as StoreError where error.code == .unknownSession {
             // Being opened here: its row, and its lease, come with its first write.
             return true
         }
-        if lease.holder == cluster.node && lease.epoch == epoch { return true }
-        logger.warning("session \(local.id) is leased to \(lease.holder?.description ?? "nobody") at \(lease.epoch), no longer to this node at \(epoch)")
+        if lease.owner == (await held.incarnation) && lease.epoch == epoch { return true }
+        logger.warning("session \(local.id) is leased to \(lease.owner?.description ?? "nobody") at \(lease.epoch), no longer to this node at \(epoch)")
         metrics.leasesLost.increment()
-        await held.forget(local.id)
         await local.leaseLost()
         return false
     }
@@ -126,7 +123,7 @@ actor LeasedSessionRouter: SessionRouter {
     private func locate(_ id: StoredSessionID) async throws -> SessionPlacement? {
         // Taken over by a lookup that finished while this one was being started.
         if let local = await registry.session(id) { return .here(local) }
-        let lease: SessionLease
+        let lease: SessionLeaseState
         do {
             lease = try await store.lease(of: id)
         } catch let error as StoreError where error.code == .unknownSession {
@@ -141,22 +138,29 @@ actor LeasedSessionRouter: SessionRouter {
         return try await takeOver(id)
     }
 
-    /// Takes the lease of a session whose holder let it expire (or is this node, restarted),
+    /// This node's run, while its lease lets it serve sessions; otherwise it takes none.
+    private func serving() async throws -> NodeIncarnation {
+        guard let incarnation = await held.serving(at: clock()) else {
+            throw StoreError(.database, "This node's lease runs out unrenewed; try another node.")
+        }
+        return incarnation
+    }
+
+    /// Takes the lease of a session whose owner's lease ran out (or is this node, restarted),
     /// then rebuilds it here. The lease comes first: from then on the old holder can write
     /// nothing, so the log read next is the whole of it.
     /// `gone`: the live lease's holder, whose process died.
     private func takeOver(_ id: StoredSessionID, from gone: NodeID? = nil) async throws -> SessionPlacement? {
         let started = ContinuousClock.now
+        let incarnation = try await serving()
         let epoch: LeaseEpoch
         do {
             let now = clock()
-            let until = now.adding(cluster.leaseDuration)
             if let gone {
-                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now, replacingGone: gone)
+                epoch = try await store.acquireLease(of: id, for: incarnation, now: now, replacingGone: gone)
             } else {
-                epoch = try await store.acquireLease(of: id, for: cluster.node, until: until, now: now)
+                epoch = try await store.acquireLease(of: id, for: incarnation, now: now)
             }
-            await held.held(id, until: until)
         } catch let error as StoreError {
             switch error.code {
             case .leaseHeld:
@@ -171,18 +175,14 @@ actor LeasedSessionRouter: SessionRouter {
         guard let stored = try await store.liveSession(id, replayDepth: replayDepth) else { return nil }
         let limits = apps[stored.app]?.limits ?? .standard
         let session = await registry.rebuild(stored, epoch: epoch, limits: limits)
-        // Renewed at once: a rebuild as long as the lease would otherwise hand over a session
-        // whose lease has already run out (and another node may then take it).
-        do {
-            let now = clock()
-            let until = now.adding(cluster.leaseDuration)
-            try await store.renewLease(of: id, for: cluster.node, epoch: epoch, until: until, now: now)
-            await held.held(id, until: until)
-        } catch let error as StoreError where error.code == .fenced {
-            await held.forget(id)
+        // The node's lease keeps the session from now on; only a node whose own lease ran
+        // out during a long rebuild may have lost it meanwhile.
+        let lease = try await store.lease(of: id)
+        guard lease.owner == incarnation, lease.epoch == epoch else {
             await session.leaseLost()
-            let lease = try await store.lease(of: id)
-            guard lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node else { throw error }
+            guard lease.isLive(at: clock()), let holder = lease.holder, holder != cluster.node else {
+                throw StoreError.fenced(id, claimed: epoch, current: lease.lease)
+            }
             return .elsewhere(holder)
         }
         metrics.takeovers.increment()

@@ -1,6 +1,6 @@
 /// Whether this node reaches the shared store, as its own calls find: the store counts as
 /// reachable while some call that began less than `horizon` ago was answered. The horizon is
-/// the part of a lease a node may serve without a renewal (`HeldLeases`), so that a node
+/// the part of a lease a node may serve without a renewal (`HeldNodeLease`), so that a node
 /// reports itself unreachable (`/healthz`, `/readyz`) as it gives its sessions up. Requests
 /// that need the store wait for it no longer than a horizon, and fail at once (1010, try
 /// another node) while it is known to be unreachable: no answer for a horizon, and the last

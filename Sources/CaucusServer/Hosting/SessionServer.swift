@@ -64,7 +64,7 @@ public final class SessionServer: Sendable {
         }
         if let url = configuration.storeURL {
             // Several nodes: no call waits longer than a lease, by when the node has given up
-            // the sessions it was for (`HeldLeases`). One node: as long as a node's default lease.
+            // the sessions it was for (`HeldNodeLease`). One node: as long as a node's default lease.
             let shared = PostgresSessionStore(
                 location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy,
                 callDeadline: configuration.cluster?.leaseDuration ?? ClusterConfiguration.defaultLeaseDuration, logger: logger)
@@ -89,13 +89,14 @@ public final class SessionServer: Sendable {
     }
 
     /// Readies the store and rebuilds the sessions that were live. On several nodes none is
-    /// rebuilt here at start: each is taken over when its lease expires (or at once if it was
-    /// this node's), by the first request for it or by the lease keeper's sweep.
+    /// rebuilt here at start: the node starts a new run of its lease, which ends its previous
+    /// run's leases, and each session is taken over by the first request for it or by a
+    /// lease keeper's sweep.
     func restoreSessions() async throws {
         let started = ContinuousClock.now
         if let storeService { try await storeService.prepare() }
         await storeReachability?.answered(callStartedAt: started)
-        guard leaseKeeper == nil else { return }
+        if let leaseKeeper { return try await leaseKeeper.start() }
         // Old enough snapshots that a restored session replays as much as a running one keeps.
         await registry.restore(from: try await store.liveSessions(replayDepth: configuration.replayWindow), apps: apps)
     }
@@ -131,7 +132,7 @@ public final class SessionServer: Sendable {
         }
         self.registry = registry
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
-            let held = HeldLeases(margin: cluster.giveUpMargin)
+            let held = HeldNodeLease(margin: cluster.giveUpMargin)
             let reachability = StoreReachability(horizon: cluster.leaseDuration - cluster.giveUpMargin)
             let router = LeasedSessionRouter(
                 registry: registry, store: shared, cluster: cluster, apps: self.apps, replayDepth: replayWindow, held: held,
@@ -212,18 +213,7 @@ public final class SessionServer: Sendable {
         let sessions = await registry.all()
         for session in sessions { await session.closeForRestart() }
         await requests.drained()
-        if let cluster = configuration.cluster { await giveUpLeases(of: sessions, cluster) }
-    }
-
-    /// Several nodes: once a stopping node's sessions are saved, their leases end now rather
-    /// than when they would have expired, so that the clients told to reconnect find another
-    /// node able to take them over at once.
-    private func giveUpLeases(of sessions: [SessionActor], _ cluster: ClusterConfiguration) async {
-        for session in sessions {
-            guard let epoch = session.leaseEpoch else { continue }
-            let now = clock()
-            try? await store.renewLease(of: session.id, for: cluster.node, epoch: epoch, until: now, now: now)
-        }
+        await leaseKeeper?.release()
     }
 }
 

@@ -29,6 +29,9 @@ struct ServerMetrics: Sendable {
     let takeovers: CoreMetrics.Counter
     let takeoverDuration: CoreMetrics.Timer
     let leasesLost: CoreMetrics.Counter
+    /// Several nodes: renewals of this node's lease (one per renewal period, whatever the
+    /// number of sessions).
+    let nodeLeaseRenewals: CoreMetrics.Counter
 
     init() {
         _ = Self.registry
@@ -45,6 +48,7 @@ struct ServerMetrics: Sendable {
         takeovers = CoreMetrics.Counter(label: "caucus_takeovers_total")
         takeoverDuration = CoreMetrics.Timer(label: "caucus_takeover_duration_seconds", preferredDisplayUnit: .seconds)
         leasesLost = CoreMetrics.Counter(label: "caucus_leases_lost_total")
+        nodeLeaseRenewals = CoreMetrics.Counter(label: "caucus_node_lease_renewals_total")
     }
 
     func prometheusText() -> String { Self.registry.emitToString() }

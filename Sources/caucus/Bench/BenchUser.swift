@@ -21,6 +21,8 @@ final class BenchUser: Sendable {
     var userID: Int { state.withLockedValue { $0.user } }
     var secret: String { state.withLockedValue { $0.secret } }
     var lastSeq: Int { state.withLockedValue { $0.lastSeq } }
+    /// Whether its connection closed (the server closed it, or it dropped).
+    var isClosed: Bool { state.withLockedValue { $0.closed } }
 
     func onEvent(_ handler: @escaping @Sendable (ByteBuffer, ContinuousClock.Instant) -> Void) {
         state.withLockedValue { $0.onEvent = handler }

@@ -27,7 +27,7 @@ struct TakeoverBench: AsyncParsableCommand {
 
     func run() async throws {
         let folder = try ServerUnderTest.freshFolder()
-        let ports = try Self.freePorts(2)
+        let ports = try FreeLoopbackPorts.take(2)
         let nodes = try ports.map { port in
             try ServerUnderTest(
                 folder: folder,
@@ -113,24 +113,5 @@ struct TakeoverBench: AsyncParsableCommand {
             throw BenchError("the surviving node reports \(count.map { "\(Int($0))" } ?? "no") takeovers, not one")
         }
         return sum
-    }
-
-    /// Free loopback ports (bound together, so that they differ): a node's URL names its port.
-    private static func freePorts(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
-        return try (0..<count).map { _ in
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(socket)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-            }
-            guard socket >= 0, bound else { throw BenchError("no free port") }
-            return Int(UInt16(bigEndian: address.sin_port))
-        }
     }
 }

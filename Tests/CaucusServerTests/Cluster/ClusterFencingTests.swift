@@ -119,8 +119,21 @@ import Glibc
 
 /// Reads what the nodes left in the shared database.
 enum StoreReader {
-    static func lease(of session: StoredSessionID, in database: String) async throws -> SessionLease {
+    static func lease(of session: StoredSessionID, in database: String) async throws -> SessionLeaseState {
         try await withStore(database) { try await $0.lease(of: session) }
+    }
+
+    /// The database's committed transactions so far (`pg_stat_database.xact_commit`).
+    static func committedTransactions(in database: String) async throws -> Int64 {
+        try await withStore(database) { try await $0.committedTransactions() }
+    }
+
+    /// Each live session of the test app with its owner's run and its epoch.
+    static func owners(in database: String) async throws -> [StoredSessionID: String] {
+        try await withStore(database) { store in
+            let listing = try await store.liveSessionListing(app: ServerProcess.app.key)
+            return Dictionary(uniqueKeysWithValues: listing.map { ($0.id, "\($0.lease.owner?.description ?? "nobody") \($0.lease.epoch)") })
+        }
     }
 
     static func events(of session: StoredSessionID, in database: String) async throws -> [SequencedEvent] {

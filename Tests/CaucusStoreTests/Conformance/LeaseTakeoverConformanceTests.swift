@@ -20,7 +20,9 @@ struct LeaseTakeoverConformanceTests {
         var script = SessionScript()
         let (host, join) = try script.join("Ada", claim: .host)
         let id = try await a.store.start(script, firstBatch: join)
-        let first = try await a.store.acquireLease(of: id, for: nodeA, until: start.adding(seconds: 10), now: start)
+        let runA = try await a.store.startNodeLease(for: nodeA, until: start.adding(seconds: 10)).owner
+        let runB = try await b.store.startNodeLease(for: nodeB, until: start.adding(seconds: 20)).owner
+        let first = try await a.store.acquireLease(of: id, for: runA, now: start)
 
         // A appends one chat after another until refused; it says when its first one landed.
         let (landed, landing) = AsyncStream<Void>.makeStream()
@@ -46,7 +48,7 @@ struct LeaseTakeoverConformanceTests {
         for await _ in landed { break }
 
         // B takes the lease (A's has expired by B's clock) while A is appending.
-        let second = try await b.store.acquireLease(of: id, for: nodeB, until: start.adding(seconds: 20), now: start.adding(seconds: 10))
+        let second = try await b.store.acquireLease(of: id, for: runB, now: start.adding(seconds: 10))
         let endAtTakeover = try await b.store.events(of: id, after: 0).last?.seq ?? 0
         let (appended, refusal) = try await appender.value
 

@@ -75,6 +75,40 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// A file of schema version 4 held a lease per session (holder, epoch, expiry): each
+    /// holder becomes a node at its first epoch, live until the last of its sessions' leases
+    /// would have run out, and its sessions keep their epochs.
+    @Test func aVersion4FileWithLeasesIsMigrated() async throws {
+        try await withTemporaryDatabase { path in
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let connection = try await SQLiteConnection.open(storage: .file(path: path))
+            // On an empty file the name keys need no filling.
+            for migration in SQLiteSchema.migrations.prefix(4) {
+                for case .sql(let sql) in migration { _ = try await connection.query(sql) }
+            }
+            let at = Instant.testEpoch
+            for statement in [
+                "INSERT INTO sessions (app, name, name_key, created_at, lease_holder, lease_epoch, lease_expires_at) VALUES ('demo', 'Maths', 'maths', 0, 'node-a', 3, \(at.adding(seconds: 10).milliseconds))",
+                "INSERT INTO sessions (app, name, name_key, created_at, lease_holder, lease_epoch, lease_expires_at) VALUES ('demo', 'Art', 'art', 0, 'node-a', 1, \(at.adding(seconds: 20).milliseconds))",
+                "INSERT INTO sessions (app, name, name_key, created_at) VALUES ('demo', 'Solo', 'solo', 0)",
+                "PRAGMA user_version = 4",
+            ] { _ = try await connection.query(statement) }
+            try await connection.close()
+
+            let store = try await SQLiteSessionStore.open(path: path)
+            #expect(try await store.schemaVersion() == SQLiteSchema.version)
+            let run = NodeIncarnation(node: NodeID("node-a"), epoch: .first)
+            #expect(try await store.nodeLease(of: NodeID("node-a")) == NodeLease(owner: run, expiresAt: at.adding(seconds: 20)))
+            let maths = try await store.lease(of: StoredSessionID(rawValue: 1))
+            #expect(maths.lease == SessionLease(owner: run, epoch: LeaseEpoch(rawValue: 3)))
+            #expect(maths.isLive(at: at.adding(seconds: 19)) && !maths.isLive(at: at.adding(seconds: 20)))
+            #expect(try await store.lease(of: StoredSessionID(rawValue: 3)).lease == .never)
+            #expect(try await store.renewNodeLease(run, until: at.adding(seconds: 30)).count == 2)
+            try await store.close()
+        }
+    }
+
     @Test func historyEncodesIdsAsPlainNumbers() throws {
         let at = Instant.testEpoch
         let history = SessionHistory(
