@@ -21,6 +21,7 @@ from media_peers import PeersOfOneSession  # noqa: E402
 LISTENER = "Lee"
 SPEAKERS = ["Sam", "Sia", "Sol", "Sue", "Syd"]
 TURN_SECONDS = 2.0
+QUIET_SECONDS = 3.0
 LOUD = 12000  # about −11 dBov
 SWITCH_WITHIN_SECONDS = 0.3
 SIMILAR = [12000, 11000, 10000, 9600]  # within 2 dB of each other
@@ -54,7 +55,9 @@ class LoudestSpeakerTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
         return next((at for at, slots, _ in peer.slot_maps if at >= since and user in audio_users(slots)), None)
 
     async def test_the_slots_follow_whoever_speaks_and_do_not_flap(self):
-        await asyncio.sleep(1.5)  # the peers' media flowing, everyone silent
+        # Everyone silent long enough that the ranking has published its quiet (each holder's
+        # 1 s hang, then the 500 ms between publications): the first turn then waits for nothing.
+        await asyncio.sleep(QUIET_SECONDS)
         latencies = {}
         for speaker in SPEAKERS:
             for name in SPEAKERS:
