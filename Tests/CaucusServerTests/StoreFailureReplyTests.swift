@@ -31,24 +31,29 @@ import Testing
 }
 
 /// A second process (Python's sqlite3) holding a database's write lock: `BEGIN IMMEDIATE`,
-/// kept until it is killed.
+/// kept until its standard input closes — when `release` closes it, or when the test process
+/// ends however it ends (a `terminate` alone left these processes running after test runs).
 final class DatabaseLock: Sendable {
     private let process: Process
     private let output: FileHandle
+    private let input: FileHandle
 
     init(path: String) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = """
-            import sqlite3, sys, time
+            import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
-            time.sleep(3600)
+            sys.stdin.read()
             """
         process.arguments = ["python3", "-c", script, path]
         let stdout = Pipe()
+        let stdin = Pipe()
         process.standardOutput = stdout
+        process.standardInput = stdin
+        input = stdin.fileHandleForWriting
         process.standardError = FileHandle.nullDevice
         output = stdout.fileHandleForReading
         try process.run()
@@ -62,6 +67,8 @@ final class DatabaseLock: Sendable {
     }
 
     func release() {
+        try? input.close()
         if process.isRunning { process.terminate() }
+        process.waitUntilExit()
     }
 }
