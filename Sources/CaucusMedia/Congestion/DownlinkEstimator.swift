@@ -50,9 +50,9 @@ public struct DownlinkEstimator: Sendable {
     private var nextSequenceNumber: UInt16 = 1
     /// What was sent, by transport-wide sequence number (a ring, like the retransmission cache).
     private var sent: [Sent?]
-    /// Feedback results within the rate window: by sending time, with the arrival (microseconds
-    /// on the subscriber's clock) of those that arrived.
-    private var results: [(sentAt: Duration, size: Int, arrival: Int64?)] = []
+    /// Feedback results within the rate window, by sending time (for the loss), and the
+    /// arrivals within it, on the subscriber's clock in microseconds (for the delivered rate).
+    private var results: [(sentAt: Duration, size: Int, arrived: Bool)] = []
     private var arrivals: [(at: Int64, size: Int)] = []
     /// The smallest one-way delay of each second of sending, for the base delay.
     private var delayMinima: [(second: Int64, delay: Int64)] = []
@@ -106,29 +106,24 @@ public struct DownlinkEstimator: Sendable {
         var remoteArrival = Int64(feedback.referenceTime) * 64_000
         var queueDelays: [Int64] = []
         for (index, delta) in feedback.deltas.enumerated() {
+            // Every received number's delta counts towards the next arrival, known packet or not.
+            if let delta { remoteArrival += Int64(delta) * 250 }
+            let arrival = delta == nil ? nil : remoteArrival
             let sequenceNumber = feedback.baseSequenceNumber &+ UInt16(truncatingIfNeeded: index)
             let slot = Int(sequenceNumber) % Self.history
-            guard var packet = sent[slot], packet.sequenceNumber == sequenceNumber, !packet.reported else {
-                if let delta { remoteArrival += Int64(delta) * 250 }
-                continue
-            }
+            guard var packet = sent[slot], packet.sequenceNumber == sequenceNumber, !packet.reported else { continue }
             packet.reported = true
             sent[slot] = packet
             if let cluster = packet.cluster {
-                if let delta { remoteArrival += Int64(delta) * 250 }
-                measure(cluster, arrival: delta == nil ? nil : remoteArrival, size: packet.size)
+                measure(cluster, arrival: arrival, size: packet.size)
                 continue
             }
-            guard let delta else {
-                results.append((packet.at, packet.size, nil))
-                continue
-            }
-            remoteArrival += Int64(delta) * 250
+            results.append((packet.at, packet.size, arrival != nil))
+            guard let arrival else { continue }
             let sentMicroseconds = Self.microseconds(packet.at)
-            let delay = remoteArrival - sentMicroseconds
+            let delay = arrival - sentMicroseconds
             queueDelays.append(delay - noteDelay(delay, sentAt: sentMicroseconds))
-            results.append((packet.at, packet.size, remoteArrival))
-            arrivals.append((remoteArrival, packet.size))
+            arrivals.append((arrival, packet.size))
         }
         guard let latest = results.map(\.sentAt).max() else { return }
         let window = Self.microseconds(configuration.rateWindow)
@@ -137,7 +132,7 @@ public struct DownlinkEstimator: Sendable {
             arrivals.removeAll { lastArrival - $0.at > window }
             deliveredRate = Int(Int64(arrivals.map(\.size).reduce(0, +)) * 8_000_000 / window)
         }
-        let lost = results.lazy.filter { $0.arrival == nil }.count
+        let lost = results.lazy.filter { !$0.arrived }.count
         let loss = results.isEmpty ? 0 : Double(lost) / Double(results.count)
         let averageQueueDelay = queueDelays.isEmpty ? 0 : queueDelays.reduce(0, +) / Int64(queueDelays.count)
         let overused = averageQueueDelay > Self.microseconds(configuration.queueDelayLimit) || loss > configuration.lossLimit

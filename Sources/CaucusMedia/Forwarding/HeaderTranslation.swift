@@ -107,12 +107,10 @@ public struct HeaderTranslation: Hashable, Sendable {
         }
     }
 
-    /// Writes the subscriber's transport-wide number into the element whose data starts at
-    /// `data` and is `length` long; false when there is none to write or it does not fit.
-    private func fillTransportSequence(
-        _ packet: UnsafeMutableRawBufferPointer, id: UInt8, data: Int, length: Int, transportSequence: UInt16?
-    ) -> Bool {
-        guard id == incomingTransportSequenceID, let transportSequence, length == 2 else { return false }
+    /// Writes the subscriber's transport-wide number into the transport-wide element whose data
+    /// starts at `data` and is `length` long; false when there is none to write or it does not fit.
+    private func fillTransportSequence(_ packet: UnsafeMutableRawBufferPointer, data: Int, length: Int, transportSequence: UInt16?) -> Bool {
+        guard let transportSequence, length == 2 else { return false }
         packet[data] = UInt8(transportSequence >> 8)
         packet[data + 1] = UInt8(transportSequence & 0xFF)
         return true
@@ -135,7 +133,7 @@ public struct HeaderTranslation: Hashable, Sendable {
             guard elementEnd <= end else { return }
             var outgoing = extensionIDs[Int(id)]
             if id == incomingTransportSequenceID,
-                !fillTransportSequence(packet, id: id, data: offset + 1, length: elementEnd - offset - 1, transportSequence: transportSequence)
+                !fillTransportSequence(packet, data: offset + 1, length: elementEnd - offset - 1, transportSequence: transportSequence)
             {
                 outgoing = 0
             }
@@ -163,7 +161,7 @@ public struct HeaderTranslation: Hashable, Sendable {
             guard elementEnd <= end else { return }
             var outgoing = extensionIDs[Int(id)]
             if id == incomingTransportSequenceID,
-                !fillTransportSequence(packet, id: id, data: offset + 2, length: elementEnd - offset - 2, transportSequence: transportSequence)
+                !fillTransportSequence(packet, data: offset + 2, length: elementEnd - offset - 2, transportSequence: transportSequence)
             {
                 outgoing = 0
             }
