@@ -26,31 +26,34 @@ struct FrameRateWindow: Sendable {
         forget(before: time)
     }
 
-    /// Frames per second at `now`: the frames of the last `length` over that length (or over
-    /// the time since the first frame, while that is shorter, but never less than a tenth of
-    /// the window, so one early frame does not read as a huge rate).
-    mutating func framesPerSecond(at now: Duration) -> Double {
-        forget(before: now)
+    /// Frames per second at `now`: the frames of the last `length` over that length; while
+    /// less than a window has passed since the first frame, the frames after the first over
+    /// the time since it (so a stream's first second reads its rate too, not less).
+    func framesPerSecond(at now: Duration) -> Double {
         guard let first else { return 0 }
-        let span = max(length / 10, min(length, now - first))
-        return Double(arrivals.count) / span.inSeconds
+        let count = inWindow(at: now).count
+        guard now - first < length else { return Double(count) / length.inSeconds }
+        return count < 2 ? 0 : Double(count - 1) / (now - first).inSeconds
     }
 
     /// The level of the window's samples in dBFS (`AudioLevel.floor` when it holds none).
-    mutating func decibels(at now: Duration) -> Double {
-        forget(before: now)
+    func decibels(at now: Duration) -> Double {
+        let arrivals = inWindow(at: now)
         let samples = arrivals.reduce(0) { $0 + $1.samples }
         guard samples > 0 else { return AudioLevel.floor }
         return AudioLevel.decibels(meanSquare: arrivals.reduce(0) { $0 + $1.sumOfSquares } / Double(samples))
     }
 
-    /// Whether any frame arrived in the last `length` before `now`.
-    mutating func isEmpty(at now: Duration) -> Bool {
-        forget(before: now)
-        return arrivals.isEmpty
+    /// Whether no frame arrived in the last `length` before `now`.
+    func isEmpty(at now: Duration) -> Bool { inWindow(at: now).isEmpty }
+
+    /// The arrivals in the window at `now`: (now - length, now].
+    private func inWindow(at now: Duration) -> ArraySlice<Arrival> {
+        let start = now - length
+        return arrivals.drop { $0.time <= start }.prefix { $0.time <= now }
     }
 
-    /// Drops the arrivals at or before `now - length`: the window is (now - length, now].
+    /// Drops the arrivals that can no longer be in a window: at or before `now - length`.
     private mutating func forget(before now: Duration) {
         let start = now - length
         if let kept = arrivals.firstIndex(where: { $0.time > start }) {

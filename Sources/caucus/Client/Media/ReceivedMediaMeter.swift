@@ -65,12 +65,10 @@ struct ReceivedMediaMeter: Sendable {
 
     /// A row per user with a frame in the last window before `now`, in user order; `name`
     /// gives each user's name (nil for one the client no longer knows: its ID stands in).
-    mutating func rows(at now: Duration, name: (UserID) -> String?) -> [Row] {
+    func rows(at now: Duration, name: (UserID) -> String?) -> [Row] {
         var rows: [UserID: Row] = [:]
         for key in streams.keys.sorted(by: { ($0.user, $0.kind.rawValue) < ($1.user, $1.kind.rawValue) }) {
-            guard var stream = streams[key] else { continue }
-            defer { streams[key] = stream }
-            if stream.window.isEmpty(at: now) { continue }
+            guard let stream = streams[key], !stream.window.isEmpty(at: now) else { continue }
             var row = rows[key.user] ?? Row(user: key.user.description, name: name(key.user) ?? key.user.description, undecodable: undecodable[key.user] ?? 0)
             let fps = (stream.window.framesPerSecond(at: now) * 10).rounded() / 10
             switch key.kind {

@@ -6,7 +6,7 @@ import Foundation
 struct Tone: Sendable {
     static let samplesPerFrame = 960
     static let sampleRate = 48_000.0
-    /// 12,000 of 32,767: an RMS of -11.3 dBFS (see `AudioLevel`).
+    /// 12,000 of 32,767: an RMS of -11.7 dBFS (see `AudioLevel`).
     static let amplitude = 12_000.0
 
     let hertz: Double
