@@ -61,7 +61,7 @@ struct MediaClientsBench: AsyncParsableCommand {
             let publishes = client.index < publisherCount
             try await client.startMedia(publishAudio: publishes && audio, publishVideo: publishes && video, decode: decode)
         }
-        for client in members where client.index < publisherCount { client.startPublishing(loop, audio: audio, video: video) }
+        let sender = LoopedMediaSender(loop, publishers: members.prefix(publisherCount).map { $0.publisher(audio: audio, video: video) })
         try await settle(members)
         progress("every client receives what it should; measuring \(seconds) s")
 
@@ -74,6 +74,7 @@ struct MediaClientsBench: AsyncParsableCommand {
         let elapsed = (clock.now - started).inSeconds
         let (cpuAfter, ownAfter) = (server.cpuSeconds, ProcessCPU.seconds(of: ProcessInfo.processInfo.processIdentifier))
         let (inAfter, outAfter) = try await (Self.counter("caucus_media_rtp_received_total", server), Self.counter("caucus_media_rtp_forwarded_total", server))
+        await sender.stop()
         for client in members { await client.stop() }
 
         var report = Report(scenario: "media-clients")
@@ -82,7 +83,8 @@ struct MediaClientsBench: AsyncParsableCommand {
         let forwarded = Double(outAfter - outBefore) / elapsed
         let sentAudio = Double(counts.reduce(0) { $0 + $1.audioSent }) / elapsed
         let sentVideo = Double(counts.reduce(0) { $0 + $1.videoSent }) / elapsed
-        report.add("frames sent by the clients", "\(Int(sentAudio)) audio/s, \(Int(sentVideo)) video/s")
+        let skipped = Double(counts.reduce(0) { $0 + $1.videoSkipped }) / elapsed
+        report.add("frames sent by the clients", "\(Int(sentAudio)) audio/s, \(Int(sentVideo)) video/s (\(skipped.formatted(decimals: 1)) video/s missed: the sender was late)")
         report.add("RTP packets into the server (the clients' sent)", "\(Int(Double(inAfter - inBefore) / elapsed))/s")
         report.add("RTP packets out of the server (the clients' received)", "\(Int(forwarded))/s")
         for (kind, slots, perClient) in [("video", Self.videoSlots, counts.map(\.video)), ("audio", Self.audioSlots, counts.map(\.audio))]

@@ -5,13 +5,16 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// One client of `caucus bench media-clients`: an SDK session (`CaucusSession`, its own media
-/// connection) that sends the looped frames, if it publishes, and receives, assembles and
-/// (unless told not to) decodes everything it is sent, counting frames by publisher and kind.
+/// connection) whose looped frames `LoopedMediaSender` sends, if it publishes, and which
+/// receives, assembles and (unless told not to) decodes everything it is sent, counting frames
+/// by publisher and kind.
 final class MediaClientsBenchClient: Sendable {
     /// What the client sent and received since the counts were last taken.
     struct Counts: Sendable {
         var audioSent = 0
         var videoSent = 0
+        /// Video frames the sender was late for and skipped.
+        var videoSkipped = 0
         /// By publisher: audio and video frames received.
         var audio: [UserID: Int] = [:]
         var video: [UserID: Int] = [:]
@@ -61,6 +64,8 @@ final class MediaClientsBenchClient: Sendable {
                     if !decoded { counts.undecodable += 1 }
                     if remote.kind == .audio { counts.audio[remote.user, default: 0] += 1 } else { counts.video[remote.user, default: 0] += 1 }
                 }
+                // Frames waiting never suspend the loop: let the other clients' loops run.
+                await Task.yield()
             }
         }
         tasks.withLockedValue { $0.append(receiving) }
@@ -68,44 +73,15 @@ final class MediaClientsBenchClient: Sendable {
         if publishVideo { try await session.videoHelper.start() }
     }
 
-    /// Sends `loop`'s frames at their pace until stopped: audio every 20 ms, video at the
-    /// loop's frame rate, back to the loop's keyframe whenever the server asks for one.
-    func startPublishing(_ loop: LoopedMedia, audio: Bool, video: Bool) {
-        let (audioHelper, videoHelper, counts) = (session.audioHelper, session.videoHelper, counts)
+    /// What the sender needs to publish for this client (`LoopedMediaSender`): its helpers
+    /// for what it publishes, and a flag the server's keyframe requests raise.
+    func publisher(audio: Bool, video: Bool) -> LoopedMediaSender.Publisher {
         let keyframeWanted = NIOLockedValueBox(false)
-        let requests = videoHelper.keyframeRequests
+        let requests = session.videoHelper.keyframeRequests
         let listening = Task { for await _ in requests { keyframeWanted.withLockedValue { $0 = true } } }
-        let sending = Task {
-            let frameInterval = Duration.seconds(1) / loop.frameRate
-            let started = ContinuousClock.now
-            var (audioFrame, videoFrame, videoIndex) = (0, 0, 0)
-            while !Task.isCancelled {
-                let elapsed = ContinuousClock.now - started
-                var (audioSent, videoSent) = (0, 0)
-                while audio, Duration.milliseconds(20) * audioFrame <= elapsed {
-                    let bytes = loop.audio[audioFrame % loop.audio.count]
-                    let frame = EncodedFrame(codec: .opus, bytes: bytes, timestamp: UInt32(truncatingIfNeeded: audioFrame * 960), isKeyframe: true, audioLevel: Tone.level)
-                    if (try? audioHelper.send(frame)) != nil { audioSent += 1 }
-                    audioFrame += 1
-                }
-                if video, frameInterval * videoFrame <= elapsed {
-                    if keyframeWanted.withLockedValue({ wanted in defer { wanted = false }; return wanted }) { videoIndex = 0 }
-                    let encoded = loop.video[videoIndex % loop.video.count]
-                    let frame = EncodedFrame(codec: .vp8, bytes: encoded.data, captureTime: frameInterval * videoFrame, isKeyframe: encoded.isKeyframe)
-                    if (try? videoHelper.send(frame)) != nil { videoSent += 1 }
-                    videoFrame += 1
-                    videoIndex += 1
-                }
-                if audioSent + videoSent > 0 {
-                    counts.withLockedValue { counts in
-                        counts.audioSent += audioSent
-                        counts.videoSent += videoSent
-                    }
-                }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
-        tasks.withLockedValue { $0 += [listening, sending] }
+        tasks.withLockedValue { $0.append(listening) }
+        return LoopedMediaSender.Publisher(
+            audio: audio ? session.audioHelper : nil, video: video ? session.videoHelper : nil, keyframeWanted: keyframeWanted, counts: counts)
     }
 
     /// The counts since the last call, and a fresh start.
