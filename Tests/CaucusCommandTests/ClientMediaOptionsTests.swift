@@ -43,10 +43,10 @@ import Testing
         (["--pattern-rate", "10"], "--pattern-size and --pattern-rate need --publish-pattern"),
         (["--publish-pattern", "--pattern-rate", "0"], "--pattern-rate must be 1…60"),
         (["--publish-pattern", "--pattern-rate", "61"], "--pattern-rate must be 1…60"),
-        (["--publish-pattern", "--pattern-size", "321x240"], "--pattern-size"),
-        (["--publish-pattern", "--pattern-size", "320"], "--pattern-size"),
-        (["--publish-pattern", "--pattern-size", "8x8"], "--pattern-size"),
-        (["--publish-pattern", "--pattern-size", "3840x2160"], "--pattern-size"),
+        (["--publish-pattern", "--pattern-size", "321x240"], "a size is WIDTHxHEIGHT, both even, from 16x16 to 1920x1080"),
+        (["--publish-pattern", "--pattern-size", "320"], "a size is WIDTHxHEIGHT, both even"),
+        (["--publish-pattern", "--pattern-size", "8x8"], "a size is WIDTHxHEIGHT, both even"),
+        (["--publish-pattern", "--pattern-size", "3840x2160"], "a size is WIDTHxHEIGHT, both even"),
         (["--media-report", "json"], "--media-report needs media"),
         (["--receive-media", "--media-report", "xml"], "--media-report"),
     ])
@@ -75,6 +75,7 @@ import Testing
             (["--no-audio", "--no-video"], "publish audio, video or both"),
             (["--frame-rate", "0"], "--frame-rate must be 1…60"),
             (["--seconds", "0"], "--seconds must be at least 1"),
+            (["--video-size", "100x75"], "a size is WIDTHxHEIGHT, both even"),
         ] {
             var refused: String?
             do { _ = try MediaClientsBench.parse(arguments) } catch { refused = MediaClientsBench.message(for: error) }

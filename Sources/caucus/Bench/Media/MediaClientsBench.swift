@@ -22,7 +22,8 @@ struct MediaClientsBench: AsyncParsableCommand {
     @Option(help: "How many of them publish (default: all).") var publishers: Int?
     @Flag(inversion: .prefixedNo, help: "Publishers send the tone (Opus).") var audio = true
     @Flag(inversion: .prefixedNo, help: "Publishers send the test pattern (VP8).") var video = true
-    @Option(help: "The pattern's size, WIDTHxHEIGHT.") var videoSize = ClientMediaOptions.defaultSize
+    @Option(help: "The pattern's size, WIDTHxHEIGHT, even, 16x16…1920x1080.", transform: PictureSize.parse)
+    var videoSize = ClientMediaOptions.defaultSize
     @Option(help: "The pattern's frames per second.") var frameRate = ClientMediaOptions.defaultRate
     @Flag(inversion: .prefixedNo, help: "Receivers decode every frame (libopus, libvpx).") var decode = true
     @Option(help: "Seconds measured.") var seconds = 10

@@ -16,12 +16,12 @@ struct ClientMediaOptions: ParsableArguments {
     @Flag(help: "Publish a generated sine tone as Opus (libopus).") var publishTone = false
     @Option(help: "The tone's frequency in Hz (20…20000; with --publish-tone).") var toneHertz: Double?
     @Flag(help: "Publish a moving test pattern as VP8 (libvpx).") var publishPattern = false
-    @Option(help: "The pattern's size, WIDTHxHEIGHT, even, 16x16…1920x1080 (with --publish-pattern; default 320x240).")
+    @Option(help: "The pattern's size, WIDTHxHEIGHT, even, 16x16…1920x1080 (with --publish-pattern; default 320x240).", transform: PictureSize.parse)
     var patternSize: PictureSize?
     @Option(help: "The pattern's frames per second, 1…60 (with --publish-pattern; default 15).") var patternRate: Int?
     @Flag(help: "Receive others' media without publishing (implied by --publish-tone and --publish-pattern).")
     var receiveMedia = false
-    @Option(help: "Once a second, per user received: frames per second, resolution and audio level, as text or json, or none.")
+    @Option(help: "Once a second, per user received: frames per second, resolution and audio level, as text (the default) or json, or none.")
     var mediaReport: ReportFormat?
 
     static let defaultTone = 440.0
@@ -70,4 +70,12 @@ struct PictureSize: Hashable, Sendable, ExpressibleByArgument, CustomStringConve
     }
 
     var description: String { "\(width)x\(height)" }
+
+    /// A size from its argument, or the error that says what a size must be.
+    static func parse(_ argument: String) throws -> PictureSize {
+        guard let size = PictureSize(argument: argument) else {
+            throw ValidationError("a size is WIDTHxHEIGHT, both even, from 16x16 to 1920x1080, like 320x240")
+        }
+        return size
+    }
 }
