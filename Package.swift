@@ -155,6 +155,8 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
+                // `caucus client`'s tone and test pattern, and the real-codec load test.
+                "CaucusCodecs",
             ]
         ),
         // Real codecs on Linux, outside the SDK: libopus and libvpx (Debian's libopus-dev and

@@ -12,5 +12,5 @@ struct CaucusCommand: AsyncParsableCommand {
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure Caucus under load.",
-        subcommands: [CoreBench.self, EncodeBench.self, IdleBench.self, JoinStormBench.self, ClassroomBench.self, ChatBench.self, BroadcastBench.self, ReconnectBench.self, TakeoverBench.self, LeaseBench.self, MediaBench.self, MediaRelayCommand.self])
+        subcommands: [CoreBench.self, EncodeBench.self, IdleBench.self, JoinStormBench.self, ClassroomBench.self, ChatBench.self, BroadcastBench.self, ReconnectBench.self, TakeoverBench.self, LeaseBench.self, MediaBench.self, MediaClientsBench.self, MediaRelayCommand.self])
 }

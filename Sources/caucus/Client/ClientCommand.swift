@@ -14,6 +14,11 @@ struct ClientCommand: AsyncParsableCommand {
             Prints one line per event, `[seq] what happened`, and answers each command with `ok` or \
             `error <code> <name>: <message>`. Without --token it mints one with the development app \
             in <data>/\(AppCredentials.developmentFileName). At the end of the input it leaves.
+
+            With --publish-tone and --publish-pattern it publishes a generated tone (Opus) and a \
+            moving test pattern (VP8); with any media option it receives others' media, decodes \
+            it, and once a second reports, per user, frames per second, picture size and audio \
+            level (--media-report text, json or none). Media follows every move by itself.
             """)
 
     @Option(help: "The session to join (created if none is active with that name).") var session: String
@@ -23,6 +28,7 @@ struct ClientCommand: AsyncParsableCommand {
     @Option(help: "The session's password, if it is private.") var password: String?
     @Option(help: "The server's data directory, where the development app is kept.") var data = "./caucus-data"
     @Option(help: "A join token; without it, one is minted with the development app.") var token: String?
+    @OptionGroup(title: "Media") var media: ClientMediaOptions
 
     func run() async throws {
         guard let server = URL(string: url), server.scheme == "ws" || server.scheme == "wss" else {
@@ -50,6 +56,11 @@ struct ClientCommand: AsyncParsableCommand {
         } catch {
             throw TokenCommand.Failure(description: "Could not join \(session): \(error)")
         }
+        let (receiver, publisher) = try await startMedia(caucus, console: console)
+        defer {
+            publisher?.cancel()
+            receiver?.stop()
+        }
         let shell = ClientShell(session: caucus, console: console)
         console.startReading()
         // Once left, wait for the printer to say so (`left the session`), then exit.
@@ -67,6 +78,22 @@ struct ClientCommand: AsyncParsableCommand {
                 return
             }
         }
+    }
+
+    /// Joins media if any media option asks for it: the receiver first (to miss no frame),
+    /// then audio (muted unless the tone is published) and video, then the publisher.
+    private func startMedia(_ caucus: CaucusSession, console: Console) async throws -> (ClientReceiver?, Task<Void, any Error>?) {
+        guard media.usesMedia else { return (nil, nil) }
+        let receiver = ClientReceiver(session: caucus, console: console, format: media.report)
+        do {
+            try await caucus.audioHelper.start(muted: !media.publishTone)
+            if media.publishPattern { try await caucus.videoHelper.start() }
+        } catch {
+            receiver.stop()
+            throw TokenCommand.Failure(description: "Could not start media: \(error)")
+        }
+        let publisher = media.publishTone || media.publishPattern ? ClientPublisher.start(caucus, options: media) : nil
+        return (receiver, publisher)
     }
 
     private func mintToken() throws -> String {
