@@ -23,8 +23,9 @@ struct SessionMachine: Sendable {
 
     let settings: Settings
     var phase = Phase.idle
-    /// What a joined user holds: the secret to resume with and the local model. Present
-    /// exactly while `phase` is `connected`, `reconnecting` or `leaving`.
+    /// What a joined user holds: the secret to resume with and the local model. Set by the
+    /// join, kept while `connected`, `reconnecting` or `leaving`, and gone when the session is
+    /// over for this user (a `shutdown` keeps it: the session object is gone anyway).
     private(set) var seat: Seat?
     /// The node serving the session (the one the join reached, or was sent to).
     private(set) var url = ""
