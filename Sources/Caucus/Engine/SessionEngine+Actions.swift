@@ -56,9 +56,7 @@ extension SessionEngine {
                 self.passwordAnswered(answer, for: ticket)
             }
         case .farewell(let plan):
-            let farewell = Farewell(
-                url: plan.url, secret: plan.secret, lastSeq: plan.lastSeq, endSession: plan.endSession, configuration: configuration,
-                schedule: plan.schedule, dropped: plan.dropped)
+            let farewell = Farewell(plan: plan, configuration: configuration)
             Task { await farewell.run() }
         case .media(let notice):
             switch notice {
