@@ -321,4 +321,20 @@ import Testing
         #expect(removed.opens.isEmpty)
         #expect(removed.reply(of: call) == .failure(.connectionLost))
     }
+
+    @Test func theSessionsEndIsTakenFromItsEventAndAnUnknownEventStillCountsAsSeen() {
+        var driver = Driver()
+        let (socket, _) = driver.joined()
+        // A newer server's event: nothing to tell, but a resume will not ask for it again.
+        let unknown = driver.machine.received(.unknownEvent(seq: 4, at: Instant(seconds: 4), type: "fromTheFuture"), on: socket, at: driver.now)
+        #expect(unknown.notices.isEmpty)
+        #expect(driver.machine.model?.seq == 4)
+        let ended = SequencedEvent(seq: 5, at: Instant(seconds: 5), event: .sessionEnded(.endedByHost))
+        let over = driver.machine.received(.event(ended), on: socket, at: driver.now)
+        #expect(over.sessionLeft == [.sessionEnded(.endedByHost)])
+        #expect(over.media == [.ended])
+        #expect(over.publishedSeqs.last == .some(nil))
+        // The server's close that follows changes nothing more.
+        #expect(driver.machine.socketClosed(socket, code: 4002, at: driver.now).isEmpty)
+    }
 }
