@@ -113,6 +113,8 @@ extension SessionMachine {
     /// handshake would wait for an answer that never comes).
     private mutating func dropAttempt(_ socket: SocketID, at now: Instant) {
         guard case .reconnecting(var reconnecting) = phase else { return }
+        // No attempt (0 is never one) until the caller's next step: the requests still
+        // waiting on the socket fail into a stage that is no longer theirs.
         reconnecting.stage = .waiting(attempt: 0)
         phase = .reconnecting(reconnecting)
         emit(.abandon(socket))
@@ -146,6 +148,7 @@ extension SessionMachine {
     private mutating func reconnectNow(at now: Instant) {
         guard case .reconnecting(var reconnecting) = phase else { return }
         let given = reconnecting.stage
+        // No attempt (0 is never one) until `nextReconnectStep` below.
         reconnecting.stage = .waiting(attempt: 0)
         reconnecting.schedule = freshSchedule()
         phase = .reconnecting(reconnecting)
