@@ -1,20 +1,18 @@
-import CaucusMedia
-
 /// The packet path of a session's routing: forwarding each publisher packet to the slots it
 /// fills, and each user's RTCP — keyframe requests paced per publisher, NACKs answered from
 /// the retransmission cache where it can, the rest asked of the publisher once.
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// A copy to send one subscriber: a packet, the header it leaves with and its renumbering
     /// (the caller writes it straight into its outgoing buffer).
-    struct Copy {
-        let subscriber: Int
-        let packet: [UInt8]
-        let header: RewrittenHeader
-        let translation: HeaderTranslation
+    public struct Copy {
+        public let subscriber: Int
+        public let packet: [UInt8]
+        public let header: RewrittenHeader
+        public let translation: HeaderTranslation
         /// For a repair to a slot that negotiated RTX: the RTX stream it leaves on.
-        var retransmittedAs: RTXEncapsulation? = nil
+        public var retransmittedAs: RTXEncapsulation? = nil
         /// The subscriber's transport-wide number for it, where it estimates its downlink.
-        var transportSequence: UInt16? = nil
+        public var transportSequence: UInt16? = nil
     }
 
     /// What a user's RTCP asks the shell to send.
@@ -196,7 +194,7 @@ extension SessionMediaRouter {
     /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
     static let routerSSRC: UInt32 = 1
 
-    static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+    public static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

@@ -1,5 +1,3 @@
-import CaucusMedia
-
 /// Each subscriber's own simulcast layer, from its own downlink. A subscriber whose answer
 /// negotiated transport-wide congestion control on the sections the server sends gets every
 /// copy that can carry one stamped with its own transport-wide number (where the publisher's
@@ -11,7 +9,7 @@ import CaucusMedia
 /// (``ProbeSchedule``) with a cluster of repeats of packets it already has, as RTX. Audio
 /// never yields: it is forwarded whatever the estimate, and only video layers are chosen by it.
 /// A subscriber without the feedback gets each publication's busiest layer.
-extension SessionMediaRouter {
+extension ForwardingEngine {
     struct Downlink {
         var estimator = DownlinkEstimator()
         var probe = ProbeSchedule()
