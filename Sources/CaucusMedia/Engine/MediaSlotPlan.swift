@@ -17,7 +17,7 @@ public struct MediaSlotPlan: Sendable, Hashable {
     public struct ReceiveSlot: Sendable, Hashable {
         public let mid: String
         public let slot: SlotID
-        let outgoingSSRC: UInt32
+        public let outgoingSSRC: UInt32
         let retransmissionSSRC: UInt32
         /// The codec and extension IDs the answer chose for the slot's section; nil until
         /// ``accept(_:)``.
