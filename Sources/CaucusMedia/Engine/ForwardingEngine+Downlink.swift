@@ -142,8 +142,8 @@ extension ForwardingEngine {
                 tried += 1
                 defer { outgoing &-= 1 }
                 guard let origin = rewriter.origin(of: outgoing), origin.source == source,
-                    let cached = caches[source]?.packet(origin.sequenceNumber),
-                    let format = formatsBySSRC[source], let slotFormat = subscriber.slotFormats[slot],
+                    let cached = upTracks[source]?.repair?.cache.packet(origin.sequenceNumber),
+                    let format = upTracks[source]?.format, let slotFormat = subscriber.slotFormats[slot],
                     let translation = catalog.translation(from: format, to: slotFormat)
                 else { continue }
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))

@@ -44,7 +44,7 @@ extension ForwardingEngine {
             return nil
         }
         // Streams already known (the publisher's audio, a layer's known RTX) need no reading.
-        guard streamsBySSRC[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
+        guard upTracks[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
         for kind in StreamKind.allCases {
             let stream = PublishedStream(publisher: user, kind: kind)
             guard let publication = simulcast[stream] else { continue }

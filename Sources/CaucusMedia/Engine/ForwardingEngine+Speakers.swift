@@ -7,7 +7,7 @@ extension ForwardingEngine {
     /// Feeds the level of an audio packet from `ssrc`, if its stream carries one.
     @inline(__always)
     func hearLevel(of packet: [UInt8], ssrc: UInt32, at arrival: Duration) {
-        guard let (id, publisher) = audioLevels[ssrc], let data = RTPHeaderFields.extensionElement(id: id, in: packet),
+        guard let (id, publisher) = upTracks[ssrc]?.audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
             let byte = data.first, let location = locations[publisher]
         else { return }
         rankings[location, default: SpeakerRanking(configuration: speakerConfiguration)].hear(publisher, level: byte & 0x7F, at: arrival)

@@ -59,18 +59,12 @@ public final class ForwardingEngine {
     /// Each location's speaker ranking, fed by the audio levels of its publishers' packets.
     var rankings: [Int: SpeakerRanking] = [:]
     let speakerConfiguration: SpeakerRanking.Configuration
-    /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
-    private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
-    /// The other way round.
+    /// Each incoming SSRC's up-track (the stream it carries, its format, what repair keeps),
+    /// from the publishers' offers and the simulcast layers learned.
+    var upTracks: [UInt32: UpTrack] = [:]
+    /// Each stream's incoming SSRC (a simulcast publication's: the layer it forwards).
     private(set) var ssrcsByStream: [PublishedStream: UInt32] = [:]
-    /// Incoming SSRC → the catalog number of its format.
-    private(set) var formatsBySSRC: [UInt32: Int] = [:]
     var catalog = FormatCatalog()
-    /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
-    private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
-    /// The audio streams whose packets carry an RFC 6464 level, by incoming SSRC: the
-    /// extension's ID in their publisher's answer, and the publisher.
-    private(set) var audioLevels: [UInt32: (id: UInt8, publisher: Int)] = [:]
     /// Per location, the publishers whose audio someone there may receive (only they are
     /// ranked); recomputed for the locations a handover touched, at the next evaluation.
     var audible: [Int: Set<Int>] = [:]
@@ -80,10 +74,6 @@ public final class ForwardingEngine {
     private(set) var table = RoutingTable.empty
     /// The incoming SSRCs each slot is routed from in `table` now.
     private var routed: [SlotDestination: [UInt32]] = [:]
-    /// Recent packets of each video and screen-share stream, for NACKs.
-    var caches: [UInt32: RetransmissionCache] = [:]
-    /// What each video and screen-share stream lost on its way here, asked of its publisher.
-    var upstreamLoss: [UInt32: UpstreamLoss] = [:]
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
     /// Publishers' RTX SSRCs → what their packets restore (`ForwardingEngine+Retransmissions.swift`).
@@ -235,7 +225,7 @@ public final class ForwardingEngine {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let format = formatsBySSRC[ssrc], catalog.translation(from: format, to: slotFormat) != nil {
+                if let format = upTracks[ssrc]?.format, catalog.translation(from: format, to: slotFormat) != nil {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
@@ -263,12 +253,12 @@ public final class ForwardingEngine {
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
                 // A simulcast layer no longer forwarded is still its publication's picture.
-                let current = rewriter.source.flatMap { streamsBySSRC[$0] ?? simulcastLayerSSRCs[$0] }
+                let current = rewriter.source.flatMap { upTracks[$0]?.stream ?? simulcastLayerSSRCs[$0] }
                 let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately
                 var translation: HeaderTranslation?
-                if let ssrc, let format = formatsBySSRC[ssrc], let slotFormat = subscribers[user]!.slotFormats[slot] {
+                if let ssrc, let format = upTracks[ssrc]?.format, let slotFormat = subscribers[user]!.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
                 if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream, let ssrc {
@@ -354,29 +344,24 @@ public final class ForwardingEngine {
         for (stream, publication) in simulcast {
             for ssrc in publication.ssrcs.values where ssrc != incomingSSRC[stream] { every.append((stream, ssrc)) }
         }
-        let previous = Set(streamsBySSRC.keys)
-        streamsBySSRC = Dictionary(every.map { ($0.ssrc, $0.stream) }, uniquingKeysWith: { first, _ in first })
-        var current: [UInt32: Int] = [:]
-        audioLevels = [:]
-        for (stream, ssrc) in every {
-            guard let format = formats[stream] ?? subscribers[stream.publisher]?.publishedFormats[stream.kind] else { continue }
-            current[ssrc] = format
-            if stream.kind == .audio, let id = catalog.formats[format].headerExtensionIDs[RTPExtensionURI.audioLevel] {
-                audioLevels[ssrc] = (id, stream.publisher)
+        var tracks: [UInt32: UpTrack] = [:]
+        for (stream, ssrc) in every where tracks[ssrc] == nil {
+            let format = formats[stream] ?? subscribers[stream.publisher]?.publishedFormats[stream.kind]
+            var track = UpTrack(stream: stream, format: format)
+            if let format {
+                let described = catalog.formats[format]
+                if stream.kind == .audio { track.audioLevelID = described.headerExtensionIDs[RTPExtensionURI.audioLevel] }
+                if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: described.codec.name) {
+                    // A stream whose format is unchanged keeps its recent packets and losses.
+                    let kept = upTracks[ssrc].flatMap { $0.format == format ? $0.repair : nil }
+                    track.repair = kept ?? UpTrack.Repair(codec: codec)
+                }
             }
-            guard formatsBySSRC[ssrc] != format else { continue }
-            keyframeCodecs[ssrc] = nil
-            if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: catalog.formats[format].codec.name) {
-                keyframeCodecs[ssrc] = codec
-                if caches[ssrc] == nil { caches[ssrc] = RetransmissionCache() }
-                if upstreamLoss[ssrc] == nil { upstreamLoss[ssrc] = UpstreamLoss() }
-            }
+            tracks[ssrc] = track
         }
-        formatsBySSRC = current
-        for gone in previous.subtracting(streamsBySSRC.keys) {
-            keyframeCodecs[gone] = nil
-            caches[gone] = nil
-            upstreamLoss[gone] = nil
+        let gone = Set(upTracks.keys).subtracting(tracks.keys)
+        upTracks = tracks
+        for gone in gone {
             keyframeRequests.forget(gone)
             upstreamNACKs.forget(gone)
         }
