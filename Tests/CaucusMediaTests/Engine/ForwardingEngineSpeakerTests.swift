@@ -1,13 +1,11 @@
-import CaucusCore
-import CaucusMedia
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// Issue 23, item 3, on the media loop's router driven directly: the audio levels packets carry
 /// rank the speakers of each location, and the slots follow the ranking; publishers nobody may
 /// hear are never ranked.
-@Suite struct SessionMediaRouterSpeakerTests {
+@Suite struct ForwardingEngineSpeakerTests {
     /// An aiortc-numbered Opus packet (payload type 96) with its audio level under ID 2.
     static func audio(ssrc: UInt32, sequence: UInt16, level: UInt8) -> [UInt8] {
         var packet: [UInt8] = [0x90, 96, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
@@ -17,12 +15,12 @@ import Testing
     }
 
     /// Users 1 to 4 in the main session, each with two audio slots, receiving the others' audio.
-    static func room() -> SessionMediaRouter {
-        let router = SessionMediaRouter()
+    static func room() -> ForwardingEngine {
+        let router = ForwardingEngine()
         for user in 1...4 {
-            _ = router.add(user, plan: SessionMediaRouterTests.plan(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 10)), now: .zero)
+            _ = router.add(user, plan: ForwardingEngineTests.plan(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 10)), now: .zero)
         }
-        _ = router.update(eligible: Self.eligible(except: []), connections: [:], now: .zero)
+        _ = router.update(eligible: Self.eligible(except: []), now: .zero)
         return router
     }
 
@@ -33,7 +31,7 @@ import Testing
     }
 
     /// The publishers whose audio reaches user 1's slots.
-    static func heardByOne(_ router: SessionMediaRouter, at sequence: UInt16) -> Set<Int> {
+    static func heardByOne(_ router: ForwardingEngine, at sequence: UInt16) -> Set<Int> {
         var heard = Set<Int>()
         for publisher in 2...4 {
             let packet = Self.audio(ssrc: UInt32(publisher), sequence: sequence, level: 127)
@@ -61,9 +59,9 @@ import Testing
         // than 500 ms after; then nothing changes.
         #expect(published.count == 2, "\(published)")
         #expect(zip(published, published.dropFirst()).allSatisfy { $1 - $0 >= .milliseconds(500) }, "\(published)")
-        #expect(router.rankings[.main].map { Array($0.speakers) } == [4, 2])
+        #expect(router.rankings[0].map { Array($0.speakers) } == [4, 2])
         #expect(Self.heardByOne(router, at: 60) == [2, 4])
-        #expect(router.subscribers[1]?.currentMap?.slots.filter { $0.kind == "audio" }.map(\.user) == [UserID(2), UserID(4)], "2 kept its slot, 4 took 3's")
+        #expect(router.subscribers[1]?.currentMap?.slots.filter { $0.kind == .audio }.map(\.publisher) == [2, 4], "2 kept its slot, 4 took 3's")
     }
 
     /// 3 broadcasts its voice quietly while 2 and 4 speak loudly: 1's two audio slots keep the
@@ -72,13 +70,13 @@ import Testing
     @Test func theVoiceBroadcastKeepsASlotWhoeverIsLouder() {
         for pinning in [true, false] {
             let router = Self.room()
-            var handover = MediaHandover()
+            var handover = RoutingHandover()
             for (user, streams) in Self.eligible(except: []) {
                 // The broadcast heads everyone's list, as the session hands it over.
                 let broadcast = PublishedStream(publisher: 3, kind: .audio)
                 let ordered = user == 3 ? streams : [broadcast] + streams.filter { $0 != broadcast }
-                handover.users[user] = MediaHandover.Entry(
-                    eligible: ordered, location: .main, connection: nil, pinned: pinning && user != 3 ? broadcast : nil)
+                handover.users[user] = RoutingHandover.Entry(
+                    eligible: ordered, location: 0, channel: nil, pinned: pinning && user != 3 ? broadcast : nil)
             }
             _ = router.update(handover, now: .zero)
             for step in 2...50 {
@@ -100,7 +98,7 @@ import Testing
     /// main session): it is never ranked, and drops out of the ranking once it stops being heard.
     @Test func aPublisherNobodyMayHearIsNeverRanked() {
         let router = Self.room()
-        _ = router.update(eligible: Self.eligible(except: [4]), connections: [:], now: .zero)
+        _ = router.update(eligible: Self.eligible(except: [4]), now: .zero)
         for step in 1...50 {
             let now = Duration.milliseconds(step * 20)
             for (publisher, level) in [2: UInt8(55), 3: 40, 4: 5] {
@@ -108,6 +106,6 @@ import Testing
             }
             if step % 5 == 0 { _ = router.evaluateSpeakers(now: now) }
         }
-        #expect(router.rankings[.main].map { Set($0.speakers) } == [2, 3])
+        #expect(router.rankings[0].map { Set($0.speakers) } == [2, 3])
     }
 }

@@ -1,13 +1,12 @@
-import CaucusMedia
 import Foundation
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// A simulcast publisher through the router: its layers' SSRCs learned from the RID extension,
 /// the layer carrying the most bytes forwarded, a switch of layer at the new layer's keyframe.
 @Suite struct SimulcastRoutingTests {
-    typealias Routing = SessionMediaRouterTests
+    typealias Routing = ForwardingEngineTests
 
     /// Chromium's simulcast offer, its SSRCs unnamed (the fixture), and the plan made of it.
     static func simulcastPlan() throws -> MediaSlotPlan {
@@ -31,16 +30,16 @@ import Testing
     }
 
     /// 1 watches 2, who publishes simulcast.
-    static func watching() throws -> (SessionMediaRouter, slot: UInt32) {
-        let router = SessionMediaRouter()
+    static func watching() throws -> (ForwardingEngine, slot: UInt32) {
+        let router = ForwardingEngine()
         let one = Routing.plan(audioSSRC: 1, videoSSRC: 10)
         _ = router.add(1, plan: one, now: .zero)
         _ = router.add(2, plan: try simulcastPlan(), now: .zero)
-        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], now: .zero)
         return (router, one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC)
     }
 
-    static func forwarded(_ router: SessionMediaRouter, _ packet: [UInt8], from user: Int = 2, at now: Duration) -> [UInt32] {
+    static func forwarded(_ router: ForwardingEngine, _ packet: [UInt8], from user: Int = 2, at now: Duration) -> [UInt32] {
         _ = router.observeSimulcast(packet, from: user, now: now)
         var out: [UInt32] = []
         _ = router.forward(rtp: packet, arrival: now) { _, header, _ in out.append(header.ssrc) }

@@ -1,15 +1,12 @@
-import CaucusMedia
-import CaucusCore
-import CaucusProtocol
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// Subscribers of another client stack than their publisher's: each copy leaves with the
 /// payload type and header-extension IDs of the *subscriber's* answer, and a subscriber whose
 /// answer cannot carry the publisher's codec gets nothing in that slot and is told why.
 @Suite struct MixedClientRoutingTests {
-    typealias Router = SessionMediaRouterTests
+    typealias Router = ForwardingEngineTests
 
     /// An RTP packet as a publisher numbered `numbering` sends it: its payload type, its MID and
     /// (for audio) its audio level.
@@ -23,7 +20,7 @@ import Testing
     }
 
     /// What `subscriber` decodes of one packet from `ssrc`: the copy as it leaves the server.
-    static func copies(_ router: SessionMediaRouter, of packet: [UInt8]) throws -> [Int: RTPPacket] {
+    static func copies(_ router: ForwardingEngine, of packet: [UInt8]) throws -> [Int: RTPPacket] {
         var copies: [Int: [UInt8]] = [:]
         _ = router.forward(rtp: packet, arrival: .zero) { subscriber, header, translation in
             var copy = packet
@@ -37,12 +34,12 @@ import Testing
     }
 
     /// aiortc (user 1) and Chromium (user 2) number Opus, VP8 and the extensions differently.
-    static func aiortcAndChromium() -> SessionMediaRouter {
-        let router = SessionMediaRouter()
+    static func aiortcAndChromium() -> ForwardingEngine {
+        let router = ForwardingEngine()
         _ = router.add(1, plan: Router.plan(audioSSRC: 1, videoSSRC: 10, numbering: .aiortc), now: .zero)
         _ = router.add(2, plan: Router.plan(audioSSRC: 2, videoSSRC: 20, numbering: .chromium), now: .zero)
         let both = { (user: Int) in [PublishedStream(publisher: user, kind: .audio), PublishedStream(publisher: user, kind: .video)] }
-        _ = router.update(eligible: [1: both(2), 2: both(1)], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: both(2), 2: both(1)], now: .zero)
         return router
     }
 
@@ -71,14 +68,14 @@ import Testing
     /// A VP8-only subscriber of an H.264-only publisher: the video is never sent (it could not be
     /// decoded), the slot map names it as unplayable for its codec, and the audio still flows.
     @Test func aCodecTheSubscriberLacksIsNeverSentAndTheSlotMapSaysWhy() throws {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         var h264 = Router.Numbering.chromium
         h264.videoCodec = "H264/90000"
         h264.videoParameters = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"
         _ = router.add(1, plan: Router.plan(audioSSRC: 1, videoSSRC: 10, numbering: .aiortc), now: .zero)
         _ = router.add(2, plan: Router.plan(audioSSRC: 2, videoSSRC: 20, numbering: h264), now: .zero)
         let both = { (user: Int) in [PublishedStream(publisher: user, kind: .audio), PublishedStream(publisher: user, kind: .video)] }
-        _ = router.update(eligible: [1: both(2), 2: both(1)], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: both(2), 2: both(1)], now: .zero)
 
         #expect(try Self.copies(router, of: Self.packet(ssrc: 20, sequenceNumber: 1, audio: false, numbering: h264)).isEmpty)
         #expect(try Self.copies(router, of: Self.packet(ssrc: 10, sequenceNumber: 1, audio: false, numbering: .aiortc)).isEmpty,
@@ -86,8 +83,8 @@ import Testing
         #expect(try Self.copies(router, of: Self.packet(ssrc: 2, sequenceNumber: 1, audio: true, numbering: h264)).keys.sorted() == [1])
 
         let map = try #require(router.subscribers[1]?.currentMap)
-        #expect(map.unplayable == [UnplayableMedia(user: UserID(2), kind: "video", reason: .codec)])
-        #expect(map.slots.filter { $0.kind == "video" }.allSatisfy { $0.user == nil })
-        #expect(map.slots.contains { $0.kind == "audio" && $0.user == UserID(2) })
+        #expect(map.unplayable == [PublishedStream(publisher: 2, kind: .video)])
+        #expect(map.slots.filter { $0.kind == .video }.allSatisfy { $0.publisher == nil })
+        #expect(map.slots.contains { $0.kind == .audio && $0.publisher == 2 })
     }
 }

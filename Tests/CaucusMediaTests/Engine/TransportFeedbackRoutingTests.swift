@@ -1,13 +1,12 @@
-import CaucusMedia
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// Transport-cc feedback to publishers through the router: what arrives with a transport-wide
 /// sequence number (media, RTX repairs and probes alike) is reported to its publisher on the
 /// timer, whatever the SSRC; nothing for a publisher that did not negotiate it.
 @Suite struct TransportFeedbackRoutingTests {
-    typealias Routing = SessionMediaRouterTests
+    typealias Routing = ForwardingEngineTests
     static let withTransportCC = { var n = Routing.Numbering.chromium; n.transportCCID = 3; n.rtx = 97; return n }()
 
     /// `rtp` with a one-byte extension block carrying transport-wide sequence number `transport` as ID 3.
@@ -30,7 +29,7 @@ import Testing
     }
 
     @Test func arrivalsAreReportedToTheirPublisherOnTheTimer() throws {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         _ = router.add(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
         _ = router.add(2, plan: Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.withTransportCC), now: .zero)
         router.recordTransportSequence(of: Self.packet(ssrc: 20, sequenceNumber: 1, transport: 500), from: 2, at: .milliseconds(100))

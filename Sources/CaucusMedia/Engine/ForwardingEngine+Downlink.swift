@@ -1,5 +1,3 @@
-import CaucusMedia
-
 /// Each subscriber's own simulcast layer, from its own downlink. A subscriber whose answer
 /// negotiated transport-wide congestion control on the sections the server sends gets every
 /// copy that can carry one stamped with its own transport-wide number (where the publisher's
@@ -11,7 +9,7 @@ import CaucusMedia
 /// (``ProbeSchedule``) with a cluster of repeats of packets it already has, as RTX. Audio
 /// never yields: it is forwarded whatever the estimate, and only video layers are chosen by it.
 /// A subscriber without the feedback gets each publication's busiest layer.
-extension SessionMediaRouter {
+extension ForwardingEngine {
     struct Downlink {
         var estimator = DownlinkEstimator()
         var probe = ProbeSchedule()
@@ -144,8 +142,8 @@ extension SessionMediaRouter {
                 tried += 1
                 defer { outgoing &-= 1 }
                 guard let origin = rewriter.origin(of: outgoing), origin.source == source,
-                    let cached = caches[source]?.packet(origin.sequenceNumber),
-                    let format = formatsBySSRC[source], let slotFormat = subscriber.slotFormats[slot],
+                    let cached = upTracks[source]?.repair?.cache.packet(origin.sequenceNumber),
+                    let format = upTracks[source]?.format, let slotFormat = subscriber.slotFormats[slot],
                     let translation = catalog.translation(from: format, to: slotFormat)
                 else { continue }
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))

@@ -1,7 +1,4 @@
-import CaucusMedia
-import CaucusProtocol
-
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// A user with a media peer: its slots (from its offer) and their rewriters.
     struct Subscriber {
         let plan: MediaSlotPlan
@@ -17,10 +14,10 @@ extension SessionMediaRouter {
         /// answer announced, and the sequence number its next retransmission takes.
         var retransmissionStreams: [SlotID: RTXEncapsulation]
         /// The slot map as the latest recomputation left it.
-        var currentMap: MediaSlotMap?
+        var currentMap: SubscriberSlotMap?
         /// The slot map last sent, and on which connection.
-        var sentMap: MediaSlotMap?
-        var sentTo: ObjectIdentifier?
+        var sentMap: SubscriberSlotMap?
+        var sentTo: SignallingChannelID?
 
         init(plan: MediaSlotPlan, catalog: inout FormatCatalog) {
             self.plan = plan

@@ -1,24 +1,23 @@
-import CaucusMedia
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// RTX (RFC 4588) through the router: a publisher's RTX packets restored to the originals they
 /// carry, and repairs to a subscriber that negotiated RTX sent on its slot's RTX stream.
 @Suite struct RetransmissionRoutingTests {
-    typealias Routing = SessionMediaRouterTests
+    typealias Routing = ForwardingEngineTests
     static let publisherNumbering = { var n = Routing.Numbering.aiortc; n.rtx = 99; return n }()
     static let subscriberNumbering = { var n = Routing.Numbering.chromium; n.rtx = 97; return n }()
 
     /// 1 (RTX) and 3 (no RTX) watch 2's video (RTX on SSRC 21); two packets of it forwarded.
-    static func twoWatchingOne() -> (router: SessionMediaRouter, one: MediaSlotPlan, three: MediaSlotPlan, firstOut: [Int: UInt16]) {
-        let router = SessionMediaRouter()
+    static func twoWatchingOne() -> (router: ForwardingEngine, one: MediaSlotPlan, three: MediaSlotPlan, firstOut: [Int: UInt16]) {
+        let router = ForwardingEngine()
         let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: subscriberNumbering)
         let two = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: publisherNumbering)
         let three = Routing.plan(audioSSRC: 3, videoSSRC: 30)
         for (user, plan) in [(1, one), (2, two), (3, three)] { _ = router.add(user, plan: plan, now: .zero) }
         let video = [PublishedStream(publisher: 2, kind: .video)]
-        _ = router.update(eligible: [1: video, 2: [], 3: video], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: video, 2: [], 3: video], now: .zero)
         var firstOut: [Int: UInt16] = [:]
         _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { user, header, _ in firstOut[user] = header.sequenceNumber }
         _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _, _ in }

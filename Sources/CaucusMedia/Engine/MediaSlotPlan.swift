@@ -1,5 +1,3 @@
-import CaucusMedia
-
 /// What one offer says about its user's media, for the router: the receive slots (sections
 /// where the server sends) and the publisher's own incoming SSRC per kind (sections where it
 /// sends).
@@ -15,18 +13,18 @@ import CaucusMedia
 ///   video section offering simulcast (RIDs, `a=simulcast:send`) that the answer accepted
 ///   publishes its layers instead, whose SSRCs the router learns from the packets' RID
 ///   extension. Another section without `a=ssrc` publishes nothing the router can route.
-struct MediaSlotPlan: Sendable, Hashable {
-    struct ReceiveSlot: Sendable, Hashable {
-        let mid: String
-        let slot: SlotID
-        let outgoingSSRC: UInt32
+public struct MediaSlotPlan: Sendable, Hashable {
+    public struct ReceiveSlot: Sendable, Hashable {
+        public let mid: String
+        public let slot: SlotID
+        public let outgoingSSRC: UInt32
         let retransmissionSSRC: UInt32
         /// The codec and extension IDs the answer chose for the slot's section; nil until
         /// ``accept(_:)``.
         var format: StreamFormat?
     }
 
-    private(set) var receiveSlots: [ReceiveSlot] = []
+    public private(set) var receiveSlots: [ReceiveSlot] = []
     private(set) var publishedSSRCs: [StreamKind: UInt32] = [:]
     /// Each publication's RTX SSRC (its FID group's second member), kept only where the answer
     /// negotiated RTX for it.
@@ -38,7 +36,7 @@ struct MediaSlotPlan: Sendable, Hashable {
     /// The mid of each publication's section.
     private var publishedMids: [StreamKind: String] = [:]
 
-    init(offer: SessionDescription, screenShareMids: Set<String> = [], outgoingSSRC: () -> UInt32) {
+    public init(offer: SessionDescription, screenShareMids: Set<String> = [], outgoingSSRC: () -> UInt32) {
         var counts: [StreamKind: Int] = [:]
         // Never zero, never twice, never one of the offer's own.
         var used = Set(offer.media.flatMap { $0.ssrcs.keys })
@@ -72,7 +70,7 @@ struct MediaSlotPlan: Sendable, Hashable {
 
     /// Takes the answer's choices: the slots and publications whose sections it accepted (a
     /// codec the server forwards) keep that codec and those extension IDs; the others go.
-    mutating func accept(_ negotiated: [NegotiatedMedia]) {
+    public mutating func accept(_ negotiated: [NegotiatedMedia]) {
         var formats: [String: StreamFormat] = [:]
         let layers = Dictionary(negotiated.map { ($0.mid, $0.simulcastLayers) }, uniquingKeysWith: { first, _ in first })
         for media in negotiated {
@@ -101,12 +99,12 @@ struct MediaSlotPlan: Sendable, Hashable {
     }
 
     /// The outgoing SSRC per mid, for `SDPAnswerOptions.sendingSSRCs`.
-    var sendingSSRCs: [String: UInt32] {
+    public var sendingSSRCs: [String: UInt32] {
         Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.outgoingSSRC) })
     }
 
     /// The retransmission SSRC per mid, for `SDPAnswerOptions.retransmissionSSRCs`.
-    var retransmissionSSRCs: [String: UInt32] {
+    public var retransmissionSSRCs: [String: UInt32] {
         Dictionary(uniqueKeysWithValues: receiveSlots.map { ($0.mid, $0.retransmissionSSRC) })
     }
 

@@ -1,25 +1,25 @@
-import CaucusCore
-import CaucusMedia
-import CaucusProtocol
-
-/// One session's routing on the media loop: the subscribers' slots and rewriters, the latest
-/// "who may receive what" the session handed over, the immutable `RoutingTable` the packet
-/// path reads, and per publisher stream what loss repair needs (its format, its recent packets,
-/// its keyframe requests). Confined to the media channel's loop (it is owned by `MediaRouter`).
-/// Time is an input: each call takes `now` on the media clock.
+/// One session's forwarding, as a sans-IO engine (input and time in, output out): the
+/// subscribers' slots and rewriters with their renumbering and RTX (their down-tracks), per
+/// publisher stream what loss repair and layer choice need (its up-track: format, recent
+/// packets, upstream losses, keyframe requests, simulcast layers), the latest "who may receive
+/// what" the session handed over, and the `RoutingTable` the packet path reads. Fed handovers,
+/// decrypted packets and the time (`ForwardingEngine+Events.swift`); what it asks for waits in
+/// its outputs (``ForwardingOutput``). It touches no socket, clock or signalling connection:
+/// the server's media loop runs one per session and does the I/O. Not thread-safe: one owner
+/// (the server confines it to the session's media loop).
 ///
-/// Users are plain `Int`s here, as the router's values take them. The packet path (forwarding,
-/// RTCP, retransmissions) is in `SessionMediaRouter+PacketPath.swift`; a subscriber's state in
-/// `SessionMediaRouter+Subscriber.swift`.
-final class SessionMediaRouter {
+/// Users are plain `Int`s, locations numbers the shell gives. The packet path (forwarding,
+/// RTCP, retransmissions) is in `ForwardingEngine+PacketPath.swift`; a subscriber's state in
+/// `ForwardingEngine+Subscriber.swift`.
+public final class ForwardingEngine {
     /// What one recomputation asks the shell to do.
     struct Changes {
         /// Publishers to ask for a keyframe, with the incoming SSRC to name.
         var keyframeRequests: [(publisher: Int, ssrc: UInt32)] = []
         /// Who the audio slots follow in a location, for each user there told of it, with the
         /// user's current slot map (one frame: the map and the speakers it follows agree).
-        var activeSpeakers: [(connection: ClientConnection, speakers: [UserID], map: MediaSlotMap)] = []
-        var slotMaps: [(connection: ClientConnection, map: MediaSlotMap)] = []
+        var activeSpeakers: [(user: Int, speakers: [Int], map: SubscriberSlotMap)] = []
+        var slotMaps: [(user: Int, map: SubscriberSlotMap)] = []
         /// Receive slots whose source changed.
         var slotSwitches = 0
         /// Recomputations made (each of some users' slots).
@@ -45,68 +45,62 @@ final class SessionMediaRouter {
 
     var subscribers: [Int: Subscriber] = [:]
     /// Recomputations so far (what `caucus_media_routing_recomputations_total` counts).
-    private(set) var recomputations = 0
+    public private(set) var recomputations = 0
     /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
     /// session's order, as the session last handed it over.
     private(set) var eligible: [Int: [PublishedStream]] = [:]
     /// Per user, the stream it must have a slot for whatever the ranking (the voice broadcast).
     private var pinned: [Int: PublishedStream] = [:]
-    private var connections: [Int: ClientConnection] = [:]
+    private var channels: [Int: SignallingChannelID] = [:]
     private(set) var assignments: [Int: SlotAssignment] = [:]
     /// Where each user is, and who is in each location: a location's speakers are ranked together.
-    private(set) var locations: [Int: Location] = [:]
-    private(set) var members: [Location: Set<Int>] = [:]
+    private(set) var locations: [Int: Int] = [:]
+    private(set) var members: [Int: Set<Int>] = [:]
     /// Each location's speaker ranking, fed by the audio levels of its publishers' packets.
-    var rankings: [Location: SpeakerRanking] = [:]
+    var rankings: [Int: SpeakerRanking] = [:]
     let speakerConfiguration: SpeakerRanking.Configuration
-    /// Incoming SSRC → the stream it carries and its format, from the publishers' offers.
-    private(set) var streamsBySSRC: [UInt32: PublishedStream] = [:]
-    /// The other way round.
+    /// Each incoming SSRC's up-track (the stream it carries, its format, what repair keeps),
+    /// from the publishers' offers and the simulcast layers learned.
+    var upTracks: [UInt32: UpTrack] = [:]
+    /// Each stream's incoming SSRC (a simulcast publication's: the layer it forwards).
     private(set) var ssrcsByStream: [PublishedStream: UInt32] = [:]
-    /// Incoming SSRC → the catalog number of its format.
-    private(set) var formatsBySSRC: [UInt32: Int] = [:]
     var catalog = FormatCatalog()
-    /// The video streams whose keyframes the packet path recognises, by incoming SSRC.
-    private(set) var keyframeCodecs: [UInt32: KeyframeDetector.Codec] = [:]
-    /// The audio streams whose packets carry an RFC 6464 level, by incoming SSRC: the
-    /// extension's ID in their publisher's answer, and the publisher.
-    private(set) var audioLevels: [UInt32: (id: UInt8, publisher: Int)] = [:]
     /// Per location, the publishers whose audio someone there may receive (only they are
     /// ranked); recomputed for the locations a handover touched, at the next evaluation.
-    var audible: [Location: Set<Int>] = [:]
-    var staleAudible: Set<Location> = []
+    var audible: [Int: Set<Int>] = [:]
+    var staleAudible: Set<Int> = []
     /// The table the packet path reads. Changed here route by route, between two packets: the
     /// packet path runs on this same loop, so it always reads a whole table.
     private(set) var table = RoutingTable.empty
     /// The incoming SSRCs each slot is routed from in `table` now.
     private var routed: [SlotDestination: [UInt32]] = [:]
-    /// Recent packets of each video and screen-share stream, for NACKs.
-    var caches: [UInt32: RetransmissionCache] = [:]
-    /// What each video and screen-share stream lost on its way here, asked of its publisher.
-    var upstreamLoss: [UInt32: UpstreamLoss] = [:]
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
-    /// Publishers' RTX SSRCs → what their packets restore (`SessionMediaRouter+Retransmissions.swift`).
+    /// Publishers' RTX SSRCs → what their packets restore (`ForwardingEngine+Retransmissions.swift`).
     var retransmissionSources: [UInt32: RetransmissionSource] = [:]
     /// The transport-wide sequence number's extension ID of each publisher that negotiated it,
-    /// and its arrivals (`SessionMediaRouter+TransportFeedback.swift`).
+    /// and its arrivals (`ForwardingEngine+TransportFeedback.swift`).
     var transportSequenceIDs: [Int: UInt8] = [:]
     var transportFeedback: [Int: TransportFeedbackRecorder] = [:]
     /// Simulcast publications, their layers' SSRCs as learned, and when layers were last ranked
-    /// (`SessionMediaRouter+Simulcast.swift`).
+    /// (`ForwardingEngine+Simulcast.swift`).
     var simulcast: [PublishedStream: SimulcastPublication] = [:]
     var simulcastLayerSSRCs: [UInt32: PublishedStream] = [:]
     var lastLayerRanking: Duration = .zero
     /// Each subscriber's downlink estimate and layer choices, where it reports what arrives
-    /// (`SessionMediaRouter+Downlink.swift`).
+    /// (`ForwardingEngine+Downlink.swift`).
     var downlinks: [Int: Downlink] = [:]
     var lastLayerChoice: Duration = .zero
 
-    init(speakers: SpeakerRanking.Configuration = .standard) {
+    /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
+    var outputs: [ForwardingOutput] = []
+    public internal(set) var counters = ForwardingCounters()
+
+    public init(speakers: SpeakerRanking.Configuration = .standard) {
         speakerConfiguration = speakers
     }
 
-    var isEmpty: Bool { subscribers.isEmpty }
+    public var isEmpty: Bool { subscribers.isEmpty }
 
     /// A user's new peer: its slots are filled, and so are the slots of those who may receive
     /// what it publishes (its SSRCs are new).
@@ -125,7 +119,7 @@ final class SessionMediaRouter {
         var changes = recompute(receiversOf: user, and: [user], now: now)
         // Its first slot map comes with the speakers it follows.
         if let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
-            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
+            announce(Array(ranking.speakers), to: [user], in: &changes)
         }
         return changes
     }
@@ -147,19 +141,19 @@ final class SessionMediaRouter {
     /// are recomputed. (The session names a superset: a breakout plan committed names everyone
     /// in a full main session, whose thousand users' slots, each over a thousand candidates,
     /// took 200 ms of the media loop and held up the next replies on its thread.)
-    func update(_ handover: MediaHandover, now: Duration) -> Changes {
+    func update(_ handover: RoutingHandover, now: Duration) -> Changes {
         var arrivals: [Int] = []
         var changed: [Int] = []
         for (user, entry) in handover.users {
             let list = entry.eligible.isEmpty ? nil : entry.eligible
             if list != eligible[user] || entry.pinned != pinned[user] || entry.location != locations[user]
-                || entry.connection.map(ObjectIdentifier.init) != connections[user].map(ObjectIdentifier.init)
+                || entry.channel != channels[user]
             {
                 changed.append(user)
             }
             eligible[user] = list
             pinned[user] = entry.pinned
-            connections[user] = entry.connection
+            channels[user] = entry.channel
             if let old = locations[user] { staleAudible.insert(old) }
             if let new = entry.location { staleAudible.insert(new) }
             if relocate(user, to: entry.location) { arrivals.append(user) }
@@ -168,23 +162,23 @@ final class SessionMediaRouter {
         // Whoever arrives in a location learns who speaks there, with its slot map.
         for user in arrivals.sorted() {
             guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
-            announce(ranking.speakers.map { UserID($0) }, to: [user], in: &changes)
+            announce(Array(ranking.speakers), to: [user], in: &changes)
         }
         return changes
     }
 
-    /// The whole session's eligibility and connections at once (every user not named has
+    /// The whole session's eligibility and channels at once (every user not named has
     /// none), everyone in the main session: what tests of the routing alone hand over.
-    func update(eligible: [Int: [PublishedStream]], connections: [Int: ClientConnection], now: Duration) -> Changes {
-        var handover = MediaHandover()
+    func update(eligible: [Int: [PublishedStream]], channels: [Int: SignallingChannelID] = [:], now: Duration) -> Changes {
+        var handover = RoutingHandover()
         for user in Set(eligible.keys).union(self.eligible.keys).union(subscribers.keys) {
-            handover.users[user] = MediaHandover.Entry(eligible: eligible[user] ?? [], location: .main, connection: connections[user])
+            handover.users[user] = RoutingHandover.Entry(eligible: eligible[user] ?? [], location: 0, channel: channels[user])
         }
         return update(handover, now: now)
     }
 
     /// Moves `user`'s membership; returns whether it arrived somewhere new.
-    private func relocate(_ user: Int, to location: Location?) -> Bool {
+    private func relocate(_ user: Int, to location: Int?) -> Bool {
         let old = locations[user]
         guard old != location else { return false }
         if let old {
@@ -231,7 +225,7 @@ final class SessionMediaRouter {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let format = formatsBySSRC[ssrc], catalog.translation(from: format, to: slotFormat) != nil {
+                if let format = upTracks[ssrc]?.format, catalog.translation(from: format, to: slotFormat) != nil {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
@@ -259,12 +253,12 @@ final class SessionMediaRouter {
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
                 // A simulcast layer no longer forwarded is still its publication's picture.
-                let current = rewriter.source.flatMap { streamsBySSRC[$0] ?? simulcastLayerSSRCs[$0] }
+                let current = rewriter.source.flatMap { upTracks[$0]?.stream ?? simulcastLayerSSRCs[$0] }
                 let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
                     ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                     : .immediately
                 var translation: HeaderTranslation?
-                if let ssrc, let format = formatsBySSRC[ssrc], let slotFormat = subscribers[user]!.slotFormats[slot] {
+                if let ssrc, let format = upTracks[ssrc]?.format, let slotFormat = subscribers[user]!.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
                 if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream, let ssrc {
@@ -282,17 +276,15 @@ final class SessionMediaRouter {
         }
         for user in next.keys.sorted() {
             let slots = subscribers[user]!.plan.receiveSlots.map {
-                MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: next[user]?.source(in: $0.slot).map { UserID($0.publisher) })
+                SubscriberSlotMap.Slot(mid: $0.mid, kind: $0.slot.kind, publisher: next[user]?.source(in: $0.slot)?.publisher)
             }
-            let map = MediaSlotMap(slots: slots, unplayable: unplayable[user, default: []].map {
-                UnplayableMedia(user: UserID($0.publisher), kind: $0.kind.rawValue, reason: .codec)
-            })
+            let map = SubscriberSlotMap(slots: slots, unplayable: unplayable[user, default: []])
             subscribers[user]!.currentMap = map
-            guard let connection = connections[user] else { continue }
-            if subscribers[user]!.sentMap != map || subscribers[user]!.sentTo != ObjectIdentifier(connection) {
+            guard let channel = channels[user] else { continue }
+            if subscribers[user]!.sentMap != map || subscribers[user]!.sentTo != channel {
                 subscribers[user]!.sentMap = map
-                subscribers[user]!.sentTo = ObjectIdentifier(connection)
-                changes.slotMaps.append((connection, map))
+                subscribers[user]!.sentTo = channel
+                changes.slotMaps.append((user, map))
             }
         }
         return changes
@@ -300,19 +292,19 @@ final class SessionMediaRouter {
 
     /// Tells `users` who speaks, each in one frame with its current slot map, which replaces
     /// any slot map `changes` already holds for it.
-    func announce(_ speakers: [UserID], to users: some Sequence<Int>, in changes: inout Changes) {
-        var told = Set<ObjectIdentifier>()
+    func announce(_ speakers: [Int], to users: some Sequence<Int>, in changes: inout Changes) {
+        var told = Set<Int>()
         for user in users {
-            guard let connection = connections[user] else { continue }
-            let map = subscribers[user]?.currentMap ?? MediaSlotMap(slots: [])
+            guard let channel = channels[user] else { continue }
+            let map = subscribers[user]?.currentMap ?? .empty
             if subscribers[user] != nil {
                 subscribers[user]!.sentMap = map
-                subscribers[user]!.sentTo = ObjectIdentifier(connection)
+                subscribers[user]!.sentTo = channel
             }
-            told.insert(ObjectIdentifier(connection))
-            changes.activeSpeakers.append((connection, speakers, map))
+            told.insert(user)
+            changes.activeSpeakers.append((user, speakers, map))
         }
-        if !told.isEmpty { changes.slotMaps.removeAll { told.contains(ObjectIdentifier($0.connection)) } }
+        if !told.isEmpty { changes.slotMaps.removeAll { told.contains($0.user) } }
     }
 
     /// Routes `destination` from exactly `ssrcs` (its source and the source it waits for).
@@ -352,29 +344,24 @@ final class SessionMediaRouter {
         for (stream, publication) in simulcast {
             for ssrc in publication.ssrcs.values where ssrc != incomingSSRC[stream] { every.append((stream, ssrc)) }
         }
-        let previous = Set(streamsBySSRC.keys)
-        streamsBySSRC = Dictionary(every.map { ($0.ssrc, $0.stream) }, uniquingKeysWith: { first, _ in first })
-        var current: [UInt32: Int] = [:]
-        audioLevels = [:]
-        for (stream, ssrc) in every {
-            guard let format = formats[stream] ?? subscribers[stream.publisher]?.publishedFormats[stream.kind] else { continue }
-            current[ssrc] = format
-            if stream.kind == .audio, let id = catalog.formats[format].headerExtensionIDs[RTPExtensionURI.audioLevel] {
-                audioLevels[ssrc] = (id, stream.publisher)
+        var tracks: [UInt32: UpTrack] = [:]
+        for (stream, ssrc) in every where tracks[ssrc] == nil {
+            let format = formats[stream] ?? subscribers[stream.publisher]?.publishedFormats[stream.kind]
+            var track = UpTrack(stream: stream, format: format)
+            if let format {
+                let described = catalog.formats[format]
+                if stream.kind == .audio { track.audioLevelID = described.headerExtensionIDs[RTPExtensionURI.audioLevel] }
+                if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: described.codec.name) {
+                    // A stream whose format is unchanged keeps its recent packets and losses.
+                    let kept = upTracks[ssrc].flatMap { $0.format == format ? $0.repair : nil }
+                    track.repair = kept ?? UpTrack.Repair(codec: codec)
+                }
             }
-            guard formatsBySSRC[ssrc] != format else { continue }
-            keyframeCodecs[ssrc] = nil
-            if stream.kind.needsKeyframe, let codec = KeyframeDetector.Codec(name: catalog.formats[format].codec.name) {
-                keyframeCodecs[ssrc] = codec
-                if caches[ssrc] == nil { caches[ssrc] = RetransmissionCache() }
-                if upstreamLoss[ssrc] == nil { upstreamLoss[ssrc] = UpstreamLoss() }
-            }
+            tracks[ssrc] = track
         }
-        formatsBySSRC = current
-        for gone in previous.subtracting(streamsBySSRC.keys) {
-            keyframeCodecs[gone] = nil
-            caches[gone] = nil
-            upstreamLoss[gone] = nil
+        let gone = Set(upTracks.keys).subtracting(tracks.keys)
+        upTracks = tracks
+        for gone in gone {
             keyframeRequests.forget(gone)
             upstreamNACKs.forget(gone)
         }

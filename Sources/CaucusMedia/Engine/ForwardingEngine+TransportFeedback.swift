@@ -1,11 +1,9 @@
-import CaucusMedia
-
 /// Transport-wide congestion control feedback to publishers: each packet's transport-wide
 /// sequence number (read in place from the extension the publisher's answer kept) is recorded
 /// with its arrival, and on the media loop's timer each publisher gets a transport-cc feedback
 /// of what arrived, so its own estimator (Chromium's GoogCC) measures its path to the server and
 /// raises its bitrate as that path allows.
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// The transport-wide sequence number of `user`'s packet, when its answer kept the
     /// extension: recorded whatever the packet's SSRC (simulcast layers and probes on SSRCs no
     /// offer named count too; BUNDLE gives the extension one ID across the peer's sections).

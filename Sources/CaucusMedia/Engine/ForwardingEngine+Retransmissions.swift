@@ -1,11 +1,9 @@
-import CaucusMedia
-
 /// RTX (RFC 4588) on both sides of the router. A publisher that negotiated RTX sends its
 /// repairs on its RTX SSRC; the router restores each to the original packet before anything
 /// else sees it, so a repair is cached, ends an upstream NACK and fills the subscribers' gaps
 /// like the late packet it is. Towards a subscriber whose slot negotiated RTX, repairs from the
 /// cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`).
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// What a publisher's RTX stream restores: its media SSRC and payload type.
     struct RetransmissionSource {
         let publisher: Int

@@ -1,14 +1,13 @@
-import CaucusMedia
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// Each subscriber's own simulcast layer, from its own transport-cc feedback: two subscribers
 /// of one simulcast publisher, one on a link that loses half of what it is sent; it moves to the
 /// low layer (at its keyframe) while the other keeps the high one; once its link is calm it is
 /// probed with repeats as RTX, and when the probe gets through it climbs back.
 @Suite struct DownlinkRoutingTests {
-    typealias Routing = SessionMediaRouterTests
+    typealias Routing = ForwardingEngineTests
     static let withTransportCC = { var n = Routing.Numbering.chromium; n.transportCCID = 3; n.rtx = 97; return n }()
 
     /// A VP8 packet of the simulcast fixture's publisher: its RID (extension 10) on its first
@@ -33,7 +32,7 @@ import Testing
     /// The two layers for `duration` from `start` at 50 packets a second each: "l" 300 bytes
     /// (120 kbit/s), "h" 1,200 (480 kbit/s); a keyframe every `keyframeEvery` packets.
     static func publish(
-        _ router: SessionMediaRouter, from start: Duration, for duration: Duration, sequence: inout UInt16, into sent: Sent,
+        _ router: ForwardingEngine, from start: Duration, for duration: Duration, sequence: inout UInt16, into sent: Sent,
         keyframeEvery: Int = 1000
     ) {
         var now = start
@@ -56,7 +55,7 @@ import Testing
 
     /// `user`'s feedback on what it was sent: every `lossEvery`-th packet missing, the rest
     /// arriving 30 ms after they were sent (on a clock of its own).
-    static func feedback(_ router: SessionMediaRouter, from user: Int, _ sent: Sent, lossEvery: Int?, at now: Duration) {
+    static func feedback(_ router: ForwardingEngine, from user: Int, _ sent: Sent, lossEvery: Int?, at now: Duration) {
         let stamps = sent.stamps[user] ?? []
         sent.stamps[user] = []
         guard let first = stamps.first else { return }
@@ -80,14 +79,14 @@ import Testing
     }
 
     @Test func eachSubscriberGetsTheLayerItsOwnLinkCarries() throws {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: Self.withTransportCC)
         let three = Routing.plan(audioSSRC: 3, videoSSRC: 30, numbering: Self.withTransportCC)
         _ = router.add(1, plan: one, now: .zero)
         _ = router.add(2, plan: try SimulcastRoutingTests.simulcastPlan(), now: .zero)
         _ = router.add(3, plan: three, now: .zero)
         let video = PublishedStream(publisher: 2, kind: .video)
-        _ = router.update(eligible: [1: [video], 2: [], 3: [video]], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: [video], 2: [], 3: [video]], now: .zero)
         #expect(router.downlinks[1] != nil && router.downlinks[3] != nil, "subscribers that report what arrives")
         let slot1 = one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
         let slot3 = three.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
@@ -133,7 +132,7 @@ import Testing
 
         // 1's link is calm again: after a second without overuse it is probed, with repeats of
         // the low layer as RTX on its slot's RTX stream, each stamped.
-        var probes: [SessionMediaRouter.Copy] = []
+        var probes: [ForwardingEngine.Copy] = []
         for _ in 0..<100 {
             Self.feedback(router, from: 1, sent, lossEvery: nil, at: now)
             Self.feedback(router, from: 3, sent, lossEvery: nil, at: now)
@@ -157,12 +156,12 @@ import Testing
     /// the current one until the budget is a sixth below it, and a paused low layer waited for
     /// rather than traded for one that does not fit.
     @Test func aBudgetChoosesALayer() throws {
-        var publication = SessionMediaRouter.SimulcastPublication(
+        var publication = ForwardingEngine.SimulcastPublication(
             layers: ["h", "m", "l"], streamIDExtension: 10, repairedStreamIDExtension: nil, mediaPayloadType: 96)
         publication.ssrcs = ["l": 1, "m": 2, "h": 3]
         publication.rates = [1: 150_000, 2: 400_000, 3: 900_000]
         func layer(_ budget: Int, known: Bool = true, current: String?) -> String? {
-            SessionMediaRouter.layer(of: publication, budget: budget, known: known, current: current)?.rid
+            ForwardingEngine.layer(of: publication, budget: budget, known: known, current: current)?.rid
         }
         #expect(layer(0, known: false, current: "h") == "l", "nothing known of the link: the lowest")
         #expect(layer(1_000_000, current: "l") == "h")
@@ -170,7 +169,7 @@ import Testing
         #expect(layer(100_000, current: "h") == "l", "none fits: the lowest")
         #expect(layer(800_000, current: "h") == "h", "a sixth below the current layer's rate: kept")
         #expect(layer(700_000, current: "h") == "m")
-        #expect(SessionMediaRouter.layer(of: publication, budget: 500_000, known: true, current: "l")?.better == 900_000)
+        #expect(ForwardingEngine.layer(of: publication, budget: 500_000, known: true, current: "l")?.better == 900_000)
         // "l" sent nothing last second: a budget that fits nothing keeps it rather than taking "h".
         publication.rates = [1: 0, 2: 0, 3: 900_000]
         #expect(layer(200_000, current: "l") == "l")
@@ -183,13 +182,13 @@ import Testing
     /// at the floor, below every video layer) still receives every audio packet, and the
     /// lowest video layer.
     @Test func audioIsForwardedWhateverTheEstimate() throws {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: Self.withTransportCC)
         let publisher = try SimulcastRoutingTests.simulcastPlan()
         _ = router.add(1, plan: one, now: .zero)
         _ = router.add(2, plan: publisher, now: .zero)
         _ = router.update(
-            eligible: [1: [PublishedStream(publisher: 2, kind: .audio), PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:], now: .zero)
+            eligible: [1: [PublishedStream(publisher: 2, kind: .audio), PublishedStream(publisher: 2, kind: .video)], 2: []], now: .zero)
         let audioSSRC = try #require(publisher.publishedSSRCs[.audio])
         let sent = Sent()
         var sequence: UInt16 = 0
@@ -220,7 +219,7 @@ import Testing
 
     /// A subscriber that does not report what arrives gets the publication's busiest layer.
     @Test func aSubscriberWithoutFeedbackHasNoEstimate() {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         _ = router.add(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
         #expect(router.downlinks.isEmpty)
         _ = router.add(3, plan: Routing.plan(audioSSRC: 3, videoSSRC: 30, numbering: Self.withTransportCC), now: .zero)

@@ -1,5 +1,3 @@
-import CaucusMedia
-
 /// Simulcast publications (RFC 8853): a publisher sends its video as several layers, each on an
 /// SSRC of its own that its offer does not name; each packet names its layer in the RID
 /// extension (RFC 8852), and an RTX packet the layer it repairs. The router learns each layer's
@@ -9,8 +7,8 @@ import CaucusMedia
 /// allows. A switch between layers is a slot's switch of source: at the new layer's keyframe,
 /// the old one kept until then. Layers no subscriber takes are not forwarded (the publisher is
 /// told nothing: it keeps sending them). A subscriber with a downlink estimate gets the layer
-/// its estimate holds instead (`SessionMediaRouter+Downlink.swift`).
-extension SessionMediaRouter {
+/// its estimate holds instead (`ForwardingEngine+Downlink.swift`).
+extension ForwardingEngine {
     struct SimulcastPublication {
         let layers: [String]
         let streamIDExtension: UInt8
@@ -46,7 +44,7 @@ extension SessionMediaRouter {
             return nil
         }
         // Streams already known (the publisher's audio, a layer's known RTX) need no reading.
-        guard streamsBySSRC[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
+        guard upTracks[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
         for kind in StreamKind.allCases {
             let stream = PublishedStream(publisher: user, kind: kind)
             guard let publication = simulcast[stream] else { continue }

@@ -1,5 +1,3 @@
-import CaucusMedia
-
 /// The distinct stream formats a session's offers use, numbered as they come, and the
 /// translation between any two, made once: a recomputation of a thousand subscribers compares
 /// small numbers instead of codecs, and builds no translation twice. Offers of one client stack

@@ -1,11 +1,10 @@
-import CaucusMedia
 import Testing
 
-@testable import CaucusServer
+@testable import CaucusMedia
 
 /// The routing computation on the media loop, driven directly: offers → slot plans, the
 /// session's "who may receive what" → assignments → the routing table and rewritten packets.
-@Suite struct SessionMediaRouterTests {
+@Suite struct ForwardingEngineTests {
     /// The numbering one kind of client gives its offer: payload types and extension IDs.
     struct Numbering {
         var opus: UInt8 = 96
@@ -92,7 +91,7 @@ import Testing
     }
 
     /// Where one RTP packet from `ssrc` goes: (subscriber, outgoing SSRC).
-    static func forwarded(_ router: SessionMediaRouter, from ssrc: UInt32, sequenceNumber: UInt16) -> Set<[UInt32]> {
+    static func forwarded(_ router: ForwardingEngine, from ssrc: UInt32, sequenceNumber: UInt16) -> Set<[UInt32]> {
         var out = Set<[UInt32]>()
         _ = router.forward(rtp: rtp(ssrc: ssrc, sequenceNumber: sequenceNumber), arrival: .milliseconds(Int(sequenceNumber) * 20)) { user, header, _ in
             out.insert([UInt32(user), header.ssrc])
@@ -127,7 +126,7 @@ import Testing
 
     /// Three users; 1 and 2 share a location, 3 is alone; then 3 joins them, then 1 leaves them.
     @Test func packetsGoExactlyWhereTheSessionSays() {
-        let router = SessionMediaRouter()
+        let router = ForwardingEngine()
         let plans = [1: Self.plan(audioSSRC: 1, videoSSRC: 10), 2: Self.plan(audioSSRC: 2, videoSSRC: 20), 3: Self.plan(audioSSRC: 3, videoSSRC: 30)]
         for (user, plan) in plans.sorted(by: { $0.key < $1.key }) { _ = router.add(user, plan: plan, now: .zero) }
         func both(_ user: Int) -> [PublishedStream] { [PublishedStream(publisher: user, kind: .audio), PublishedStream(publisher: user, kind: .video)] }
@@ -135,7 +134,7 @@ import Testing
             plans[user]!.receiveSlots.first { $0.slot == SlotID(kind: kind, index: index) }!.outgoingSSRC
         }
 
-        let first = router.update(eligible: [1: both(2), 2: both(1), 3: []], connections: [:], now: .seconds(1))
+        let first = router.update(eligible: [1: both(2), 2: both(1), 3: []], now: .seconds(1))
         #expect(first.keyframeRequests.map(\.ssrc).sorted() == [10, 20])
         #expect(first.slotSwitches == 4, "1's and 2's first audio and video slots filled")
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 1) == [[1, slotSSRC(1, .audio, 0)]])
@@ -143,15 +142,15 @@ import Testing
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 1).isEmpty)
         #expect(Self.forwarded(router, from: 11, sequenceNumber: 1).isEmpty, "an RTX SSRC is not routed")
 
-        let moved = router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:], now: .seconds(2))
+        let moved = router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], now: .seconds(2))
         #expect(moved.keyframeRequests.map(\.ssrc).sorted() == [10, 20, 30])
         #expect(moved.slotSwitches == 8, "3's four slots filled, and 1's and 2's second audio and video slots")
-        #expect(router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], connections: [:], now: .seconds(3)).slotSwitches == 0)
+        #expect(router.update(eligible: [1: both(2) + both(3), 2: both(1) + both(3), 3: both(1) + both(2)], now: .seconds(3)).slotSwitches == 0)
         #expect(Self.forwarded(router, from: 3, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 1)], [2, slotSSRC(2, .audio, 1)]])
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 2) == [[1, slotSSRC(1, .audio, 0)], [3, slotSSRC(3, .audio, 1)]],
                 "2 keeps its slot with 1, and fills 3's second")
 
-        _ = router.update(eligible: [1: [], 2: both(3), 3: both(2)], connections: [:], now: .seconds(4))
+        _ = router.update(eligible: [1: [], 2: both(3), 3: both(2)], now: .seconds(4))
         #expect(Self.forwarded(router, from: 1, sequenceNumber: 3).isEmpty)
         #expect(Self.forwarded(router, from: 2, sequenceNumber: 3) == [[3, slotSSRC(3, .audio, 1)]])
 
@@ -161,12 +160,12 @@ import Testing
     }
 
     /// Two users; 1 receives 2's video on its first video slot (after two packets of it).
-    static func oneWatchingTwo() -> (SessionMediaRouter, slot: UInt32, firstOut: UInt16) {
-        let router = SessionMediaRouter()
+    static func oneWatchingTwo() -> (ForwardingEngine, slot: UInt32, firstOut: UInt16) {
+        let router = ForwardingEngine()
         let (one, two) = (Self.plan(audioSSRC: 1, videoSSRC: 10), Self.plan(audioSSRC: 2, videoSSRC: 20))
         _ = router.add(1, plan: one, now: .zero)
         _ = router.add(2, plan: two, now: .zero)
-        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], connections: [:], now: .zero)
+        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], now: .zero)
         let slot = one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) }!.outgoingSSRC
         var firstOut: UInt16 = 0
         _ = router.forward(rtp: Self.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { _, header, _ in firstOut = header.sequenceNumber }
@@ -223,7 +222,7 @@ import Testing
     /// behind) is not repaired: the subscriber would be shown that room again.
     @Test func aFormerSourcesPacketsAreNotRepaired() throws {
         let (router, slot, firstOut) = Self.oneWatchingTwo()
-        _ = router.update(eligible: [1: [], 2: []], connections: [:], now: .seconds(1))
+        _ = router.update(eligible: [1: [], 2: []], now: .seconds(1))
         let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot, lost: [firstOut, firstOut &+ 1])).encoded()
         #expect(router.route(rtcp: nack, from: 1, now: .seconds(1)).isEmpty)
     }

@@ -1,20 +1,18 @@
-import CaucusMedia
-
 /// The packet path of a session's routing: forwarding each publisher packet to the slots it
 /// fills, and each user's RTCP — keyframe requests paced per publisher, NACKs answered from
 /// the retransmission cache where it can, the rest asked of the publisher once.
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// A copy to send one subscriber: a packet, the header it leaves with and its renumbering
     /// (the caller writes it straight into its outgoing buffer).
-    struct Copy {
-        let subscriber: Int
-        let packet: [UInt8]
-        let header: RewrittenHeader
-        let translation: HeaderTranslation
+    public struct Copy {
+        public let subscriber: Int
+        public let packet: [UInt8]
+        public let header: RewrittenHeader
+        public let translation: HeaderTranslation
         /// For a repair to a slot that negotiated RTX: the RTX stream it leaves on.
-        var retransmittedAs: RTXEncapsulation? = nil
+        public var retransmittedAs: RTXEncapsulation? = nil
         /// The subscriber's transport-wide number for it, where it estimates its downlink.
-        var transportSequence: UInt16? = nil
+        public var transportSequence: UInt16? = nil
     }
 
     /// What a user's RTCP asks the shell to send.
@@ -46,14 +44,11 @@ extension SessionMediaRouter {
         let timestamp = Self.read32(packet, at: 4)
         var startsKeyframe = false
         var feedback: [(user: Int, rtcp: [UInt8])] = []
-        if let codec = keyframeCodecs[ssrc] {
-            caches[ssrc]?.insert(packet, sequenceNumber: sequenceNumber)
-            startsKeyframe = KeyframeDetector.startsKeyframe(packet, codec: codec)
+        if let arrived = upTracks[ssrc]?.arrive(packet, sequenceNumber: sequenceNumber, at: arrival) {
+            startsKeyframe = arrived.startsKeyframe
             if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
-            if let lost = upstreamLoss[ssrc]?.received(sequenceNumber, at: arrival), !lost.isEmpty,
-                let publisher = streamsBySSRC[ssrc]?.publisher
-            {
-                feedback.append((publisher, Self.nack(lost, of: ssrc)))
+            if !arrived.lost.isEmpty, let publisher = upTracks[ssrc]?.stream.publisher {
+                feedback.append((publisher, Self.nack(arrived.lost, of: ssrc)))
             }
         }
         var stillWaiting = false
@@ -77,7 +72,7 @@ extension SessionMediaRouter {
             guard let translation = header.translation else { continue }
             deliver(destination.subscriber, header, translation)
         }
-        if stillWaiting, let stream = streamsBySSRC[ssrc], keyframeRequests.shouldRequest(ssrc, at: arrival) {
+        if stillWaiting, let stream = upTracks[ssrc]?.stream, keyframeRequests.shouldRequest(ssrc, at: arrival) {
             feedback.append((stream.publisher, Self.pli(ssrc)))
         }
         return feedback
@@ -89,8 +84,9 @@ extension SessionMediaRouter {
     /// ``tickDownlinks(now:interval:)``.)
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
         var feedback = transportFeedbackDue()
-        for ssrc in Array(upstreamLoss.keys) {
-            guard let due = upstreamLoss[ssrc]?.due(at: now), !due.isEmpty, let publisher = streamsBySSRC[ssrc]?.publisher else { continue }
+        for ssrc in Array(upTracks.keys) {
+            guard let due = upTracks[ssrc]?.repair?.loss.due(at: now), !due.isEmpty, let publisher = upTracks[ssrc]?.stream.publisher
+            else { continue }
             feedback.append((publisher, Self.nack(due, of: ssrc)))
         }
         return feedback
@@ -130,7 +126,7 @@ extension SessionMediaRouter {
             case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
             case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
             case .senderReport(let report):
-                guard streamsBySSRC[report.ssrc]?.publisher == user else { continue }
+                guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
                 for destination in table.destinations(of: report.ssrc) {
                     if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
                         routed.rtcp.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))
@@ -142,7 +138,7 @@ extension SessionMediaRouter {
         if let subscriber = subscribers[user] {
             for outgoing in keyframes.sorted() {
                 guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
-                    let source = rewriter.pending ?? rewriter.keyframeTarget, let stream = streamsBySSRC[source],
+                    let source = rewriter.pending ?? rewriter.keyframeTarget, let stream = upTracks[source]?.stream,
                     keyframeRequests.shouldRequest(source, at: now)
                 else { continue }
                 routed.rtcp.append((stream.publisher, RTCPPacket.pictureLossIndication(senderSSRC: Self.routerSSRC, mediaSSRC: source).encoded()))
@@ -160,7 +156,7 @@ extension SessionMediaRouter {
             // Only the slot's current source is repaired: an earlier one's packets would show a
             // picture (perhaps of a room the subscriber has left) the slot no longer carries.
             guard let origin = rewriter.origin(of: lost), origin.source == rewriter.source else { continue }
-            if let cached = caches[origin.source]?.packet(origin.sequenceNumber),
+            if let cached = upTracks[origin.source]?.repair?.cache.packet(origin.sequenceNumber),
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
@@ -168,7 +164,7 @@ extension SessionMediaRouter {
                     subscriber: user, packet: cached, header: header, translation: translation,
                     retransmittedAs: nextRetransmission(to: user, in: slot),
                     transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
-            } else if upstreamLoss[origin.source]?.isMissing(origin.sequenceNumber) == true {
+            } else if upTracks[origin.source]?.repair?.loss.isMissing(origin.sequenceNumber) == true {
                 // Already being asked for on its own schedule; it is forwarded when it comes.
                 continue
             } else if let index = missing.firstIndex(where: { $0.source == origin.source }) {
@@ -178,7 +174,7 @@ extension SessionMediaRouter {
             }
         }
         for (source, lost) in missing {
-            guard let stream = streamsBySSRC[source] else { continue }
+            guard let stream = upTracks[source]?.stream else { continue }
             let ask = upstreamNACKs.toAsk(lost, of: source, at: now)
             guard !ask.isEmpty else { continue }
             let upstream = RTCPGenericNACK(senderSSRC: Self.routerSSRC, mediaSSRC: source, lost: ask)
@@ -189,14 +185,14 @@ extension SessionMediaRouter {
     /// How `source`'s packets are renumbered for `subscriber`'s `slot` (a retransmission may
     /// come from a source the slot has since left).
     private func translation(from source: UInt32, to subscriber: Subscriber, slot: SlotID) -> HeaderTranslation? {
-        guard let format = formatsBySSRC[source], let slotFormat = subscriber.slotFormats[slot] else { return nil }
+        guard let format = upTracks[source]?.format, let slotFormat = subscriber.slotFormats[slot] else { return nil }
         return catalog.translation(from: format, to: slotFormat)
     }
 
     /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
     static let routerSSRC: UInt32 = 1
 
-    static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+    public static func read32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

@@ -1,16 +1,13 @@
-import CaucusCore
-import CaucusMedia
-
 /// Loudest speakers: each location's `SpeakerRanking`, fed by the RFC 6464 level of every
 /// audio packet its publishers send (read in place, before the packet is forwarded, whether
 /// or not anyone's slot holds it yet), evaluated on the media loop's timer. A new order
 /// re-fills the slots of everyone in the location and is announced to them in their slot map
 /// frames (`activeSpeakers`, at most once per `SpeakerRanking.Configuration.minimumInterval`).
-extension SessionMediaRouter {
+extension ForwardingEngine {
     /// Feeds the level of an audio packet from `ssrc`, if its stream carries one.
     @inline(__always)
     func hearLevel(of packet: [UInt8], ssrc: UInt32, at arrival: Duration) {
-        guard let (id, publisher) = audioLevels[ssrc], let data = RTPHeaderFields.extensionElement(id: id, in: packet),
+        guard let (id, publisher) = upTracks[ssrc]?.audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
             let byte = data.first, let location = locations[publisher]
         else { return }
         rankings[location, default: SpeakerRanking(configuration: speakerConfiguration)].hear(publisher, level: byte & 0x7F, at: arrival)
@@ -40,7 +37,7 @@ extension SessionMediaRouter {
             guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
             let here = (members[location] ?? []).sorted()
             var recomputed = recompute(here, now: now)
-            announce(ranking.speakers.map { UserID($0) }, to: here, in: &recomputed)
+            announce(Array(ranking.speakers), to: here, in: &recomputed)
             changes.append(recomputed)
         }
         return changes
