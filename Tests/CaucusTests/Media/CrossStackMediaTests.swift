@@ -100,8 +100,16 @@ import Glibc
             try #require(!bensUfrags.isEmpty, "no ICE ufrag seen in the answers to Ben")
             relay.cut(serverUfrags: bensUfrags)
             bens.cut(refusingNew: true)
+            let cutAt = ContinuousClock.now
             try await ben.log.next(seconds: 30, "Ben reconnecting") { $0.isConnectionState(.reconnecting) ? true : nil }
             try await Task.sleep(for: .milliseconds(500))
+            // The cut was Ben's alone: his datagrams were dropped, and Ann still received the
+            // others' media meanwhile.
+            #expect(relay.counts.droppedByCut > 0, "nothing of Ben's media was cut")
+            for publisher in ["Abe", "Cora"] {
+                #expect(received["Ann"]?[publisher]?.firstArrival(of: .audio, since: cutAt + .milliseconds(300)) != nil,
+                    "\(publisher)'s audio stopped reaching Ann while Ben's paths were cut")
+            }
             relay.restore()
             bens.reopen()
             try await ben.log.next(seconds: 30, "Ben connected again") { $0.isConnectionState(.connected) ? true : nil }

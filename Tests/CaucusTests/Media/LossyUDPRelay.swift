@@ -27,6 +27,8 @@ final class LossyUDPRelay: Sendable {
         var forwardedDown = 0
         var droppedDown = 0
         var repairsOfDropped = 0
+        /// Datagrams dropped because their client's path was cut, both ways.
+        var droppedByCut = 0
     }
 
     private let group: MultiThreadedEventLoopGroup
@@ -112,7 +114,7 @@ final class LossyUDPRelay: Sendable {
             let ufrag = serverUfrag(of: envelope.data.readableBytesView)
             let dropped = state.withLockedValue { state -> Bool in
                 if let ufrag { state.serverUfrags[client] = ufrag }
-                return state.isCut(client)
+                return state.dropsForCut(client)
             }
             if dropped { return }
             guard let port = context.channel.localAddress?.port, let upstream = try? SocketAddress(ipAddress: upstreamHost, port: port)
@@ -164,7 +166,7 @@ final class LossyUDPRelay: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            if state.withLockedValue({ $0.isCut(client) }) { return }
+            if state.withLockedValue({ $0.dropsForCut(client) }) { return }
             let bytes = envelope.data.readableBytesView
             let isRTP = bytes.count >= 12 && (128...191).contains(bytes[bytes.startIndex])
                 && !(192...223).contains(bytes[bytes.startIndex + 1])
@@ -190,9 +192,12 @@ final class LossyUDPRelay: Sendable {
 }
 
 extension LossyUDPRelay.State {
-    /// Whether `client`'s datagrams are dropped now: a blackout, or a cut of its path.
-    func isCut(_ client: SocketAddress) -> Bool {
-        blackout || serverUfrags[client].map(cutUfrags.contains) == true
+    /// Whether `client`'s datagrams are dropped now: a blackout, or a cut of its path (counted).
+    mutating func dropsForCut(_ client: SocketAddress) -> Bool {
+        if blackout { return true }
+        guard let ufrag = serverUfrags[client], cutUfrags.contains(ufrag) else { return false }
+        counts.droppedByCut += 1
+        return true
     }
 }
 
