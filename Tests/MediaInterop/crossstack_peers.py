@@ -18,6 +18,9 @@ Commands, one JSON object a line on stdin; one JSON object a line on stdout for 
   `audio` and `video`: what each receiver recognised since the last mark (a tone's frequency
   per reading, 10 a second; a frame's size per frame shown), by publisher (or an unrecognised
   label); `first`: seconds from the mark to its first recognition of each publisher.
+- {"op": "slots"}: for a failure's message, each user's receive slots: who the slot map says
+  fills each, the RTP packets its receiver counted, and what it recognised in the last 2 s.
+  → {"slots": {receiver: [{"mid", "kind", "user", "packets", "recent"}]}}
 - {"op": "resume", "ws": url}: every user takes its seat back on a new WebSocket (`resume` with
   its secret) and makes a new peer (a new offer), as after a server restart; then marks.
   → {"resumed": true}
@@ -169,6 +172,22 @@ class CrossStackPeers:
                 report[name] = entry
         return {"report": report}
 
+    async def slots(self):
+        slots = {}
+        for name, peer in self.aiortc.items():
+            packets = await peer.packets_received()
+            users = {slot["mid"]: slot.get("user") for slot in peer.slot_map}
+            recently = time.monotonic() - 2
+            slots[name] = [{"mid": mid, "kind": reception.kind, "user": users.get(mid), "packets": packets.get(mid, 0),
+                            "recent": sorted({str(label) for at, label, _ in reception.seen if at >= recently})}
+                           for mid, reception in sorted(peer.receptions.items())]
+        if self.chromium:
+            page_report = await self.page("window.caucus.report(window.caucus.now() - 2000)")
+            for name in self.chromium:
+                slots[name] = [{"mid": slot["mid"], "kind": slot["kind"], "user": slot["user"], "packets": slot["packetsReceived"],
+                                "recent": slot["labels"]} for slot in page_report["peers"][name]["slots"]]
+        return {"slots": slots}
+
     async def resume(self, ws):
         for peer in self.aiortc.values():
             await peer.resume(ws)
@@ -209,6 +228,8 @@ async def main():
                 say(await peers.set_mark())
             elif op == "report":
                 say(await peers.report())
+            elif op == "slots":
+                say(await peers.slots())
             elif op == "resume":
                 say(await peers.resume(command["ws"]))
             elif op == "close":

@@ -76,6 +76,7 @@ struct CrossStackChecks: Sendable {
             problems = Self.problems(report)
         } while !problems.isEmpty && ContinuousClock.now < deadline
         #expect(problems.isEmpty, "\(step): \(problems.joined(separator: "; "))")
+        if !problems.isEmpty { print("CrossStackMediaTests: \(step): the script's users' slots: \(await peers.slots())") }
         for (receiver, _) in Tests.scriptUsers {
             for publisher in Tests.everyone where publisher != receiver {
                 let tones = report[receiver]?.audio[publisher] ?? []
@@ -181,10 +182,11 @@ struct CrossStackChecks: Sendable {
             }
         }
         #expect(missing.isEmpty, "never recognised again: \(missing)")
+        if !missing.isEmpty { print("CrossStackMediaTests: the script's users' slots: \(await peers.slots())") }
         return sdk.figures + scriptFigures
     }
 }
 
 extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,6 +1,7 @@
 import Caucus
 import CaucusCore
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -61,7 +62,16 @@ import Glibc
             ids["Ann"] = try ann.id
             ids["Ben"] = try ben.id
             let users = Set(ids.values)
+            print("CrossStackMediaTests: users \(ids.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" })")
 
+            // Receiver → publisher → what the receiver's SDK delivered, from before the media
+            // starts: the stream's first keyframe must be among it.
+            var received: [String: [String: ReceivedMedia]] = [:]
+            for (receiver, client) in sdk {
+                for publisher in Self.everyone where publisher != receiver {
+                    received[receiver, default: [:]][publisher] = ReceivedMedia(client.session, from: try #require(ids[publisher]))
+                }
+            }
             for client in [ann, ben] {
                 try await client.session.audioHelper.start()
                 try await client.session.videoHelper.start()
@@ -72,13 +82,6 @@ import Glibc
                 return TestPublisher.start(try #require(sdk[name]).session, hertz: sent.tone, colour: colour)
             }
             defer { publishers.forEach { $0.cancel() } }
-            // Receiver → publisher → what the receiver's SDK delivered.
-            var received: [String: [String: ReceivedMedia]] = [:]
-            for (receiver, client) in sdk {
-                for publisher in Self.everyone where publisher != receiver {
-                    received[receiver, default: [:]][publisher] = ReceivedMedia(client.session, from: try #require(ids[publisher]))
-                }
-            }
             let checks = CrossStackChecks(received: received, peers: peers)
 
             try await checks.everyoneDecodes("in the main session")
@@ -96,6 +99,12 @@ import Glibc
             for client in [ann, ben] {
                 try await client.log.next("connected by the join") { $0.isConnectionState(.connected) ? true : nil }
             }
+            // When keyframe requests reach Ben's app (printed beside the figures: a late video
+            // figure with no request before it points at the request, not the picture).
+            let keyframeRequestTimes = NIOLockedValueBox<[ContinuousClock.Instant]>([])
+            let keyframeRequests = ben.session.videoHelper.keyframeRequests
+            let requestListener = Task { for await _ in keyframeRequests { keyframeRequestTimes.withLockedValue { $0.append(.now) } } }
+            defer { requestListener.cancel() }
             let bensUfrags = bens.serverICEUfrags
             try #require(!bensUfrags.isEmpty, "no ICE ufrag seen in the answers to Ben")
             relay.cut(serverUfrags: bensUfrags)
@@ -118,6 +127,8 @@ import Glibc
             let cutFigures = try await checks.resumption(
                 of: ["Ben"], sdkResumed: ["Ben": benBack, "Ann": benBack], scriptResumed: benBack, scriptMarked: .now)
             Self.expectWithinBound(cutFigures, "after the cut of Ben's paths")
+            let requests = keyframeRequestTimes.withLockedValue { $0 }.filter { $0 >= benBack }.map { String(format: "%.2f", ($0 - benBack).seconds) }
+            print("CrossStackMediaTests: keyframe requests reaching Ben's app after he resumed, at (s): \(requests)")
             #expect(try ben.snapshot.myself.location == .room(room.id), "Ben in the same room after the cut")
             try await checks.everyoneDecodes("in the room after the cut of Ben's paths")
 

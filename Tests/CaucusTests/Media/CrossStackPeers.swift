@@ -62,6 +62,13 @@ final class CrossStackPeers: Sendable {
         return report.report
     }
 
+    /// Each of the script's users' receive slots, as a line of JSON: who fills each, the RTP
+    /// packets its receiver counted, what it recognised in the last 2 s (for failures).
+    func slots() async -> String {
+        process.send(line: #"{"op": "slots"}"#)
+        return (try? await within(seconds: 30, "the slots") { [process] in await process.nextLine() }) ?? "(no answer)"
+    }
+
     /// Every user takes its seat back through `webSocket` and offers again (after a server
     /// restart); marks once all have.
     func resume(webSocket: URL) async throws {

@@ -37,8 +37,24 @@ final class ServerFrameFilter: ChannelInboundHandler {
             var rest = payload[...]
             while let found = rest.firstRange(of: Self.attribute) {
                 rest = rest[found.upperBound...]
-                // ice-char (RFC 8839): letters, digits, "+" and "/".
-                let ufrag = rest.prefix { $0.isLetterOrDigitASCII || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") }
+                // ice-char (RFC 8839): letters, digits, "+" and "/", which the server's JSON
+                // writes escaped, as "\/".
+                var ufrag: [UInt8] = []
+                var index = rest.startIndex
+                while index < rest.endIndex {
+                    let byte = rest[index]
+                    if byte.isLetterOrDigitASCII || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") {
+                        ufrag.append(byte)
+                    } else if byte == UInt8(ascii: "\\"), rest.index(after: index) < rest.endIndex,
+                        rest[rest.index(after: index)] == UInt8(ascii: "/")
+                    {
+                        ufrag.append(UInt8(ascii: "/"))
+                        index = rest.index(after: index)
+                    } else {
+                        break
+                    }
+                    index = rest.index(after: index)
+                }
                 if !ufrag.isEmpty { seen.withLockedValue { _ = $0.insert(String(decoding: ufrag, as: UTF8.self)) } }
             }
         }
