@@ -85,13 +85,13 @@ class Reception {
     return measures;
   }
 
-  /** label -> when it was first recognised since `moment`. */
-  firsts(moment) {
-    const firsts = {};
+  /** label -> when it was recognised since `moment`, in order. */
+  labelTimes(moment) {
+    const times = {};
     for (const [at, label] of this.seen) {
-      if (at >= moment && !(label in firsts)) firsts[label] = at;
+      if (at >= moment) (times[label] ??= []).push(at);
     }
-    return firsts;
+    return times;
   }
 
   /** When each entry since `moment` was noted (for video: when each frame was shown). */
@@ -440,7 +440,7 @@ class Peer {
       kind: reception.kind,
       labels: reception.since(moment),
       measures: reception.measures(moment),
-      firsts: reception.firsts(moment),
+      labelTimes: reception.labelTimes(moment),
       user: slotUsers[reception.mid] ?? null,
       mapped: reception.mid in slotUsers,
       packetsReceived: stats[reception.mid]?.packetsReceived ?? 0,

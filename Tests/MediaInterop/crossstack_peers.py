@@ -14,10 +14,11 @@ Commands, one JSON object a line on stdin; one JSON object a line on stdout for 
 - {"op": "mark"}: a moment to measure from. → {"marked": true}
 - {"op": "report"}
   → {"report": {receiver: {"audio": {publisher: [Hz, …]}, "video": {publisher: [[w, h], …]},
-     "first": {publisher: {"audio": s | null, "video": s | null}}}}}
+     "times": {publisher: {"audio": [s, …], "video": [s, …]}}}}}
   `audio` and `video`: what each receiver recognised since the last mark (a tone's frequency
-  per reading, 10 a second; a frame's size per frame shown), by publisher (or an unrecognised
-  label); `first`: seconds from the mark to its first recognition of each publisher.
+  per reading: aiortc's per 20 ms frame, the page's 10 a second; a frame's size per frame
+  shown), by publisher (or an unrecognised label); `times`: when each of those recognitions
+  was, in seconds from the mark.
 - {"op": "slots"}: for a failure's message, each user's receive slots: who the slot map says
   fills each, the RTP packets its receiver counted, and what it recognised in the last 2 s.
   → {"slots": {receiver: [{"mid", "kind", "user", "packets", "recent"}]}}
@@ -143,7 +144,7 @@ class CrossStackPeers:
         marked, page_marked = self.mark
         report = {}
         for name, peer in self.aiortc.items():
-            entry = {"audio": {}, "video": {}, "first": {}}
+            entry = {"audio": {}, "video": {}, "times": {}}
             for kind in ("audio", "video"):
                 for label, measures in peer.measures(kind, marked).items():
                     entry[kind][label] = [list(m) if isinstance(m, tuple) else round(m, 2) for m in measures if m is not None]
@@ -152,23 +153,26 @@ class CrossStackPeers:
                         continue
                     for at, label, _ in reception.seen:
                         if at >= marked and label is not None:
-                            first = entry["first"].setdefault(label, {"audio": None, "video": None})
-                            if first[kind] is None or at - marked < first[kind]:
-                                first[kind] = at - marked
+                            times = entry["times"].setdefault(label, {"audio": [], "video": []})
+                            times[kind].append(round(at - marked, 3))
+            for times in entry["times"].values():
+                times["audio"].sort()
+                times["video"].sort()
             report[name] = entry
         if self.chromium:
             page_report = await self.page("window.caucus.report(args[0])", page_marked)
             for name in self.chromium:
-                entry = {"audio": {}, "video": {}, "first": {}}
+                entry = {"audio": {}, "video": {}, "times": {}}
                 for slot in page_report["peers"][name]["slots"]:
                     for label, measures in slot["measures"].items():
                         entry[slot["kind"]].setdefault(label, []).extend(
                             m if isinstance(m, list) else round(m, 2) for m in measures if m is not None)
-                    for label, at in slot["firsts"].items():
-                        first = entry["first"].setdefault(label, {"audio": None, "video": None})
-                        seconds_after = (at - page_marked) / 1000
-                        if first[slot["kind"]] is None or seconds_after < first[slot["kind"]]:
-                            first[slot["kind"]] = seconds_after
+                    for label, moments in slot["labelTimes"].items():
+                        times = entry["times"].setdefault(label, {"audio": [], "video": []})
+                        times[slot["kind"]].extend(round((at - page_marked) / 1000, 3) for at in moments)
+                for times in entry["times"].values():
+                    times["audio"].sort()
+                    times["video"].sort()
                 report[name] = entry
         return {"report": report}
 

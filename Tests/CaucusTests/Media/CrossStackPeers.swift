@@ -23,8 +23,8 @@ final class CrossStackPeers: Sendable {
         let audio: [String: [Double]]
         /// Each frame's [width, height].
         let video: [String: [[Int]]]
-        /// Seconds from the mark to the first recognition of each publisher, by kind.
-        let first: [String: [String: Double?]]
+        /// When each recognition was (seconds from the mark), by publisher and kind.
+        let times: [String: [String: [Double]]]
     }
 
     private let process: LineProcess

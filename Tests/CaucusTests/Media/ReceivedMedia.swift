@@ -27,6 +27,11 @@ final class ReceivedMedia: Sendable {
         arrivals.withLockedValue { $0.first { $0.frame.kind == kind && $0.at >= instant }?.at }
     }
 
+    /// When the frames of `kind` that arrived at or after `instant` did.
+    func arrivals(of kind: MediaKind, since instant: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
+        arrivals.withLockedValue { $0.filter { $0.frame.kind == kind && $0.at >= instant }.map(\.at) }
+    }
+
     func audio(after mark: Int = 0) -> [EncodedFrame] { frames(of: .audio, after: mark) }
 
     func video(after mark: Int = 0) -> [EncodedFrame] { frames(of: .video, after: mark) }
