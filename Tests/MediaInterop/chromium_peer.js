@@ -135,7 +135,7 @@ class Peer {
   }
 
   /** Takes the seat back on a new WebSocket to `wsURL` (as after a server restart) and makes a
-   *  new peer connection with `options` (startMedia's): a new offer. */
+   *  new peer connection with `options` (startMedia's): a new offer; returns once it connects. */
   async resume(wsURL, options) {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
@@ -146,6 +146,13 @@ class Peer {
     await this.request("resume", { secret: this.secret, lastSeq: 0, protocol: 1 });
     this.negotiated = false;
     await this.startMedia(options);
+    if (this.pc.connectionState !== "connected") {
+      await new Promise((resolve) => {
+        this.pc.addEventListener("connectionstatechange", () => {
+          if (this.pc.connectionState === "connected") resolve();
+        });
+      });
+    }
   }
 
   read(frame) {

@@ -23,8 +23,8 @@ Commands, one JSON object a line on stdin; one JSON object a line on stdout for 
   fills each, the RTP packets its receiver counted, and what it recognised in the last 2 s.
   → {"slots": {receiver: [{"mid", "kind", "user", "packets", "recent"}]}}
 - {"op": "resume", "ws": url}: every user takes its seat back on a new WebSocket (`resume` with
-  its secret) and makes a new peer (a new offer), as after a server restart; then marks.
-  → {"resumed": true}
+  its secret) and makes a new peer (a new offer), as after a server restart; once every new
+  peer is connected, marks. → {"resumed": true}
 - {"op": "close"} (or stdin closing): leaves, quits the browser, exits. → {"closed": true}
 
 A failure prints {"error": text} and exits."""
@@ -86,6 +86,11 @@ class ResumingPeer(Peer):
         await self.request("resume", protocol=1, secret=self.secret, lastSeq=0)
         # What it publishes survived with its seat.
         await self.start_media(AUDIO_SLOTS, VIDEO_SLOTS, publish=False)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while self.pc.connectionState != "connected":
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name}: the new peer is {self.pc.connectionState}")
+            await asyncio.sleep(0.01)
 
 
 class CrossStackPeers:

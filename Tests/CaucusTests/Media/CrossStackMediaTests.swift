@@ -79,7 +79,7 @@ import Glibc
             let publishers = try Self.sdkUsers.map { name in
                 let sent = try #require(Self.palette[name])
                 let colour = (UInt8(sent.colour[0]), UInt8(sent.colour[1]), UInt8(sent.colour[2]))
-                return TestPublisher.start(try #require(sdk[name]).session, hertz: sent.tone, colour: colour)
+                return TestPublisher.start(try #require(sdk[name]).session, hertz: sent.tone, colour: colour, periodicKeyframes: false)
             }
             defer { publishers.forEach { $0.cancel() } }
             let checks = CrossStackChecks(received: received, peers: peers)
@@ -147,7 +147,8 @@ import Glibc
                 $0.isConnectionState(.connected) ? ContinuousClock.now : nil
             }
             let sdkResumed = ["Ann": try await annResumed, "Ben": try await benResumed]
-            // The script's users have no SDK: they take their seats back themselves, then offer again.
+            // The script's users have no SDK: they take their seats back themselves, offer again,
+        // and say so once their new peers are connected (their own reconnection is not timed).
             try await peers.resume(webSocket: shared.url)
             let scriptResumed = ContinuousClock.now
             let restartFigures = try await checks.resumption(
