@@ -127,7 +127,8 @@ import Glibc
             let cutFigures = try await checks.resumption(
                 of: ["Ben"], sdkResumed: ["Ben": benBack, "Ann": benBack], scriptResumed: benBack, scriptMarked: .now)
             Self.expectWithinBound(cutFigures, "after the cut of Ben's paths")
-            let requests = keyframeRequestTimes.withLockedValue { $0 }.filter { $0 >= benBack }.map { String(format: "%.2f", ($0 - benBack).seconds) }
+            let requests = keyframeRequestTimes.withLockedValue { $0 }.filter { $0 >= benBack }
+                .map { String(format: "%.2f", ($0 - benBack).seconds) }
             print("CrossStackMediaTests: keyframe requests reaching Ben's app after he resumed, at (s): \(requests)")
             #expect(try ben.snapshot.myself.location == .room(room.id), "Ben in the same room after the cut")
             try await checks.everyoneDecodes("in the room after the cut of Ben's paths")
@@ -148,7 +149,7 @@ import Glibc
             }
             let sdkResumed = ["Ann": try await annResumed, "Ben": try await benResumed]
             // The script's users have no SDK: they take their seats back themselves, offer again,
-        // and say so once their new peers are connected (their own reconnection is not timed).
+            // and say so once their new peers are connected (their own reconnection is not timed).
             try await peers.resume(webSocket: shared.url)
             let scriptResumed = ContinuousClock.now
             let restartFigures = try await checks.resumption(
