@@ -1,5 +1,5 @@
-// Caucus users as Chromium WebRTC peers, for test_media_chromium.py, test_media_matrix.py and
-// test_media_loss.py. Each user has its own
+// Caucus users as Chromium WebRTC peers, for test_media_chromium.py, test_media_matrix.py,
+// test_media_loss.py and crossstack_peers.py (which a Swift test drives). Each user has its own
 // WebSocket to `caucus serve` (the documented protocol: requests matched to replies by `id`,
 // slot map frames kept) and, once started, one RTCPeerConnection negotiated once: its audio
 // and video sent, then receive-only transceivers for the server's slots. Every receive slot is
@@ -85,6 +85,15 @@ class Reception {
     return measures;
   }
 
+  /** label -> when it was recognised since `moment`, in order. */
+  labelTimes(moment) {
+    const times = {};
+    for (const [at, label] of this.seen) {
+      if (at >= moment) (times[label] ??= []).push(at);
+    }
+    return times;
+  }
+
   /** When each entry since `moment` was noted (for video: when each frame was shown). */
   times(moment) {
     return this.seen.filter(([at]) => at >= moment).map(([at]) => at);
@@ -108,16 +117,42 @@ class Peer {
 
   // Signalling ---------------------------------------------------------------------------
 
-  async join() {
+  async openSocket() {
     this.ws = new WebSocket(this.wsURL);
     await new Promise((resolve, reject) => {
       this.ws.onopen = resolve;
       this.ws.onerror = () => reject(new Error(`${this.name}: the WebSocket did not open`));
     });
     this.ws.onmessage = (message) => this.read(JSON.parse(message.data));
+  }
+
+  async join() {
+    await this.openSocket();
     const reply = await this.request("join", { session: this.session, userName: this.name, token: this.token, protocol: 1 });
     this.user = reply.user;
+    this.secret = reply.secret;
     return reply;
+  }
+
+  /** Takes the seat back on a new WebSocket to `wsURL` (as after a server restart) and makes a
+   *  new peer connection with `options` (startMedia's): a new offer; returns once it connects. */
+  async resume(wsURL, options) {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.pc?.close();
+    this.ws?.close();
+    this.wsURL = wsURL;
+    await this.openSocket();
+    await this.request("resume", { secret: this.secret, lastSeq: 0, protocol: 1 });
+    this.negotiated = false;
+    await this.startMedia(options);
+    if (this.pc.connectionState !== "connected") {
+      await new Promise((resolve) => {
+        this.pc.addEventListener("connectionstatechange", () => {
+          if (this.pc.connectionState === "connected") resolve();
+        });
+      });
+    }
   }
 
   read(frame) {
@@ -182,7 +217,7 @@ class Peer {
 
   // Negotiation ---------------------------------------------------------------------------
 
-  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true, transportCC = true, simulcast = null }) {
+  async startMedia({ audioSlots, videoSlots, source, tone, colour, size, sampleDecoding = false, sampleSending = false, tcpOnly = false, redundancy = true, transportCC = true, simulcast = null, publish = true }) {
     this.sampleDecoding = sampleDecoding;
     // A network that blocks UDP, as this browser sees it: the answer's UDP candidate is removed,
     // so ICE can only use the server's passive TCP candidate (RFC 6544).
@@ -220,7 +255,8 @@ class Peer {
     for (const transceiver of this.pc.getTransceivers()) {
       if (transceiver.direction === "recvonly") this.receive(transceiver);
     }
-    await this.request("publish", { media: ["audio", "video"] });
+    // A peer made again after a resume does not: what a user publishes outlives its peers.
+    if (publish) await this.request("publish", { media: ["audio", "video"] });
   }
 
   async negotiate() {
@@ -411,6 +447,7 @@ class Peer {
       kind: reception.kind,
       labels: reception.since(moment),
       measures: reception.measures(moment),
+      labelTimes: reception.labelTimes(moment),
       user: slotUsers[reception.mid] ?? null,
       mapped: reception.mid in slotUsers,
       packetsReceived: stats[reception.mid]?.packetsReceived ?? 0,
@@ -528,6 +565,9 @@ window.caucus = {
   },
   request(name, op, args) {
     return this.peers.get(name).request(op, args);
+  },
+  resume(name, wsURL, options) {
+    return this.peers.get(name).resume(wsURL, options);
   },
   selectedProtocol(name) {
     return this.peers.get(name).selectedProtocol();

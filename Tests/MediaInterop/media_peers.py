@@ -186,9 +186,10 @@ class Peer:
 
     # Media --------------------------------------------------------------------------------
 
-    async def start_media(self, audio_slots, video_slots):
+    async def start_media(self, audio_slots, video_slots, publish=True):
         """One offer for the whole test: our tone and colour sent, then receive-only
-        transceivers for the server's slots."""
+        transceivers for the server's slots; then, with `publish`, says it publishes both (a
+        peer made again after a resume does not: what a user publishes outlives its peers)."""
         # max-bundle: aiortc's default (balanced) puts each later transceiver on the transport of
         # the first one of its kind, and when the answer bundles everything on the first section
         # it moves only those first transceivers, so later video ones would never start.
@@ -215,7 +216,8 @@ class Peer:
         reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))
         self.mids = [t.mid for t in self.pc.getTransceivers()]
-        await self.request("publish", media=["audio", "video"])
+        if publish:
+            await self.request("publish", media=["audio", "video"])
 
     async def hear(self, track, reception):
         buffer = numpy.zeros(0, numpy.float64)

@@ -17,7 +17,7 @@ actor MediaEngine {
     static let audioSlots = 3
     static let videoSlots = 4
 
-    enum AudioState: Equatable { case off, on, muted }
+    typealias AudioState = MediaMachine.AudioState
 
     /// What `send` reads without waiting: the connection, and which kinds go out.
     struct SendPath {
@@ -35,17 +35,20 @@ actor MediaEngine {
     nonisolated let shareKeyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
     nonisolated var activeSpeakers: MediaBroadcast<[UserID]> { session.mediaSlots.activeSpeakers }
     nonisolated let sendPath = NIOLockedValueBox(SendPath())
-    private var connection: MediaConnection?
-    private var connecting: Task<Result<MediaConnection, SessionError>, Never>?
-    private(set) var audio = AudioState.off
-    private(set) var video = false
-    private(set) var share = false
 
-    /// The session is over for this user: no peer is made any more.
-    private var ended = false
-    /// A renewal under way, and whether another was asked for meanwhile.
-    private var renewing = false
-    private var renewAgain = false
+    /// What is on and the peer's life: decided there, carried out here.
+    private var machine = MediaMachine()
+    private var peers: [MediaMachine.PeerID: MediaConnection] = [:]
+    private var nextPeer = 0
+    /// The peer that carries the media now.
+    private var current: MediaConnection?
+    private var making: Task<Void, Never>?
+    private var waiting: [MediaMachine.Ticket: CheckedContinuation<Result<Void, SessionError>, Never>] = [:]
+    private var nextTicket = 0
+
+    var audio: AudioState { machine.audio }
+    var video: Bool { machine.video }
+    var share: Bool { machine.share }
 
     init(session: SessionEngine) {
         self.session = session
@@ -62,26 +65,20 @@ actor MediaEngine {
 
     // MARK: - From the helpers
 
-    func setAudio(_ state: AudioState) async throws(SessionError) {
-        if state != .off { try await connect() }
-        audio = state
-        connection?.deliverAudio(state != .off)
-        updateSendPath()
-        try await publishWhatIsOn()
-    }
+    func setAudio(_ state: AudioState) async throws(SessionError) { try await set(.audio(state)) }
 
-    func setVideo(_ on: Bool) async throws(SessionError) {
-        if on { try await connect() }
-        video = on
-        updateSendPath()
-        try await publishWhatIsOn()
-    }
+    func setVideo(_ on: Bool) async throws(SessionError) { try await set(.video(on)) }
 
-    func setShare(_ on: Bool) async throws(SessionError) {
-        if on { try await connect() }
-        share = on
-        updateSendPath()
-        try await publishWhatIsOn()
+    func setShare(_ on: Bool) async throws(SessionError) { try await set(.share(on)) }
+
+    private func set(_ change: MediaMachine.Switch) async throws(SessionError) {
+        let result = await withCheckedContinuation { continuation in
+            nextTicket += 1
+            let ticket = MediaMachine.Ticket(number: nextTicket)
+            waiting[ticket] = continuation
+            perform(machine.set(change, ticket: ticket))
+        }
+        try result.get()
     }
 
     /// Asks the server to turn off `kinds` of another user's media (host, or manager for a
@@ -96,10 +93,7 @@ actor MediaEngine {
     /// A host or manager turned off `kinds` of this user's media: nothing of them is sent
     /// any more, and nothing publishes them again until the app turns them on itself.
     func mutedByOther(_ kinds: MediaKinds) {
-        if kinds.contains(.audio) && audio == .on { audio = .muted }
-        if kinds.contains(.video) { video = false }
-        if kinds.contains(.screenShare) { share = false }
-        updateSendPath()
+        perform(machine.mutedByOther(kinds))
     }
 
     /// Follows `events` for a host or manager muting this user (`SessionEvent.mediaMuted`).
@@ -129,103 +123,95 @@ actor MediaEngine {
     }
 
     /// The session ended or was left: the peer goes, and nothing is published any more.
-    func close() async {
-        ended = true
-        connecting?.cancel()
-        connecting = nil
-        audio = .off
-        video = false
-        share = false
-        let old = connection
-        connection = nil
-        updateSendPath()
-        session.mediaSlots.attach(nil)
-        await old?.close()
+    func close() {
+        perform(machine.sessionEnded())
     }
 
-    /// Makes a new peer in place of the current one, after the session resumed (the server
-    /// may have restarted, or the session moved to another node: the old peer may be gone
-    /// with it) or when the peer ended on its own (ICE consent lost). A new offer replaces
-    /// the server's old peer; what the user publishes is part of the session and survives.
-    /// The old peer carries on until the new one is up. Three attempts, a second apart.
-    func renew() async {
-        guard connection != nil else { return }
-        if renewing {
-            renewAgain = true
-            return
-        }
-        renewing = true
-        defer { renewing = false }
-        repeat {
-            renewAgain = false
-            for attempt in 1...3 {
-                guard connection != nil else { return }
-                do throws(SessionError) {
-                    let fresh = try await Self.makeConnection(engine: self)
-                    guard connection != nil else {
-                        await fresh.close()
-                        return
-                    }
-                    let old = connection
-                    connection = fresh
-                    fresh.deliverAudio(audio != .off)
-                    session.mediaSlots.attach(fresh)
-                    updateSendPath()
-                    await old?.close()
-                    break
-                } catch {
-                    if attempt < 3 { try? await Task.sleep(for: .seconds(1)) }
+    /// Makes a new peer in place of the current one (`MediaMachine.renew`).
+    func renew() {
+        perform(machine.renew())
+    }
+
+    // MARK: - Carrying out the machine's actions
+
+    private func perform(_ actions: [MediaMachine.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: MediaMachine.Action) {
+        switch action {
+        case .makePeer:
+            making = Task {
+                let result = await Self.made(engine: self)
+                self.making = nil
+                switch result {
+                case .success(let id): perform(machine.peerMade(id))
+                case .failure(let error): perform(machine.peerFailed(error))
                 }
             }
-        } while renewAgain
-    }
-
-    // MARK: - Private
-
-    private func updateSendPath() {
-        var kinds: MediaKinds = []
-        if audio == .on { kinds.insert(.audio) }
-        if video { kinds.insert(.video) }
-        if share { kinds.insert(.screenShare) }
-        let path = SendPath(connection: connection, kinds: kinds)
-        sendPath.withLockedValue { $0 = path }
-    }
-
-    /// Publishes exactly what is on.
-    private func publishWhatIsOn() async throws(SessionError) {
-        guard let current = session.published.snapshot(engine: session)?.myself.publishing else { throw .notJoined }
-        let wanted = sendPath.withLockedValue { $0.kinds }
-        guard wanted != current else { return }
-        try await session.perform(.publish(wanted))
-    }
-
-    /// Makes the peer, once: an offer, the server's answer, then ICE and DTLS over UDP.
-    private func connect() async throws(SessionError) {
-        if connection != nil { return }
-        if ended { throw .notJoined }
-        if let connecting {
-            connection = try await connecting.value.get()
-            return
-        }
-        let task = Task { [self] () async -> Result<MediaConnection, SessionError> in
-            do throws(SessionError) {
-                return .success(try await Self.makeConnection(engine: self))
-            } catch {
-                return .failure(error)
+        case .cancelMaking:
+            making?.cancel()
+        case .makeReplacement(let attempt, let delay):
+            Task {
+                if delay > .zero { try? await Task.sleep(for: delay) }
+                switch await Self.made(engine: self) {
+                case .success(let id): perform(machine.replacementMade(id, attempt: attempt))
+                case .failure: perform(machine.replacementFailed(attempt: attempt))
+                }
             }
+        case .use(let id):
+            current = peers[id]
+            session.mediaSlots.attach(current)
+        case .detach:
+            current = nil
+            session.mediaSlots.attach(nil)
+        case .close(let id):
+            if let peer = peers.removeValue(forKey: id) {
+                if current === peer { current = nil }
+                Task { await peer.close() }
+            }
+        case .deliverAudio(let on):
+            current?.deliverAudio(on)
+        case .send(let kinds):
+            let path = SendPath(connection: current, kinds: kinds)
+            sendPath.withLockedValue { $0 = path }
+        case .publish(let kinds, let ticket):
+            Task {
+                let result: Result<Void, SessionError>
+                do throws(SessionError) {
+                    try await publish(kinds)
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                waiting.removeValue(forKey: ticket)?.resume(returning: result)
+            }
+        case .fail(let ticket, let error):
+            waiting.removeValue(forKey: ticket)?.resume(returning: .failure(error))
         }
-        connecting = task
-        let result = await task.value
-        connecting = nil
-        let made = try result.get()
-        guard !ended else {
-            // The session ended while the peer was being made.
-            await made.close()
-            throw .notJoined
+    }
+
+    /// Publishes exactly `kinds`, unless the session says so already.
+    private func publish(_ kinds: MediaKinds) async throws(SessionError) {
+        guard let current = session.published.snapshot(engine: session)?.myself.publishing else { throw .notJoined }
+        guard kinds != current else { return }
+        try await session.perform(.publish(kinds))
+    }
+
+    /// A new peer, numbered.
+    private static func made(engine: MediaEngine) async -> Result<MediaMachine.PeerID, SessionError> {
+        do throws(SessionError) {
+            let connection = try await makeConnection(engine: engine)
+            return .success(await engine.register(connection))
+        } catch {
+            return .failure(error)
         }
-        connection = made
-        session.mediaSlots.attach(made)
-        updateSendPath()
+    }
+
+    private func register(_ connection: MediaConnection) -> MediaMachine.PeerID {
+        nextPeer += 1
+        peers[nextPeer] = connection
+        return nextPeer
     }
 
     private static func makeConnection(engine: MediaEngine) async throws(SessionError) -> MediaConnection {

@@ -187,8 +187,8 @@ final class MediaPeerTable {
         }
         if let entry = byAddress[source] { return entry }
         switch DatagramKind(classifying: datagram) {
-        case .rtp where datagram.count >= 12: return bySSRC[SessionMediaRouter.read32(datagram, at: 8)]
-        case .rtcp where datagram.count >= 8: return bySSRC[SessionMediaRouter.read32(datagram, at: 4)]
+        case .rtp where datagram.count >= 12: return bySSRC[ForwardingEngine.read32(datagram, at: 8)]
+        case .rtcp where datagram.count >= 8: return bySSRC[ForwardingEngine.read32(datagram, at: 4)]
         default: return nil
         }
     }

@@ -6,15 +6,35 @@ import CaucusStore
 import CoreMetrics
 import NIOCore
 
-/// The media loop's forwarding: one `SessionMediaRouter` per session with peers, fed by the
-/// peer table's `onMedia` hook (decrypted RTP and RTCP) and by the sessions' handovers.
-/// Confined to the media channel's loop, like the `MediaPeerTable` it sends through; what it
-/// produces waits in `outbox` until the channel handler writes it.
+/// The media loop's shell around forwarding: one `ForwardingEngine` per session with peers
+/// (pure: packets, handovers and the time in, outputs out), fed by the peer table's `onMedia`
+/// hook (decrypted RTP and RTCP) and by the sessions' handovers. It does the engine's I/O:
+/// copies and RTCP protected by the peer table, slot maps sent on the users' connections, the
+/// engine's counts reported as metrics. Confined to the media channel's loop, like the
+/// `MediaPeerTable` it sends through; datagrams wait in `outbox` until the channel handler
+/// writes them.
 final class MediaRouter {
+    /// One session's engine and what only the shell knows: its users' connections, and the
+    /// numbers its locations have in the engine.
+    private final class Session {
+        let engine = ForwardingEngine()
+        var connections: [Int: ClientConnection] = [:]
+        var locationNumbers: [Location: Int] = [:]
+        /// The engine's counts already reported as metrics.
+        var reported = ForwardingCounters()
+
+        func number(of location: Location) -> Int {
+            if let known = locationNumbers[location] { return known }
+            let number = locationNumbers.count
+            locationNumbers[location] = number
+            return number
+        }
+    }
+
     /// Unowned: the channel handler owns both, and the table's `onMedia` hook holds this router.
     private unowned let table: MediaPeerTable
     private let metrics: MediaMetrics
-    private var sessions: [StoredSessionID: SessionMediaRouter] = [:]
+    private var sessions: [StoredSessionID: Session] = [:]
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [(buffer: ByteBuffer, destination: TransportAddress)] = []
 
@@ -32,119 +52,99 @@ final class MediaRouter {
     // MARK: - Peers and sessions
 
     func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
-        let router = sessions[key.session] ?? SessionMediaRouter()
-        sessions[key.session] = router
-        perform(router.add(key.user.rawValue, plan: plan, now: MediaClock.now()), in: key.session)
+        let session = sessions[key.session] ?? Session()
+        sessions[key.session] = session
+        session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now())
+        perform(session, key.session)
     }
 
     func removePeer(_ key: MediaPeerKey) {
-        guard let router = sessions[key.session] else { return }
-        perform(router.remove(key.user.rawValue, now: MediaClock.now()), in: key.session)
+        guard let session = sessions[key.session] else { return }
+        session.engine.removePeer(key.user.rawValue, now: MediaClock.now())
+        perform(session, key.session)
     }
 
-    func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.recomputations }
+    func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
 
     func removeSession(_ session: StoredSessionID) {
         sessions[session] = nil
     }
 
     /// The session's latest "who may receive what" for the users whose eligibility changed.
-    func update(_ session: StoredSessionID, _ handover: MediaHandover) {
-        guard let router = sessions[session] else { return }
-        perform(router.update(handover, now: MediaClock.now()), in: session)
+    func update(_ id: StoredSessionID, _ handover: MediaHandover) {
+        guard let session = sessions[id] else { return }
+        var routing = RoutingHandover()
+        for (user, entry) in handover.users {
+            session.connections[user] = entry.connection
+            routing.users[user] = RoutingHandover.Entry(
+                eligible: entry.eligible, location: entry.location.map(session.number(of:)),
+                channel: entry.connection.map(SignallingChannelID.init), pinned: entry.pinned)
+        }
+        session.engine.handle(routing, now: MediaClock.now())
+        perform(session, id)
     }
 
     // MARK: - Packets
 
     func receive(_ event: MediaPeerEvent, from key: MediaPeerKey) {
-        guard let router = sessions[key.session] else { return }
+        guard let session = sessions[key.session] else { return }
         switch event {
-        case .rtp(let received):
-            let arrival = MediaClock.now()
-            // Every packet counts for the publisher's congestion control, probes included.
-            router.recordTransportSequence(of: received, from: key.user.rawValue, at: arrival)
-            if !router.simulcast.isEmpty, let changes = router.observeSimulcast(received, from: key.user.rawValue, now: arrival) {
-                perform(changes, in: key.session)
-            }
-            guard let packet = router.restoringRetransmission(received) else { return }
-            let feedback = router.forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
-                let to = MediaPeerKey(session: key.session, user: UserID(subscriber))
-                let transportSequence = router.transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)
+        case .rtp(let packet): session.engine.receive(rtp: packet, from: key.user.rawValue, at: MediaClock.now())
+        case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: MediaClock.now())
+        case .connected, .closed: return
+        }
+        perform(session, key.session)
+    }
+
+    /// The engines' timers.
+    func tick(now: Duration) {
+        for (id, session) in sessions {
+            session.engine.handleTimeout(now: now)
+            perform(session, id)
+        }
+    }
+
+    /// Does what `session`'s engine asks: copies and RTCP protected and queued, slot maps sent.
+    private func perform(_ session: Session, _ id: StoredSessionID) {
+        session.engine.pollOutput { output in
+            switch output {
+            case .copy(let copy, let purpose):
+                let to = MediaPeerKey(session: id, user: UserID(copy.subscriber))
                 guard
                     let datagram = table.protect(
-                        rtp: packet, rewrittenAs: header, translation: translation, transportSequence: transportSequence, for: to)
+                        rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs,
+                        transportSequence: copy.transportSequence, for: to)
                 else { return }
                 outbox.append(datagram)
-                metrics.rtpForwarded.increment()
-                metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
+                switch purpose {
+                case .forward:
+                    metrics.rtpForwarded.increment()
+                    metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
+                case .repair: metrics.retransmissions.increment()
+                case .probe: metrics.probePackets.increment()
+                }
+            case .rtcp(let user, let packet, let purpose):
+                switch purpose {
+                case .keyframeRequest: metrics.keyframeRequests.increment()
+                case .nack: metrics.upstreamNACKs.increment()
+                case .report: break
+                }
+                if let datagram = table.protect(rtcp: packet, for: MediaPeerKey(session: id, user: UserID(user))) {
+                    outbox.append((ByteBuffer(bytes: datagram.bytes), datagram.destination))
+                }
+            case .slotMap(let user, let map, let speakers):
+                guard let connection = session.connections[user] else { return }
+                let slots = map.slots.map { slot in MediaSlot(mid: slot.mid, kind: slot.kind.rawValue, user: slot.publisher.map { UserID($0) }) }
+                let unplayable = map.unplayable.map { UnplayableMedia(user: UserID($0.publisher), kind: $0.kind.rawValue, reason: .codec) }
+                let frame = ServerFrame.mediaSlots(slots, unplayable: unplayable, activeSpeakers: speakers.map { $0.map { UserID($0) } })
+                _ = connection.send(SessionActor.encode(frame, with: .caucus))
             }
-            if !feedback.isEmpty { send(feedback, in: key.session) }
-        case .rtcp(let packet):
-            let routed = router.route(rtcp: packet, from: key.user.rawValue, now: MediaClock.now())
-            send(routed.rtcp, in: key.session)
-            send(routed.retransmissions, in: key.session, counter: metrics.retransmissions)
-        case .connected, .closed:
-            break
         }
-    }
-
-    /// The routers' timers: lost publisher packets asked for again, simulcast layers ranked,
-    /// downlinks probed and their layers chosen, speakers ranked.
-    func tick(now: Duration) {
-        for (session, router) in sessions {
-            let feedback = router.tick(now: now)
-            if !feedback.isEmpty { send(feedback, in: session) }
-            if let changes = router.rankSimulcastLayers(now: now) { perform(changes, in: session) }
-            let (probes, layerChanges) = router.tickDownlinks(now: now)
-            send(probes, in: session, counter: metrics.probePackets)
-            if let layerChanges { perform(layerChanges, in: session) }
-            if !router.rankings.isEmpty { perform(router.evaluateSpeakers(now: now), in: session) }
+        let counters = session.engine.counters
+        if counters != session.reported {
+            metrics.routingRecomputations.increment(by: counters.recomputations - session.reported.recomputations)
+            metrics.slotSwitches.increment(by: counters.slotSwitches - session.reported.slotSwitches)
+            session.reported = counters
         }
-    }
-
-    /// Copies of cached packets (repairs, probes), each counted.
-    private func send(_ copies: [SessionMediaRouter.Copy], in session: StoredSessionID, counter: CoreMetrics.Counter) {
-        for copy in copies {
-            let to = MediaPeerKey(session: session, user: UserID(copy.subscriber))
-            guard
-                let datagram = table.protect(
-                    rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs,
-                    transportSequence: copy.transportSequence, for: to)
-            else { continue }
-            outbox.append(datagram)
-            counter.increment()
-        }
-    }
-
-    /// RTCP the router produced for users (NACKs and keyframe requests to publishers).
-    private func send(_ feedback: [(user: Int, rtcp: [UInt8])], in session: StoredSessionID) {
-        for (user, rtcp) in feedback {
-            // Counted by RTCP packet type: 206 payload-specific feedback (PLI), 205 transport
-            // feedback format 1 (NACK); transport-cc feedback (205, format 15) and sender reports
-            // go uncounted.
-            switch rtcp.count > 1 ? rtcp[1] : 0 {
-            case 206: metrics.keyframeRequests.increment()
-            case 205 where rtcp[0] & 0x1F == 1: metrics.upstreamNACKs.increment()
-            default: break
-            }
-            if let datagram = table.protect(rtcp: rtcp, for: MediaPeerKey(session: session, user: UserID(user))) { append(datagram) }
-        }
-    }
-
-    private func perform(_ changes: SessionMediaRouter.Changes, in session: StoredSessionID) {
-        if changes.recomputed > 0 { metrics.routingRecomputations.increment(by: changes.recomputed) }
-        send(changes.keyframeRequests.map { ($0.publisher, SessionMediaRouter.pli($0.ssrc)) }, in: session)
-        if changes.slotSwitches > 0 { metrics.slotSwitches.increment(by: changes.slotSwitches) }
-        // Who speaks, each with the slot map that follows from it.
-        for (connection, speakers, map) in changes.activeSpeakers {
-            _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable, activeSpeakers: speakers), with: .caucus))
-        }
-        for (connection, map) in changes.slotMaps {
-            _ = connection.send(SessionActor.encode(.mediaSlots(map.slots, unplayable: map.unplayable), with: .caucus))
-        }
-    }
-
-    private func append(_ datagram: AddressedDatagram) {
-        outbox.append((ByteBuffer(bytes: datagram.bytes), datagram.destination))
     }
 }

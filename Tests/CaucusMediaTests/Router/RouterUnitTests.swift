@@ -1,5 +1,4 @@
 import CaucusMedia
-import Foundation
 import Testing
 
 /// The router's parts one rule at a time: preference, keyframe coalescing, RTCP back-mapping,
@@ -145,18 +144,5 @@ import Testing
         #expect(table.destinations(of: 0x111) == [SlotDestination(subscriber: 1, slot: slot), SlotDestination(subscriber: 2, slot: slot)])
         #expect(table.destinations(of: 0x999).isEmpty, "9's audio has no known SSRC yet")
         #expect(table.routedSSRCs == [0x111])
-    }
-
-    @Test func theSlotMapNamesEverySlotAndWhoFillsIt() throws {
-        let layout = SlotLayout(audio: 2, video: 1, screenShare: 1)
-        let map = SlotMap(layout: layout, assignment: SlotAssignment(sources: [SlotID(kind: .audio, index: 1): Self.audio(3)]))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: try encoder.encode(map), as: UTF8.self)
-        #expect(
-            json
-                == #"{"slots":[{"index":0,"kind":"audio"},{"index":1,"kind":"audio","user":3},{"index":0,"kind":"video"},{"index":0,"kind":"screenShare"}]}"#
-        )
-        #expect(try JSONDecoder().decode(SlotMap.self, from: Data(json.utf8)) == map)
     }
 }

@@ -27,20 +27,7 @@ import Testing
     }
 
     private func run(_ arguments: [String]) async throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["bench", "media-clients"] + arguments
-        let (output, error) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        return try await offThePool {
-            // Progress lines are few: reading standard output to its end cannot block on them.
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let errors = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors, as: UTF8.self))
-        }
+        try await ServerProcess.runToEnd(["bench", "media-clients"] + arguments)
     }
 
     private func perSecond(_ figure: String?) -> Int { figure.flatMap { Int($0.split(separator: "/").first ?? "") } ?? 0 }

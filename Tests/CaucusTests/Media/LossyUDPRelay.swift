@@ -12,6 +12,11 @@ import NIOPosix
 /// generator, so a run is repeatable); STUN, DTLS and RTCP always pass. During a blackout
 /// (`blackout = true`) nothing passes either way: a path that went away.
 ///
+/// A cut of one client's path (`cut(serverUfrags:)`) drops only the datagrams of the client
+/// addresses whose ICE checks name one of those server ufrags (the first half of a binding
+/// request's USERNAME, RFC 8445 §7.2.2: the server's answer gave them to that client), both
+/// ways; everyone else's pass.
+///
 /// SRTP leaves the RTP header in the clear, so the relay can tell a repair: a packet of a
 /// stream (SSRC) with a sequence number it dropped before, sent again by the server because
 /// the client asked (the SDK's NACK), counted in `repairsOfDropped`.
@@ -22,6 +27,8 @@ final class LossyUDPRelay: Sendable {
         var forwardedDown = 0
         var droppedDown = 0
         var repairsOfDropped = 0
+        /// Datagrams dropped because their client's path was cut, both ways.
+        var droppedByCut = 0
     }
 
     private let group: MultiThreadedEventLoopGroup
@@ -33,23 +40,37 @@ final class LossyUDPRelay: Sendable {
         var generator: SplitMix
         var downLoss: Double
         var blackout = false
+        /// The server ufrag each client address's binding requests name.
+        var serverUfrags: [SocketAddress: String] = [:]
+        /// The server ufrags whose clients are cut off.
+        var cutUfrags: Set<String> = []
         /// Sequence numbers dropped, by SSRC.
         var dropped: [UInt32: Set<UInt16>] = [:]
     }
 
+    /// Listens on `listen`:`port` and relays to `upstream` on the same port number; with `port`
+    /// 0, on a free port (`port` says which: the server's media port is then chosen to match).
     static func start(listen: String, port: Int, upstream: String, downLoss: Double, seed: UInt64) async throws -> LossyUDPRelay {
         let state = NIOLockedValueBox(State(generator: SplitMix(seed: seed), downLoss: downLoss))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let upstreamAddress = try SocketAddress(ipAddress: upstream, port: port)
         let listener = try await DatagramBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ListenHandler(upstream: upstreamAddress, state: state, group: group))
+                    try channel.pipeline.syncOperations.addHandler(ListenHandler(upstream: upstream, state: state, group: group))
                 }
             }
             .bind(host: listen, port: port).get()
         return LossyUDPRelay(group: group, listener: listener, state: state)
     }
+
+    /// The port the relay listens on (and relays to).
+    var port: Int { listener.localAddress?.port ?? 0 }
+
+    /// Drops every datagram of the clients whose ICE checks name one of `serverUfrags`, both
+    /// ways, until `restore()`: their paths went away, nobody else's.
+    func cut(serverUfrags: Set<String>) { state.withLockedValue { $0.cutUfrags = serverUfrags } }
+
+    func restore() { state.withLockedValue { $0.cutUfrags = [] } }
 
     private init(group: MultiThreadedEventLoopGroup, listener: any Channel, state: NIOLockedValueBox<State>) {
         self.group = group
@@ -75,14 +96,14 @@ final class LossyUDPRelay: Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-        let upstream: SocketAddress
+        let upstreamHost: String
         let state: NIOLockedValueBox<State>
         let group: MultiThreadedEventLoopGroup
         private var clients: [SocketAddress: any Channel] = [:]
         private var waiting: [SocketAddress: [ByteBuffer]] = [:]
 
-        init(upstream: SocketAddress, state: NIOLockedValueBox<State>, group: MultiThreadedEventLoopGroup) {
-            self.upstream = upstream
+        init(upstream: String, state: NIOLockedValueBox<State>, group: MultiThreadedEventLoopGroup) {
+            self.upstreamHost = upstream
             self.state = state
             self.group = group
         }
@@ -90,7 +111,14 @@ final class LossyUDPRelay: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
             let client = envelope.remoteAddress
-            if state.withLockedValue({ $0.blackout }) { return }
+            let ufrag = serverUfrag(of: envelope.data.readableBytesView)
+            let dropped = state.withLockedValue { state -> Bool in
+                if let ufrag { state.serverUfrags[client] = ufrag }
+                return state.dropsForCut(client)
+            }
+            if dropped { return }
+            guard let port = context.channel.localAddress?.port, let upstream = try? SocketAddress(ipAddress: upstreamHost, port: port)
+            else { return }
             if let channel = clients[client] {
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: upstream, data: envelope.data), promise: nil)
                 return
@@ -101,7 +129,7 @@ final class LossyUDPRelay: Sendable {
             }
             waiting[client] = [envelope.data]
             let listener = context.channel
-            let (state, upstream) = (state, upstream)
+            let state = state
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             DatagramBootstrap(group: context.eventLoop)
                 .channelInitializer { channel in
@@ -138,7 +166,7 @@ final class LossyUDPRelay: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            if state.withLockedValue({ $0.blackout }) { return }
+            if state.withLockedValue({ $0.dropsForCut(client) }) { return }
             let bytes = envelope.data.readableBytesView
             let isRTP = bytes.count >= 12 && (128...191).contains(bytes[bytes.startIndex])
                 && !(192...223).contains(bytes[bytes.startIndex + 1])
@@ -161,6 +189,36 @@ final class LossyUDPRelay: Sendable {
             listener.writeAndFlush(AddressedEnvelope(remoteAddress: client, data: envelope.data), promise: nil)
         }
     }
+}
+
+extension LossyUDPRelay.State {
+    /// Whether `client`'s datagrams are dropped now: a blackout, or a cut of its path (counted).
+    mutating func dropsForCut(_ client: SocketAddress) -> Bool {
+        if blackout { return true }
+        guard let ufrag = serverUfrags[client], cutUfrags.contains(ufrag) else { return false }
+        counts.droppedByCut += 1
+        return true
+    }
+}
+
+/// The server's ufrag in a STUN binding request (RFC 5389: type 0x0001, the magic cookie;
+/// USERNAME, attribute 0x0006, is "server:client" from a client), or nil for anything else.
+private func serverUfrag(of bytes: ByteBufferView) -> String? {
+    guard bytes.count >= 20, bytes[bytes.startIndex] == 0x00, bytes[bytes.startIndex + 1] == 0x01 else { return nil }
+    let datagram = Array(bytes)
+    guard datagram[4...7] == [0x21, 0x12, 0xA4, 0x42] else { return nil }
+    var offset = 20
+    while offset + 4 <= datagram.count {
+        let type = Int(datagram[offset]) << 8 | Int(datagram[offset + 1])
+        let length = Int(datagram[offset + 2]) << 8 | Int(datagram[offset + 3])
+        guard offset + 4 + length <= datagram.count else { return nil }
+        if type == 0x0006 {
+            let username = datagram[(offset + 4)..<(offset + 4 + length)]
+            return String(decoding: username.prefix { $0 != UInt8(ascii: ":") }, as: UTF8.self)
+        }
+        offset += 4 + (length + 3) / 4 * 4
+    }
+    return nil
 }
 
 /// SplitMix64: a small seeded generator, so a lossy run drops the same packets each time.

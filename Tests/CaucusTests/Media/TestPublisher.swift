@@ -19,7 +19,8 @@ enum TestPublisher {
     typealias Colour = (red: UInt8, green: UInt8, blue: UInt8)
 
     static func start(
-        _ session: CaucusSession, share: Bool = false, hertz: Double = toneHertz, colour: Colour = colour
+        _ session: CaucusSession, share: Bool = false, hertz: Double = toneHertz, colour: Colour = colour,
+        periodicKeyframes: Bool = true
     ) -> Task<Void, any Error> {
         let audio = session.audioHelper
         let video = session.videoHelper
@@ -57,7 +58,7 @@ enum TestPublisher {
                     audioFrame += 1
                 }
                 if Duration.milliseconds(66) * videoFrame <= elapsed {
-                    let keyframe = keyframeWanted.take() || videoFrame % 30 == 0
+                    let keyframe = keyframeWanted.take() || videoFrame == 0 || periodicKeyframes && videoFrame % 30 == 0
                     for frame in try vp8.encode(picture, keyframe: keyframe) {
                         _ = try? video.send(EncodedFrame(codec: .vp8, bytes: frame.data, captureTime: elapsed, isKeyframe: frame.isKeyframe))
                     }

@@ -25,11 +25,50 @@ final class ServerFrameFilter: ChannelInboundHandler {
         }
     }
 
+    /// Every ICE ufrag the server's frames gave (`a=ice-ufrag:` in a `mediaOffer` answer), so a
+    /// test can tell this client's media path among others' (`LossyUDPRelay.cut(serverUfrags:)`).
+    final class ICEUfrags: Sendable {
+        private let seen = NIOLockedValueBox<Set<String>>([])
+        private static let attribute = Array("a=ice-ufrag:".utf8)
+
+        var all: Set<String> { seen.withLockedValue { $0 } }
+
+        func note(_ payload: ByteBufferView) {
+            var rest = payload[...]
+            while let found = rest.firstRange(of: Self.attribute) {
+                rest = rest[found.upperBound...]
+                // ice-char (RFC 8839): letters, digits, "+" and "/", which the server's JSON
+                // writes escaped, as "\/".
+                var ufrag: [UInt8] = []
+                var index = rest.startIndex
+                while index < rest.endIndex {
+                    let byte = rest[index]
+                    if byte.isLetterOrDigitASCII || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") {
+                        ufrag.append(byte)
+                    } else if byte == UInt8(ascii: "\\"), rest.index(after: index) < rest.endIndex,
+                        rest[rest.index(after: index)] == UInt8(ascii: "/")
+                    {
+                        ufrag.append(UInt8(ascii: "/"))
+                        index = rest.index(after: index)
+                    } else {
+                        break
+                    }
+                    index = rest.index(after: index)
+                }
+                if !ufrag.isEmpty { seen.withLockedValue { _ = $0.insert(String(decoding: ufrag, as: UTF8.self)) } }
+            }
+        }
+    }
+
     private let marker: Marker
+    private let ufrags: ICEUfrags
     private var pending = ByteBuffer()
     private var upgraded = false
 
-    init(dropping marker: Marker) { self.marker = marker }
+    init(dropping marker: Marker, noting ufrags: ICEUfrags) {
+        self.marker = marker
+        self.ufrags = ufrags
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
@@ -41,6 +80,7 @@ final class ServerFrameFilter: ChannelInboundHandler {
             upgraded = true
         }
         while let (frame, payload) = nextFrame() {
+            ufrags.note(payload.readableBytesView)
             if !marker.takes(payload.readableBytesView) { context.fireChannelRead(wrapInboundOut(frame)) }
         }
         pending.discardReadBytes()
@@ -65,5 +105,12 @@ final class ServerFrameFilter: ChannelInboundHandler {
         guard view.count >= header + length else { return nil }
         let frame = pending.readSlice(length: header + length)!
         return (frame, frame.getSlice(at: frame.readerIndex + header, length: length)!)
+    }
+}
+
+extension UInt8 {
+    fileprivate var isLetterOrDigitASCII: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }
 }

@@ -36,6 +36,7 @@ final class TCPProxy: Sendable {
     private let listener: any Channel
     private let connections: Connections
     private let dropping: ServerFrameFilter.Marker
+    private let ufrags: ServerFrameFilter.ICEUfrags
 
     /// The connections through the proxy, and what it does with new ones.
     final class Connections: Sendable {
@@ -134,6 +135,7 @@ final class TCPProxy: Sendable {
     static func start(to target: Int, port: Int = 0) async throws -> TCPProxy {
         let connections = Connections(target: target)
         let dropping = ServerFrameFilter.Marker()
+        let ufrags = ServerFrameFilter.ICEUfrags()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
@@ -156,7 +158,7 @@ final class TCPProxy: Sendable {
                     }
                 case .forward, .stallAfterUpgrade:
                     let relayed = relay(
-                        inbound, to: connections.target, connections: connections, dropping: dropping,
+                        inbound, to: connections.target, connections: connections, dropping: dropping, ufrags: ufrags,
                         stallAfterUpgrade: admitted == .stallAfterUpgrade)
                     relayed.whenFailure { _ in connections.noteUnreachableServer() }
                     return relayed
@@ -164,19 +166,19 @@ final class TCPProxy: Sendable {
             }
             .bind(host: "127.0.0.1", port: port).get()
         guard let port = listener.localAddress?.port else { throw TestFailure("the proxy has no port") }
-        return TCPProxy(port: port, listener: listener, connections: connections, dropping: dropping)
+        return TCPProxy(port: port, listener: listener, connections: connections, dropping: dropping, ufrags: ufrags)
     }
 
     private static func relay(
         _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker,
-        stallAfterUpgrade: Bool
+        ufrags: ServerFrameFilter.ICEUfrags, stallAfterUpgrade: Bool
     ) -> EventLoopFuture<Void> {
         // Both sides on the inbound channel's loop, so each relay is set up on its own loop.
         ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
                 outbound.eventLoop.makeCompletedFuture {
                     try outbound.pipeline.syncOperations.addHandlers(
-                        ServerFrameFilter(dropping: dropping),
+                        ServerFrameFilter(dropping: dropping, noting: ufrags),
                         Relay(to: inbound, connections: connections, stallAfterFirstRead: stallAfterUpgrade))
                 }
             }
@@ -187,12 +189,18 @@ final class TCPProxy: Sendable {
             }
     }
 
-    private init(port: Int, listener: any Channel, connections: Connections, dropping: ServerFrameFilter.Marker) {
+    private init(
+        port: Int, listener: any Channel, connections: Connections, dropping: ServerFrameFilter.Marker, ufrags: ServerFrameFilter.ICEUfrags
+    ) {
         self.port = port
         self.listener = listener
         self.connections = connections
         self.dropping = dropping
+        self.ufrags = ufrags
     }
+
+    /// Every ICE ufrag the server gave the clients through this proxy (in `mediaOffer` answers).
+    var serverICEUfrags: Set<String> { ufrags.all }
 
     /// Loses the next frame from the server whose text contains `marker`.
     func dropNextServerFrame(containing marker: String) { dropping.set(marker) }

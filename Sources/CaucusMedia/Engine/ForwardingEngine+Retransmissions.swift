@@ -1,0 +1,39 @@
+/// RTX (RFC 4588) on both sides of the router. A publisher that negotiated RTX sends its
+/// repairs on its RTX SSRC; the router restores each to the original packet before anything
+/// else sees it, so a repair is cached, ends an upstream NACK and fills the subscribers' gaps
+/// like the late packet it is. Towards a subscriber whose slot negotiated RTX, repairs from the
+/// cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`).
+extension ForwardingEngine {
+    /// What a publisher's RTX stream restores: its media SSRC and payload type.
+    struct RetransmissionSource {
+        let publisher: Int
+        let mediaSSRC: UInt32
+        let mediaPayloadType: UInt8
+    }
+
+    /// The packet to route for a publisher's `packet`: itself, or the original inside an RTX
+    /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding).
+    func restoringRetransmission(_ packet: [UInt8]) -> [UInt8]? {
+        guard packet.count >= 12, let source = retransmissionSources[Self.read32(packet, at: 8)] else { return packet }
+        return RTXPacket.unwrap(packet, mediaSSRC: source.mediaSSRC, mediaPayloadType: source.mediaPayloadType)
+    }
+
+    func learnRetransmissionSources(of user: Int, plan: MediaSlotPlan) {
+        for (kind, rtx) in plan.publishedRetransmissionSSRCs {
+            guard let media = plan.publishedSSRCs[kind], let format = plan.publishedFormats[kind] else { continue }
+            retransmissionSources[rtx] = RetransmissionSource(publisher: user, mediaSSRC: media, mediaPayloadType: format.codec.payloadType)
+        }
+    }
+
+    func forgetRetransmissionSources(of user: Int) {
+        retransmissionSources = retransmissionSources.filter { $0.value.publisher != user }
+    }
+
+    /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;
+    /// nil when the slot did not negotiate RTX (the repair goes on the slot's own SSRC).
+    func nextRetransmission(to user: Int, in slot: SlotID) -> RTXEncapsulation? {
+        guard let current = subscribers[user]?.retransmissionStreams[slot] else { return nil }
+        subscribers[user]!.retransmissionStreams[slot]!.sequenceNumber &+= 1
+        return current
+    }
+}

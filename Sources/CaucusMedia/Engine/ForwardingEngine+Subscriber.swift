@@ -1,0 +1,48 @@
+extension ForwardingEngine {
+    /// A user with a media peer: its slots (from its offer) and their rewriters.
+    struct Subscriber {
+        let plan: MediaSlotPlan
+        /// Each slot's rewriter, which also holds how its source is renumbered for this subscriber.
+        var rewriters: [SlotID: SlotRewriter]
+        /// The catalog numbers of each slot's format, of the first slot's per kind (what a
+        /// publication must translate to for this subscriber to receive it: every slot of a
+        /// kind comes from one offer), and of each publication's.
+        let slotFormats: [SlotID: Int]
+        let receiveFormats: [StreamKind: Int]
+        let publishedFormats: [StreamKind: Int]
+        /// Each slot's RTX stream (RFC 4588), where its answer negotiated RTX: the SSRC the
+        /// answer announced, and the sequence number its next retransmission takes.
+        var retransmissionStreams: [SlotID: RTXEncapsulation]
+        /// The slot map as the latest recomputation left it.
+        var currentMap: SubscriberSlotMap?
+        /// The slot map last sent, and on which connection.
+        var sentMap: SubscriberSlotMap?
+        var sentTo: SignallingChannelID?
+
+        init(plan: MediaSlotPlan, catalog: inout FormatCatalog) {
+            self.plan = plan
+            rewriters = Dictionary(uniqueKeysWithValues: plan.receiveSlots.map {
+                ($0.slot, SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC))
+            })
+            var slotFormats: [SlotID: Int] = [:]
+            var receiveFormats: [StreamKind: Int] = [:]
+            var retransmissionStreams: [SlotID: RTXEncapsulation] = [:]
+            for slot in plan.receiveSlots {
+                guard let format = slot.format else { continue }
+                if let payloadType = format.retransmissionPayloadType {
+                    // Any first number will do (RFC 3550 asks for a random one against known-
+                    // plaintext attacks, which SRTP makes moot); the SSRC is random already.
+                    retransmissionStreams[slot.slot] = RTXEncapsulation(
+                        ssrc: slot.retransmissionSSRC, payloadType: payloadType, sequenceNumber: UInt16(truncatingIfNeeded: slot.retransmissionSSRC))
+                }
+                let id = catalog.id(of: format)
+                slotFormats[slot.slot] = id
+                if receiveFormats[slot.slot.kind] == nil { receiveFormats[slot.slot.kind] = id }
+            }
+            self.slotFormats = slotFormats
+            self.receiveFormats = receiveFormats
+            self.retransmissionStreams = retransmissionStreams
+            publishedFormats = plan.publishedFormats.mapValues { catalog.id(of: $0) }
+        }
+    }
+}

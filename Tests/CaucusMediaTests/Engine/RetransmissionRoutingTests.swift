@@ -1,0 +1,86 @@
+import Testing
+
+@testable import CaucusMedia
+
+/// RTX (RFC 4588) through the router: a publisher's RTX packets restored to the originals they
+/// carry, and repairs to a subscriber that negotiated RTX sent on its slot's RTX stream.
+@Suite struct RetransmissionRoutingTests {
+    typealias Routing = ForwardingEngineTests
+    static let publisherNumbering = { var n = Routing.Numbering.aiortc; n.rtx = 99; return n }()
+    static let subscriberNumbering = { var n = Routing.Numbering.chromium; n.rtx = 97; return n }()
+
+    /// 1 (RTX) and 3 (no RTX) watch 2's video (RTX on SSRC 21); two packets of it forwarded.
+    static func twoWatchingOne() -> (router: ForwardingEngine, one: MediaSlotPlan, three: MediaSlotPlan, firstOut: [Int: UInt16]) {
+        let router = ForwardingEngine()
+        let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: subscriberNumbering)
+        let two = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: publisherNumbering)
+        let three = Routing.plan(audioSSRC: 3, videoSSRC: 30)
+        for (user, plan) in [(1, one), (2, two), (3, three)] { _ = router.add(user, plan: plan, now: .zero) }
+        let video = [PublishedStream(publisher: 2, kind: .video)]
+        _ = router.update(eligible: [1: video, 2: [], 3: video], now: .zero)
+        var firstOut: [Int: UInt16] = [:]
+        _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 500), arrival: .zero) { user, header, _ in firstOut[user] = header.sequenceNumber }
+        _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 501), arrival: .milliseconds(20)) { _, _, _ in }
+        return (router, one, three, firstOut)
+    }
+
+    static func rtxPacket(of original: [UInt8], ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16) -> [UInt8] {
+        var bytes = original + [0, 0]
+        let length = original.count
+        let out = bytes.withUnsafeMutableBytes { RTXPacket.wrap($0, length: length, as: RTXEncapsulation(ssrc: ssrc, payloadType: payloadType, sequenceNumber: sequenceNumber)) }
+        return Array(bytes[..<out!])
+    }
+
+    @Test func anOfferWithRTXNamesItsRetransmissionStreams() throws {
+        let plan = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: Self.publisherNumbering)
+        #expect(plan.publishedRetransmissionSSRCs == [.video: 21])
+        #expect(plan.publishedFormats[.video]?.retransmissionPayloadType == 99)
+        let slots = plan.receiveSlots
+        #expect(slots.filter { $0.slot.kind == .video }.allSatisfy { $0.format?.retransmissionPayloadType == 99 })
+        #expect(slots.filter { $0.slot.kind == .audio }.allSatisfy { $0.format?.retransmissionPayloadType == nil })
+        let ssrcs = slots.map(\.outgoingSSRC) + slots.map(\.retransmissionSSRC)
+        #expect(Set(ssrcs).count == ssrcs.count && !ssrcs.contains(20) && !ssrcs.contains(21), "all distinct, none of the offer's")
+        #expect(Routing.plan(audioSSRC: 2, videoSSRC: 20).publishedRetransmissionSSRCs.isEmpty, "no RTX answered: none kept")
+    }
+
+    /// The repair of a packet lost before the server, sent on 2's RTX stream, fills both
+    /// subscribers' gaps as the original would.
+    @Test func aPublishersRTXPacketIsRestoredAndFillsTheGap() throws {
+        let (router, _, _, firstOut) = Self.twoWatchingOne()
+        _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 503), arrival: .milliseconds(60)) { _, _, _ in }
+        let repair = Self.rtxPacket(of: Routing.rtp(ssrc: 20, sequenceNumber: 502), ssrc: 21, payloadType: 99, sequenceNumber: 9)
+        let restored = try #require(router.restoringRetransmission(repair))
+        var original = Routing.rtp(ssrc: 20, sequenceNumber: 502)
+        original[1] = Self.publisherNumbering.video
+        #expect(restored == original, "2's own video payload type, SSRC and number")
+        var filled: [Int: UInt16] = [:]
+        _ = router.forward(rtp: restored, arrival: .milliseconds(70)) { user, header, _ in filled[user] = header.sequenceNumber }
+        #expect(filled == [1: firstOut[1]! &+ 2, 3: firstOut[3]! &+ 2])
+
+        let probe = RTPPacket(payloadType: 99, sequenceNumber: 10, timestamp: 0, ssrc: 21, payload: [], paddingLength: 100).encoded()
+        #expect(router.restoringRetransmission(probe) == nil, "a padding probe restores nothing")
+        let media = Routing.rtp(ssrc: 20, sequenceNumber: 504)
+        #expect(router.restoringRetransmission(media) == media, "media passes as it is")
+        _ = router.remove(2, now: .seconds(1))
+        #expect(router.restoringRetransmission(repair) == repair, "a departed publisher's RTX SSRC is forgotten")
+    }
+
+    /// 1's NACK is answered on 1's RTX stream (its SSRC, its RTX payload type, numbers of its
+    /// own); 3's, on 3's slot SSRC as before.
+    @Test func aSubscriberThatNegotiatedRTXGetsRepairsOnItsRTXStream() throws {
+        let (router, one, three, firstOut) = Self.twoWatchingOne()
+        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot.outgoingSSRC, lost: [firstOut[1]!, firstOut[1]! &+ 1])).encoded()
+        let first = router.route(rtcp: nack, from: 1, now: .milliseconds(30)).retransmissions
+        #expect(first.map(\.header.sequenceNumber) == [firstOut[1]!, firstOut[1]! &+ 1], "each as the slot sent it, before wrapping")
+        let streams = first.compactMap(\.retransmittedAs)
+        #expect(streams.count == 2 && streams.allSatisfy { $0.ssrc == slot.retransmissionSSRC && $0.payloadType == 97 })
+        let again = router.route(rtcp: nack, from: 1, now: .milliseconds(40)).retransmissions.compactMap(\.retransmittedAs)
+        #expect((streams + again).map(\.sequenceNumber) == (0..<4).map { streams[0].sequenceNumber &+ UInt16($0) }, "the RTX stream numbers its packets in order")
+
+        let threeSlot = try #require(three.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let threeNACK = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 6, mediaSSRC: threeSlot.outgoingSSRC, lost: [firstOut[3]!])).encoded()
+        let plain = router.route(rtcp: threeNACK, from: 3, now: .milliseconds(30)).retransmissions
+        #expect(plain.count == 1 && plain[0].retransmittedAs == nil && plain[0].header.ssrc == threeSlot.outgoingSSRC)
+    }
+}

@@ -1,0 +1,95 @@
+@testable import Caucus
+import CaucusCore
+import Testing
+
+/// This user's media state (`MediaMachine`), driven directly: the helpers' switches, the
+/// peer made, failed, renewed or ended, and the actions each returns. No peer, no server.
+@Suite struct MediaMachineTests {
+    typealias Machine = MediaMachine
+    static let first = Machine.Ticket(number: 1)
+    static let second = Machine.Ticket(number: 2)
+
+    static func connected(audio: Machine.AudioState = .on) -> Machine {
+        var machine = Machine()
+        _ = machine.set(.audio(audio), ticket: first)
+        _ = machine.peerMade(1)
+        return machine
+    }
+
+    @Test func theFirstSwitchMakesThePeerOnceAndTheCallsWaitForIt() {
+        var machine = Machine()
+        #expect(machine.set(.audio(.on), ticket: Self.first) == [.makePeer])
+        #expect(machine.set(.video(true), ticket: Self.second).isEmpty)
+        #expect(machine.audio == .off)
+        let made = machine.peerMade(1)
+        #expect(
+            made == [
+                .use(1), .send([]), .deliverAudio(true), .send([.audio]), .publish([.audio], Self.first), .send([.audio, .video]),
+                .publish([.audio, .video], Self.second),
+            ])
+        #expect(machine.peer == .up(1))
+        // Later switches use the same peer.
+        #expect(machine.set(.share(true), ticket: Self.first) == [.send([.audio, .video, .screenShare]), .publish([.audio, .video, .screenShare], Self.first)])
+    }
+
+    @Test func aPeerThatCannotBeMadeFailsEveryWaitingCallAndTheNextSwitchTriesAgain() {
+        var machine = Machine()
+        _ = machine.set(.audio(.on), ticket: Self.first)
+        _ = machine.set(.video(true), ticket: Self.second)
+        let failed = machine.peerFailed(.media("no DTLS certificate"))
+        #expect(failed == [.fail(Self.first, .media("no DTLS certificate")), .fail(Self.second, .media("no DTLS certificate"))])
+        #expect(machine.audio == .off && !machine.video)
+        #expect(machine.set(.video(true), ticket: Self.first) == [.makePeer])
+    }
+
+    @Test func mutingKeepsThePeerAndStopsTheAudioGoingOut() {
+        var machine = Self.connected()
+        #expect(machine.set(.audio(.muted), ticket: Self.second) == [.deliverAudio(true), .send([]), .publish([], Self.second)])
+        #expect(machine.set(.audio(.off), ticket: Self.second) == [.deliverAudio(false), .send([]), .publish([], Self.second)])
+        #expect(machine.peer == .up(1))
+    }
+
+    @Test func aRenewalAskedForDuringAnotherRunsOnceMoreAfterIt() {
+        var machine = Self.connected()
+        #expect(machine.renew() == [.makeReplacement(attempt: 1, after: .zero)])
+        #expect(machine.renew().isEmpty)
+        #expect(machine.replacementFailed(attempt: 1) == [.makeReplacement(attempt: 2, after: .seconds(1))])
+        let made = machine.replacementMade(2, attempt: 2)
+        #expect(made == [.use(2), .deliverAudio(true), .send([.audio]), .close(1), .makeReplacement(attempt: 1, after: .zero)])
+        #expect(machine.peer == .up(2))
+        // A late report of an attempt given up is closed, not used.
+        #expect(machine.replacementMade(7, attempt: 3) == [.close(7)])
+        #expect(machine.replacementMade(3, attempt: 1) == [.use(3), .deliverAudio(true), .send([.audio]), .close(2)])
+        #expect(machine.renewal == nil)
+    }
+
+    @Test func aRenewalGivesUpAfterThreeTriesAndKeepsTheOldPeer() {
+        var machine = Self.connected()
+        _ = machine.renew()
+        _ = machine.replacementFailed(attempt: 1)
+        _ = machine.replacementFailed(attempt: 2)
+        #expect(machine.replacementFailed(attempt: 3).isEmpty)
+        #expect(machine.renewal == nil)
+        #expect(machine.peer == .up(1))
+        // Nothing to renew before the first peer.
+        var fresh = Machine()
+        #expect(fresh.renew().isEmpty)
+    }
+
+    @Test func theSessionsEndClosesThePeerAndRefusesWhatComesAfter() {
+        var machine = Self.connected()
+        _ = machine.set(.video(true), ticket: Self.second)
+        #expect(machine.sessionEnded() == [.send([]), .detach, .close(1)])
+        #expect(machine.audio == .off && !machine.video && machine.sending == [])
+        #expect(machine.set(.audio(.on), ticket: Self.first) == [.fail(Self.first, .notJoined)])
+        #expect(machine.renew().isEmpty)
+    }
+
+    @Test func aPeerMadeAfterTheSessionEndedIsClosed() {
+        var machine = Machine()
+        _ = machine.set(.audio(.on), ticket: Self.first)
+        #expect(machine.sessionEnded() == [.send([]), .detach, .cancelMaking, .fail(Self.first, .notJoined)])
+        #expect(machine.peerMade(4) == [.close(4)])
+        #expect(machine.peer == .ended)
+    }
+}
