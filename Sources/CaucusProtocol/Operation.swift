@@ -20,7 +20,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     // Chat and state
     case chat, getSnapshot
     // Media
-    case publish
+    case publish, muteUser
     case mediaOffer
     case startVoiceBroadcast, stopVoiceBroadcast, listenIn, stopListening
 }

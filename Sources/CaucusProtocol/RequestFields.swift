@@ -41,7 +41,7 @@ public struct RequestFields: Codable, Sendable {
     public var audio: Bool?
     public var video: Bool?
     public var to: UserID?
-    /// What `publish` publishes: media kinds, each at most once.
+    /// What `publish` publishes, or what `muteUser` turns off: media kinds, each at most once.
     public var media: [MediaKind]?
     /// A WebRTC offer's session description (`mediaOffer`).
     public var sdp: String?
@@ -150,6 +150,10 @@ public struct RequestFields: Codable, Sendable {
         case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
         case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
         case .publish: return .publish(try publishedMedia())
+        case .muteUser:
+            let kinds = try publishedMedia()
+            guard !kinds.isEmpty else { throw CaucusError(.invalidArguments, "\"media\" names no kind to mute.") }
+            return .muteUser(try required(user, "user"), kinds)
         case .startVoiceBroadcast: return .startVoiceBroadcast
         case .stopVoiceBroadcast: return .stopVoiceBroadcast
         case .listenIn: return .listenIn(try required(room, "room"))

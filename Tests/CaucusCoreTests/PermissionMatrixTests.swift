@@ -207,6 +207,10 @@ import Testing
         },
         Operation(name: "chat", allowed: users) { _, _ in .chat("hello", to: .room) },
         Operation(name: "publish", allowed: users) { _, _ in .publish([.audio, .video]) },
+        Operation(name: "muteUser", allowed: [.host, .manager]) { harness, _ in
+            harness.perform(.publish([.audio, .video]), by: target)
+            return .muteUser(target, .audio)
+        },
         Operation(name: "startVoiceBroadcast", allowed: [.host, .manager]) { _, _ in .startVoiceBroadcast },
         Operation(name: "stopVoiceBroadcast", allowed: managing) { harness, caller in
             // The caller's own broadcast (the host's for those who cannot broadcast).
@@ -238,8 +242,8 @@ import Testing
     }
 
     @Test func theMatrixCoversEveryOperation() {
-        // One row per case of `Command` (50), rename twice: of oneself and of another.
+        // One row per case of `Command` (51), rename twice: of oneself and of another.
         #expect(Set(Self.operations.map(\.name)).count == Self.operations.count)
-        #expect(Self.operations.count == 51)
+        #expect(Self.operations.count == 52)
     }
 }

@@ -55,6 +55,14 @@ import Testing
         #expect((listening["event"] as? JSON)?["room"] as? Int == blue)
         #expect(try await client.run("unlisten") == "ok")
 
+        // The host mutes Ann's microphone; Ann is told who did it, and the host sees it.
+        try await ann.request("publish", ["media": ["audio"]])
+        #expect(try await client.run("mute-user Ann") == "ok")
+        let muted = try await within("Ann told she is muted") { try await ann.event("mediaChanged") { ($0["event"] as? JSON)?["by"] != nil } }
+        #expect(((muted["event"] as? JSON)?["publishing"] as? [any Sendable])?.isEmpty == true)
+        _ = try await within("the host sees it") { try await client.line { $0.contains("Teacher muted Ann's audio") } }
+        #expect(try await client.run("mute-user Ann").hasPrefix("error 2020 notPublishing:"))
+
         // Ben asks for help; the host goes.
         try await ben.request("requestHelp")
         let help = try await within("the help request") { try await client.line { $0.contains("] help request h") } }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import CaucusServer
 
 /// WebSocket connections that do not join are bounded (issue 26, item 3): each has a join
 /// deadline (4008), each address may hold so many at once (4009), and the metrics count both.
@@ -56,6 +57,36 @@ import Testing
         let fifth = try RawWebSocket(port: server.port)
         try fifth.sendText(#"{"id":7,"op":"ping"}"#)
         #expect(try #require(try await fifth.nextFrame()).text.contains(#""re":7"#))
+        await server.stop()
+    }
+
+    /// The join (or resume) reply reaches the client only once its connection no longer waits
+    /// to join: read at the moment the reply arrives, the address's waiting count is already
+    /// back to what it was, and a connection opened right away is let in. Before, the place was
+    /// released after the reply was written, so a client quick enough found it still taken
+    /// (4009), as `anAddressWithTooManyWaitingConnectionsIsRefusedAndCounted` did under load.
+    @Test func aJoinOrResumeRepliedToNoLongerCountsAsWaiting() async throws {
+        let server = try await Self.start(deadline: .seconds(60), perAddress: 1)
+        let admission = server.server.admission
+        let token = try server.token(session: "Class", role: .host)
+        var secret: String?
+        for round in 0..<40 {
+            let socket = try RawWebSocket(port: server.port)
+            for _ in 0..<10_000 where admission.waitingCount(from: "127.0.0.1") == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(admission.waitingCount(from: "127.0.0.1") == 1, "round \(round)'s connection counted as waiting")
+            if round % 2 == 1, let held = secret {
+                try socket.sendText(#"{"id":1,"op":"resume","secret":"\#(held)","lastSeq":0}"#)
+            } else {
+                try socket.sendText(#"{"id":1,"op":"join","session":"Class","userName":"U\#(round)","token":"\#(token)"}"#)
+            }
+            let reply = try #require(try await socket.nextFrame())
+            let waiting = admission.waitingCount(from: "127.0.0.1")
+            #expect(waiting == 0, "round \(round): the reply arrived while its connection still counted as waiting")
+            #expect(reply.text.contains(#""re":1"#) && !reply.text.contains("error"), "\(reply.text)")
+            if let range = reply.text.range(of: #""secret":"[^"]+""#, options: .regularExpression) {
+                secret = String(reply.text[range].dropFirst(10).dropLast())
+            }
+        }
         await server.stop()
     }
 

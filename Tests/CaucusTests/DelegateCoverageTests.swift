@@ -45,6 +45,7 @@ import Testing
         case .helpRequestAnswered: "helpRequestWasAnswered"
         case .broadcast: "didReceiveBroadcast"
         case .mediaChanged: "mediaDidChange"
+        case .mediaMuted: "mediaWasMuted"
         case .voiceBroadcastChanged: "voiceBroadcastDidChange"
         case .listeningChanged: "listeningDidChange"
         case .chatMessage: "didReceiveChatMessage"
@@ -72,7 +73,7 @@ import Testing
             .timerChanged(BreakoutTimer(endsAt: Date(timeIntervalSince1970: 600))), .timerWarning(remaining: .seconds(60)),
             .helpRequested(HelpRequestHandler(request, engine: engine)), .helpRequestResult(.busy),
             .helpRequestAnswered(request.id, result: .ignored, by: me), .broadcast("hello", from: me), .mediaChanged(me),
-            .voiceBroadcastChanged(me, active: true), .listeningChanged(me, kit, active: true),
+            .mediaMuted(me, kinds: .audio, by: me), .voiceBroadcastChanged(me, active: true), .listeningChanged(me, kit, active: true),
             .chatMessage(message, from: me),
         ]
     }
@@ -108,7 +109,7 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
 
     static let eventCallbacks: Set<String> = [
         "sessionDidJoin", "didLeave", "connectionStateDidChange", "didFail", "didResynchronize", "usersDidJoin", "usersDidLeave",
-        "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange",
+        "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange", "mediaWasMuted",
         "voiceBroadcastDidChange", "listeningDidChange", "modeDidChange",
         "settingsDidChange", "preListDidChange", "subsessionStatusDidChange", "didReceiveManagerHandle",
         "didReceiveParticipantHandle", "subsessionUsersDidUpdate", "usersDidMove", "didMoveTo", "assignmentsDidChange",
@@ -137,6 +138,9 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     func session(_ session: CaucusSession, userWasRenamed user: CaucusUser) { calls.append("userWasRenamed") }
     func session(_ session: CaucusSession, userConnectionDidChange user: CaucusUser) { calls.append("userConnectionDidChange") }
     func session(_ session: CaucusSession, mediaDidChange user: CaucusUser) { calls.append("mediaDidChange") }
+    func session(_ session: CaucusSession, mediaWasMuted user: CaucusUser, kinds: MediaKinds, by: CaucusUser?) {
+        calls.append("mediaWasMuted")
+    }
     func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool) {
         calls.append("voiceBroadcastDidChange")
     }

@@ -341,6 +341,33 @@ class MediaPageTests(ConsoleTestCase):
         for page in self.pages:
             page.assert_no_error()
 
+    def test_a_host_mutes_a_participant_whose_page_turns_its_microphone_off(self):
+        host, bo = self.page("host Ann"), self.page("participant Bo")
+        host.join("Muting", "Ann", "host")
+        bo.join("Muting", "Bo", "participant")
+        self.wait_tiles(host, ["Ann", "Bo"])
+        self.wait_playing(host, ["Bo"])
+        bo_id = next(user["id"] for user in host.model()["users"] if user["name"] == "Bo")
+        # The host mutes Bo (muteUser, as the SDK's audioHelper.mute(user:) sends it).
+        outcome = host.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "window.caucusConsole.connection.request('muteUser', {user: arguments[0], media: ['audio']})"
+            ".then(() => done('ok'), (error) => done(String(error?.name ?? error)));", bo_id)
+        self.assertEqual(outcome, "ok")
+        # Bo's page turns its microphone off: its button says so, and it publishes no audio.
+        bo.wait(lambda: bo.find(css_for("toggle-mic")).get_attribute("aria-pressed") == "true", "Bo's mute button pressed")
+        self.assertNotIn("audio", json.loads(self.media_report(bo))["publishing"])
+        host.wait(lambda: any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(host)), "Bo shown muted to the host")
+        # Turning his camera off and on publishes what is on: still no audio.
+        bo.click(css_for("toggle-camera"))
+        bo.click(css_for("toggle-camera"))
+        bo.wait(lambda: bo.find(css_for("toggle-camera")).get_attribute("aria-pressed") == "false", "Bo's camera on again")
+        time.sleep(0.5)
+        self.assertTrue(any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(host)), "Bo unmuted by his camera")
+        # Only Bo unmutes himself.
+        bo.click(css_for("toggle-mic"))
+        host.wait(lambda: any(tile["name"] == "Bo" and tile["muted"] == "false" for tile in self.tiles(host)), "Bo unmuted")
+
     def test_a_refused_camera_says_so_and_the_page_still_chats(self):
         host, bo = self.page("host Ann"), self.page("participant Bo")
         host.join("Refused", "Ann", "host")

@@ -76,8 +76,8 @@ struct EventTranslator {
             return [.broadcast(text, from: from.flatMap(user))]
         case .roleView:
             return revealed()
-        case .mediaChanged(let id, _):
-            return user(id).map { [.mediaChanged($0)] } ?? []
+        case .mediaChanged(let id, _, let by):
+            return mediaChanged(id, by: by)
         case .voiceBroadcast(let id, let active):
             return user(id).map { [.voiceBroadcastChanged($0, active: active)] } ?? []
         case .listening(let id, let room, let active):

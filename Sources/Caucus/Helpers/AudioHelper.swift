@@ -35,6 +35,14 @@ public struct AudioHelper: Sendable {
         try await media.setAudio(.on)
     }
 
+    /// Mutes another user's microphone: the host mutes anyone, a manager mutes participants.
+    /// The server stops forwarding that user's audio at once; its app hears
+    /// `SessionEvent.mediaMuted` and its SDK stops sending. Only that user can unmute itself:
+    /// nobody turns on someone else's microphone.
+    public func mute(user: UserID) async throws(SessionError) {
+        try await media.mute(user, .audio)
+    }
+
     /// Whether audio is started, and whether this user is muted.
     public var isStarted: Bool { get async { await media.audio != .off } }
     public var isMuted: Bool { get async { await media.audio == .muted } }

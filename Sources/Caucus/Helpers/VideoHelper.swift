@@ -20,6 +20,14 @@ public struct VideoHelper: Sendable {
         try await media.setVideo(false)
     }
 
+    /// Stops another user's camera video: the host stops anyone's, a manager a participant's.
+    /// The server stops forwarding it at once; that user's app hears `SessionEvent.mediaMuted`
+    /// and its SDK stops sending. Only that user can start its video again: nobody turns on
+    /// someone else's camera.
+    public func mute(user: UserID) async throws(SessionError) {
+        try await media.mute(user, .video)
+    }
+
     public var isStarted: Bool { get async { await media.video } }
 
     /// Sends one frame (of `Configuration.videoCodec`), cut into packets here. Returns at once.

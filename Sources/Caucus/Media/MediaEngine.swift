@@ -81,6 +81,32 @@ actor MediaEngine {
         try result.get()
     }
 
+    /// Asks the server to turn off `kinds` of another user's media (host, or manager for a
+    /// participant). The user's own SDK stops sending them when it hears of it.
+    func mute(_ user: UserID, _ kinds: MediaKinds) async throws(SessionError) {
+        var request = WireRequest(.muteUser)
+        request.user = user
+        request.media = kinds.kinds
+        _ = try await session.perform(request)
+    }
+
+    /// A host or manager turned off `kinds` of this user's media: nothing of them is sent
+    /// any more, and nothing publishes them again until the app turns them on itself.
+    func mutedByOther(_ kinds: MediaKinds) {
+        perform(machine.mutedByOther(kinds))
+    }
+
+    /// Follows `events` for a host or manager muting this user (`SessionEvent.mediaMuted`).
+    nonisolated func followMutes(_ events: AsyncStream<SessionEvent>) {
+        Task { [weak self, session] in
+            for await event in events {
+                guard case .mediaMuted(let user, let kinds, _) = event, let self else { continue }
+                guard user.id == session.published.snapshot(engine: session)?.myself.id else { continue }
+                await self.mutedByOther(kinds)
+            }
+        }
+    }
+
     /// Checks a frame of `kind` and hands it to the connection, without waiting for it to go out.
     nonisolated func send(_ frame: EncodedFrame, as kind: MediaKind) throws(SessionError) {
         let expected = kind == .audio ? MediaCodec.opus : videoCodec

@@ -119,6 +119,17 @@ struct MediaMachine: Sendable {
         return actions + [.send(sending), .publish(sending, ticket)]
     }
 
+    /// A host or manager turned off `kinds` of this user's media (the server has it so
+    /// already): they stop going out, and stay off, so that the next switch does not publish
+    /// them again; only the user turns them on. Muted audio keeps delivering others' audio.
+    mutating func mutedByOther(_ kinds: MediaKinds) -> [Action] {
+        guard peer != .ended else { return [] }
+        if kinds.contains(.audio) && audio == .on { audio = .muted }
+        if kinds.contains(.video) { video = false }
+        if kinds.contains(.screenShare) { share = false }
+        return [.send(sending)]
+    }
+
     // MARK: - The first peer
 
     mutating func peerMade(_ id: PeerID) -> [Action] {

@@ -33,6 +33,7 @@ public final class CaucusSession: Sendable {
         hub = EventHub()
         engine = SessionEngine(configuration: configuration, hub: hub)
         media = MediaEngine(session: engine)
+        media.followMutes(hub.subscribe())
         // The delegate hears events on the main actor, one at a time, in order.
         Task { [weak self, queue = hub.delegateQueue] in
             for await event in queue {

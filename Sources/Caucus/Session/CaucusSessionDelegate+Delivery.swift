@@ -21,6 +21,7 @@ extension CaucusSessionDelegate {
         case .userRenamed(let user): self.session(session, userWasRenamed: user)
         case .userConnectionChanged(let user): self.session(session, userConnectionDidChange: user)
         case .mediaChanged(let user): self.session(session, mediaDidChange: user)
+        case .mediaMuted(let user, let kinds, let by): self.session(session, mediaWasMuted: user, kinds: kinds, by: by)
         case .voiceBroadcastChanged(let user, let active): self.session(session, voiceBroadcastDidChange: user, active: active)
         case .listeningChanged(let user, let room, let active): self.session(session, listeningDidChange: user, in: room, active: active)
         case .modeChanged(let mode): self.session(session, modeDidChange: mode)

@@ -52,6 +52,9 @@ public protocol CaucusSessionDelegate: AnyObject, Sendable {
     func session(_ session: CaucusSession, userConnectionDidChange user: CaucusUser)
     /// A user started or stopped publishing audio, video or a screen share (their `publishing`).
     func session(_ session: CaucusSession, mediaDidChange user: CaucusUser)
+    /// A host or manager (`by`) turned off `kinds` of `user`'s media; if `user` is this user,
+    /// the SDK has stopped sending them (turn them on again with the helpers).
+    func session(_ session: CaucusSession, mediaWasMuted user: CaucusUser, kinds: MediaKinds, by: CaucusUser?)
     /// A host or manager began (`active`) or ceased broadcasting its voice to every room.
     func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool)
     /// A host or manager began (`active`) or ceased listening in to `room`.
@@ -129,6 +132,7 @@ extension CaucusSessionDelegate {
     public func session(_ session: CaucusSession, userWasRenamed user: CaucusUser) {}
     public func session(_ session: CaucusSession, userConnectionDidChange user: CaucusUser) {}
     public func session(_ session: CaucusSession, mediaDidChange user: CaucusUser) {}
+    public func session(_ session: CaucusSession, mediaWasMuted user: CaucusUser, kinds: MediaKinds, by: CaucusUser?) {}
     public func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool) {}
     public func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool) {}
     public func session(_ session: CaucusSession, modeDidChange mode: SessionMode) {}

@@ -41,6 +41,8 @@ extension SessionEvent: CustomStringConvertible {
         case .helpRequestAnswered(let id, let result, let by): "helpRequestAnswered(\(id), \(result), by: \(by?.name ?? "nobody"))"
         case .broadcast(let text, let from): "broadcast(\(from?.name ?? "the server"): \(Self.clipped(text)))"
         case .mediaChanged(let user): "mediaChanged(\(user.name): \(user.publishing.kinds.map { "\($0)" }.joined(separator: ", ")))"
+        case .mediaMuted(let user, let kinds, let by):
+            "mediaMuted(\(user.name): \(kinds.kinds.map { "\($0)" }.joined(separator: ", ")) by \(by?.name ?? "a former user"))"
         case .voiceBroadcastChanged(let user, let active): "voiceBroadcastChanged(\(user.name), active: \(active))"
         case .listeningChanged(let user, let room, let active): "listeningChanged(\(user.name) to \(room.name), active: \(active))"
         case .chatMessage(let message, let sender): "chatMessage(\(sender?.name ?? "\(message.from)"): \(Self.clipped(message.text)))"

@@ -81,6 +81,11 @@ public enum SessionEvent: Sendable, Equatable {
 
     /// A user started or stopped publishing audio, video or a screen share (`publishing`).
     case mediaChanged(CaucusUser)
+    /// A host or manager (`by`) turned off `kinds` of a user's media: its microphone, camera
+    /// and/or screen share (it follows the user's `mediaChanged`). When the user is this
+    /// user, the SDK has stopped sending them; the user turns them on again itself
+    /// (``AudioHelper/unmute()``, ``VideoHelper/start()``, ``ShareHelper/start()``).
+    case mediaMuted(CaucusUser, kinds: MediaKinds, by: CaucusUser?)
     /// A host or manager began (`active`) or ceased speaking to every room at once; everyone
     /// hears it while it lasts.
     case voiceBroadcastChanged(CaucusUser, active: Bool)

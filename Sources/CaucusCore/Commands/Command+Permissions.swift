@@ -22,7 +22,7 @@ extension Command {
             .host
         case .start, .stop, .broadcast, .extendTimer, .assign, .returnUser, .autoAssign, .returnEveryone, .answerHelp,
             .invite, .pauseParent, .resumeParent, .muteParent, .unmuteParent, .destroyAll, .renameRoom,
-            .startVoiceBroadcast, .stopVoiceBroadcast, .listenIn, .stopListening:
+            .startVoiceBroadcast, .stopVoiceBroadcast, .listenIn, .stopListening, .muteUser:
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
@@ -35,7 +35,7 @@ extension Command {
     public var needsOwnSeat: Bool {
         switch self {
         case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .answerHelp,
-            .publish, .startVoiceBroadcast, .listenIn, .stopListening:
+            .publish, .startVoiceBroadcast, .listenIn, .stopListening, .muteUser:
             true
         default:
             false
@@ -52,7 +52,8 @@ extension Command {
             .renameRoom, .listenIn, .stopListening:
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
-            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish, .startVoiceBroadcast, .stopVoiceBroadcast:
+            .updateSettings, .connectionLost, .resume, .tick, .chat, .publish, .startVoiceBroadcast, .stopVoiceBroadcast,
+            .muteUser:
             false
         }
     }
@@ -106,6 +107,7 @@ extension Command {
         case .renameRoom: "rename a room"
         case .chat: "chat"
         case .publish: "publish media"
+        case .muteUser: "mute another user"
         case .startVoiceBroadcast: "broadcast their voice"
         case .stopVoiceBroadcast: "stop a voice broadcast"
         case .listenIn: "listen in to a subsession"

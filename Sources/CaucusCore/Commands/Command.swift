@@ -66,6 +66,10 @@ public enum Command: Hashable, Sendable {
     /// What the caller publishes from now on: the whole set (leaving `audio` out mutes its
     /// microphone).
     case publish(MediaKinds)
+    /// The caller (host, or manager for a participant) turns off `kinds` of another user's
+    /// publications: that user's microphone, camera and/or screen share. Only the user turns
+    /// them on again (`publish`).
+    case muteUser(UserID, MediaKinds)
     /// The caller (host or manager) speaks to every room at once: everyone hears its audio.
     case startVoiceBroadcast
     /// Ends the voice broadcast (the broadcaster's own, or anyone's for the host).

@@ -91,6 +91,12 @@ extension CaucusError.Code {
     /// The web console's development helpers: a personal link asked for with a code that is
     /// not the session's host link.
     public static let hostInviteRequired = Self(2018, "hostInviteRequired")
+    /// `muteUser` by a manager aimed at the host or another manager: a manager mutes participants.
+    public static let cannotMuteUser = Self(2019, "cannotMuteUser")
+    /// `muteUser` naming kinds the user does not publish now: nothing to turn off.
+    public static let notPublishing = Self(2020, "notPublishing")
+    /// `muteUser` aimed at the caller: one mutes oneself with `publish`.
+    public static let muteSelf = Self(2021, "muteSelf")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -164,7 +170,8 @@ extension CaucusError.Code {
         .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
-        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired,
+        .cannotMuteUser, .notPublishing, .muteSelf, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

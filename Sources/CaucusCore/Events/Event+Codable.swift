@@ -108,9 +108,10 @@ extension Event: Codable {
             try c.encodeIfPresent(view.preList, forKey: .preList)
             try c.encodeIfPresent(view.helpRequests, forKey: .helpRequests)
             try c.encodeIfPresent(view.invitations, forKey: .invitations)
-        case .mediaChanged(let user, let publishing):
+        case .mediaChanged(let user, let publishing, let by):
             try c.encode(user, forKey: .user)
             try c.encode(publishing, forKey: .publishing)
+            try c.encodeIfPresent(by, forKey: .by)
         case .voiceBroadcast(let user, let active):
             try c.encode(user, forKey: .user)
             try c.encode(active, forKey: .active)
@@ -173,7 +174,9 @@ extension Event: Codable {
                     helpRequests: try c.decodeIfPresent([HelpRequest].self, forKey: .helpRequests),
                     invitations: try c.decodeIfPresent([PendingInvitation].self, forKey: .invitations)))
         case .mediaChanged:
-            self = .mediaChanged(try c.decode(UserID.self, forKey: .user), publishing: try c.decode(MediaKinds.self, forKey: .publishing))
+            self = .mediaChanged(
+                try c.decode(UserID.self, forKey: .user), publishing: try c.decode(MediaKinds.self, forKey: .publishing),
+                by: try c.decodeIfPresent(UserID.self, forKey: .by))
         case .voiceBroadcast:
             self = .voiceBroadcast(try c.decode(UserID.self, forKey: .user), active: try c.decode(Bool.self, forKey: .active))
         case .listening:

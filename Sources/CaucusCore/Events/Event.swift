@@ -35,8 +35,10 @@ public enum Event: Hashable, Sendable {
     case broadcast(from: UserID?, text: String, at: Instant)
     /// What a user's grown role lets it see; to that user alone.
     case roleView(RoleView)
-    /// What a user publishes now (the whole set).
-    case mediaChanged(UserID, publishing: MediaKinds)
+    /// What a user publishes now (the whole set). `by` is the host or manager who turned some
+    /// of it off (`muteUser`); nil when the user changed it itself. Nobody but the user turns
+    /// anything on.
+    case mediaChanged(UserID, publishing: MediaKinds, by: UserID? = nil)
     /// A host or manager began (`active`) or ceased speaking to every room at once.
     case voiceBroadcast(UserID, active: Bool)
     /// A host or manager began (`active`) or ceased listening in to a room.

@@ -89,7 +89,7 @@ extension SessionState {
             nextMessageNumber = max(nextMessageNumber, message.id.rawValue + 1)
         case .broadcast:
             break
-        case .mediaChanged(let id, let publishing):
+        case .mediaChanged(let id, let publishing, _):
             users[id]?.publishing = publishing
         case .voiceBroadcast(let id, let active):
             if active {

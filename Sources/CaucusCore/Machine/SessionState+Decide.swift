@@ -126,6 +126,7 @@ extension SessionState {
 
         case .chat(let text, let target): return try decideChat(text, to: target, context)
         case .publish(let kinds): return try decidePublish(kinds, context)
+        case .muteUser(let id, let kinds): return try decideMuteUser(id, kinds, context)
         case .startVoiceBroadcast: return try decideStartVoiceBroadcast(context)
         case .stopVoiceBroadcast: return try decideStopVoiceBroadcast(context)
         case .listenIn(let room): return try decideListenIn(room, context)

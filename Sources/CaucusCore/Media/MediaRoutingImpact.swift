@@ -46,7 +46,7 @@ public struct MediaRoutingImpact: Hashable, Sendable {
             self.init(publishers: Set([from, to].compactMap { $0 }))
         case .managerChanged(let user, _):
             self.init(publishers: [user])
-        case .mediaChanged(let user, _):
+        case .mediaChanged(let user, _, _):
             self.init(publishers: [user])
         case .usersMoved(let moves):
             let moved = Set(moves.map(\.user))

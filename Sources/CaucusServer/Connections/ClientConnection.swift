@@ -113,6 +113,14 @@ public final class ClientConnection: Sendable {
         channel.triggerUserOutboundEvent(WebSocketConnectionHandler.JoinRefused(), promise: nil)
     }
 
+    /// A `join` or `resume` on this connection was taken: it no longer waits to join. Call it
+    /// before its reply is sent: both go through the channel's event loop in order, so the
+    /// address's place among the waiting connections is free before the reply can be read.
+    func joinTaken() {
+        guard !isClosed else { return }
+        channel.triggerUserOutboundEvent(WebSocketConnectionHandler.JoinTaken(), promise: nil)
+    }
+
     /// Frames admitted but never to be written (the socket went away during a replay).
     func releaseUnwritten(_ count: Int) {
         inFlight.wrappingDecrement(by: count, ordering: .relaxed)

@@ -94,6 +94,8 @@ actor SessionActor {
         let now = environment.clock()
         let (user, last) = try record { (pipeline) throws(CaucusError) in
             let joined = try pipeline.join(request, requestID: requestID, connection: ConnectionRef(connection), at: now)
+            // Before the actions, the reply among them: the connection stops waiting to join first.
+            connection.joinTaken()
             return ((joined.user, joined.last), joined.actions)
         }
         try await waitUntilDurable(last)
@@ -104,7 +106,10 @@ actor SessionActor {
     func resume(_ user: UserID, after lastSeq: Int, requestID: Int, connection: ClientConnection) async throws(CaucusError) {
         let now = environment.clock()
         let last = try record { (pipeline) throws(CaucusError) in
-            try pipeline.resume(user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), at: now)
+            let resumed = try pipeline.resume(user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), at: now)
+            // Before the actions, the reply among them: the connection stops waiting to join first.
+            connection.joinTaken()
+            return resumed
         }
         if let last { try? await waitUntilDurable(last) }
     }

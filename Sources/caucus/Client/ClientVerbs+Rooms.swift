@@ -60,6 +60,17 @@ extension ClientShell {
             let (audio, video) = try media(&a)
             try await shell.session.breakoutRooms.unmuteParent(audio: audio, video: video)
         },
+        Verb(usage: "mute-user USER [video]", summary: "mute USER's microphone, or stop their camera (only they turn it on again)") {
+            shell, a in
+            let user = try shell.user(&a)
+            let which = a.optionalWord()?.lowercased()
+            try a.end()
+            switch which {
+            case nil, "audio": try await shell.session.audioHelper.mute(user: user.id)
+            case "video": try await shell.session.videoHelper.mute(user: user.id)
+            case let other?: throw ClientError.usage("audio or video, not \"\(other)\": \(a.usage)")
+            }
+        },
         Verb(usage: "voice on|off", summary: "speak to every room at once (broadcast voice), or stop") { shell, a in
             let which = a.optionalWord()?.lowercased()
             try a.end()

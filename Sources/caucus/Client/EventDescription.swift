@@ -54,6 +54,8 @@ struct EventDescription {
         case .chatMessage(let message, let from): chat(message, from: from)
         case .mediaChanged(let user):
             "\(user.name) publishes \(user.publishing.isEmpty ? "nothing" : user.publishing.kinds.map(\.rawValue).joined(separator: ", "))"
+        case .mediaMuted(let user, let kinds, let by):
+            "\(by?.name ?? "someone") muted \(user.name)'s \(kinds.kinds.map(\.rawValue).joined(separator: ", "))"
         case .voiceBroadcastChanged(let user, let active):
             active ? "\(user.name) speaks to every room (voice broadcast)" : "\(user.name)'s voice broadcast ended"
         case .listeningChanged(let user, let room, let active):

@@ -23,6 +23,11 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     /// session): the connection has the join deadline again to try once more.
     struct JoinRefused: Sendable {}
 
+    /// Tells the handler that a `join` or `resume` was taken: the connection no longer counts
+    /// as waiting to join. Sent before the reply, on the same event loop, so the place is free
+    /// by the time the client can read the reply and open another connection.
+    struct JoinTaken: Sendable {}
+
     struct Limits {
         let maxMessageBytes: Int
         let keepAlive: TimeAmount
@@ -239,6 +244,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         if event is JoinRefused {
             promise?.succeed()
             return restartJoinDeadline(context: context)
+        }
+        if event is JoinTaken {
+            promise?.succeed()
+            return stopWaitingToJoin()
         }
         guard let request = event as? CloseRequest else {
             return context.triggerUserOutboundEvent(event, promise: promise)

@@ -242,6 +242,8 @@ function started(initial) {
   const save = () => saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
   connection.addEventListener("event", (event) => {
     const where = model.location;
+    const happened = event.detail.event;
+    if (happened?.type === "mediaChanged" && happened.by != null && happened.user === model.you) media?.mutedByOther(happened.publishing);
     const notice = model.apply(event.detail);
     if (model.location !== where) media?.clearSpeakers();
     if (notice) view.notice(notice);

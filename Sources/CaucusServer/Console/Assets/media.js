@@ -158,6 +158,28 @@ export class MediaSession extends EventTarget {
     }
   }
 
+  /**
+   * A host or manager turned part of this user's media off (muteUser: a mediaChanged with
+   * `by`): it goes off here too, so the buttons say so and the next publish does not turn it
+   * back on. Only this user turns it on again.
+   */
+  mutedByOther(publishing) {
+    if (!publishing.includes("audio") && this.micOn) {
+      this.micOn = false;
+      if (this.audioTrack) this.audioTrack.enabled = false;
+    }
+    if (!publishing.includes("video") && this.cameraOn) {
+      this.cameraOn = false;
+      if (this.videoTrack) this.videoTrack.enabled = false;
+    }
+    if (!publishing.includes("screenShare") && this.screen) {
+      this.screen.stop();
+      this.screen = null;
+      this.sendScreen?.sender.replaceTrack(null);
+    }
+    this.changed();
+  }
+
   async toggleMicrophone() {
     this.micOn = !this.micOn;
     if (this.audioTrack) this.audioTrack.enabled = this.micOn;
