@@ -41,7 +41,7 @@ final class MediaPeerTable {
         var counters: MediaPeerCounters
     }
 
-    /// Where decrypted media goes: the router plugs in here (it runs on this loop, and sends
+    /// Where decrypted media goes, and each peer's connection: the router plugs in here (it runs on this loop, and sends
     /// through `protect(rtp:rewrittenAs:for:)`). Nil: received media is counted and dropped.
     var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
 
@@ -201,6 +201,7 @@ final class MediaPeerTable {
                 metrics.peersConnected.increment()
                 metrics.handshakes.increment()
                 metrics.handshakeDuration.recordInterval(now - entry.createdAt)
+                onMedia?(entry.key, event)
             case .rtp:
                 entry.rtpReceived += 1
                 metrics.rtpReceived.increment()

@@ -91,7 +91,8 @@ final class MediaRouter {
         switch event {
         case .rtp(let packet): session.engine.receive(rtp: packet, from: key.user.rawValue, at: MediaClock.now())
         case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: MediaClock.now())
-        case .connected, .closed: return
+        case .connected: session.engine.peerConnected(key.user.rawValue, now: MediaClock.now())
+        case .closed: return
         }
         perform(session, key.session)
     }

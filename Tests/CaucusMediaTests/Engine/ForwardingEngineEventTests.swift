@@ -155,6 +155,18 @@ import CaucusMedia
         #expect(Self.rtcp(out, to: 2, .nack).isEmpty, "2's losses are not asked for a slot that left it")
     }
 
+    /// A keyframe request made while the publisher's peer was still connecting cannot reach it
+    /// (the shell has no keys to protect it with); when the peer connects, the streams any slot
+    /// shows or waits for are asked again at once, not after the request's 500 ms retry.
+    @Test func aPublisherWhosePeerConnectsIsAskedForTheKeyframesItsSlotsWaitFor() {
+        watch([2], at: .zero)
+        #expect(Self.rtcp(outputs(), to: 2, .keyframeRequest).count == 1, "the request made while 2 connects")
+        engine.peerConnected(2, now: .milliseconds(100))
+        #expect(Self.rtcp(outputs(), to: 2, .keyframeRequest).count == 1, "asked again as it connects")
+        engine.peerConnected(3, now: .milliseconds(100))
+        #expect(outputs().isEmpty, "nobody shows 3's video: nothing asked")
+    }
+
     /// The counters add up what the engine did, for the shell's metrics.
     @Test func theCountersCountRecomputationsAndSwitches() {
         let start = engine.counters
