@@ -132,6 +132,11 @@ actor MediaEngine {
         perform(machine.renew())
     }
 
+    /// Peer `id` ended on its own (`MediaMachine.peerLost`).
+    func peerLost(_ id: MediaMachine.PeerID) {
+        perform(machine.peerLost(id))
+    }
+
     // MARK: - Carrying out the machine's actions
 
     private func perform(_ actions: [MediaMachine.Action]) {
@@ -200,21 +205,27 @@ actor MediaEngine {
 
     /// A new peer, numbered.
     private static func made(engine: MediaEngine) async -> Result<MediaMachine.PeerID, SessionError> {
+        // Numbered before it exists, so that its loss names it.
+        let id = await engine.nextPeerID()
         do throws(SessionError) {
-            let connection = try await makeConnection(engine: engine)
-            return .success(await engine.register(connection))
+            let connection = try await makeConnection(engine: engine, id: id)
+            await engine.register(connection, as: id)
+            return .success(id)
         } catch {
             return .failure(error)
         }
     }
 
-    private func register(_ connection: MediaConnection) -> MediaMachine.PeerID {
+    private func nextPeerID() -> MediaMachine.PeerID {
         nextPeer += 1
-        peers[nextPeer] = connection
         return nextPeer
     }
 
-    private static func makeConnection(engine: MediaEngine) async throws(SessionError) -> MediaConnection {
+    private func register(_ connection: MediaConnection, as id: MediaMachine.PeerID) {
+        peers[id] = connection
+    }
+
+    private static func makeConnection(engine: MediaEngine, id: MediaMachine.PeerID) async throws(SessionError) -> MediaConnection {
         let (session, frames) = (engine.session, engine.frames)
         let (keyframeRequests, shareKeyframeRequests) = (engine.keyframeRequests, engine.shareKeyframeRequests)
         let certificate: DTLSCertificate
@@ -254,7 +265,7 @@ actor MediaEngine {
             keyframeRequested: { ($0 == .screenShare ? shareKeyframeRequests : keyframeRequests).yield(()) },
             lost: { [weak engine] in
                 guard let engine else { return }
-                Task { await engine.renew() }
+                Task { await engine.peerLost(id) }
             })
     }
 }

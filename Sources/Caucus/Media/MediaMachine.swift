@@ -165,6 +165,16 @@ struct MediaMachine: Sendable {
         return [.makeReplacement(attempt: 1, after: .zero)]
     }
 
+    /// Peer `id` ended on its own (ICE consent lost, or the server closed it). It counts only
+    /// as the peer in use, and only when no renewal is replacing it already: the server closes a
+    /// peer as soon as it answers the offer that replaces it, so the peer a renewal replaces
+    /// always ends this way, and counting that as a loss renewed again and again (a new peer
+    /// every few tens of milliseconds after a reconnect, each asked for a keyframe).
+    mutating func peerLost(_ id: PeerID) -> [Action] {
+        guard case .up(let current) = peer, current == id, renewal == nil else { return [] }
+        return renew()
+    }
+
     mutating func replacementMade(_ id: PeerID, attempt: Int) -> [Action] {
         guard case .up(let old) = peer, let current = renewal, current.attempt == attempt else { return [.close(id)] }
         peer = .up(id)

@@ -63,6 +63,19 @@ import Testing
         #expect(machine.renewal == nil)
     }
 
+    /// The server closes the peer a renewal replaces as soon as it answers the new offer; that
+    /// end, or a late one of a peer already replaced, renews nothing. Only the peer in use,
+    /// ending while nothing replaces it, is renewed.
+    @Test func onlyTheLossOfThePeerInUseRenewsAndOnlyWhenNothingReplacesItAlready() {
+        var machine = Self.connected()
+        #expect(machine.renew() == [.makeReplacement(attempt: 1, after: .zero)])
+        #expect(machine.peerLost(1).isEmpty, "closed by the server for the renewal under way")
+        #expect(machine.replacementMade(2, attempt: 1) == [.use(2), .deliverAudio(true), .send([.audio]), .close(1)])
+        #expect(machine.renewal == nil, "no second renewal: the loss of 1 was the renewal's own")
+        #expect(machine.peerLost(1).isEmpty, "a late end of the replaced peer")
+        #expect(machine.peerLost(2) == [.makeReplacement(attempt: 1, after: .zero)], "the peer in use, lost on its own")
+    }
+
     @Test func aRenewalGivesUpAfterThreeTriesAndKeepsTheOldPeer() {
         var machine = Self.connected()
         _ = machine.renew()
