@@ -2,14 +2,6 @@ import CaucusMedia
 import CaucusStore
 import NIOCore
 
-/// A protected datagram ready for the socket: its bytes, and where it goes as the media side
-/// and as NIO name it.
-struct ForwardedDatagram {
-    let buffer: ByteBuffer
-    let destination: TransportAddress
-    let socketAddress: SocketAddress
-}
-
 /// Every media peer of one datagram channel, and the demultiplexing that finds a datagram's
 /// peer: a STUN binding request by its USERNAME's first half (the server's ufrag for that
 /// peer), anything else by its source address once that address passed an ICE check.
