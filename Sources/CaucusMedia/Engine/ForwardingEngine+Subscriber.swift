@@ -44,5 +44,17 @@ extension ForwardingEngine {
             self.retransmissionStreams = retransmissionStreams
             publishedFormats = plan.publishedFormats.mapValues { catalog.id(of: $0) }
         }
+
+        /// `slot`'s rewriter's header for a packet (``SlotRewriter/rewrite(ssrc:sequenceNumber:timestamp:payloadLength:arrival:startsKeyframe:)``),
+        /// the rewriter changed in place; nil when the slot has none or it declines the packet.
+        mutating func rewrite(
+            slot: SlotID, ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int, arrival: Duration,
+            startsKeyframe: Bool
+        ) -> RewrittenHeader? {
+            guard let index = rewriters.index(forKey: slot) else { return nil }
+            return rewriters.values[index].rewrite(
+                ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: payloadLength, arrival: arrival,
+                startsKeyframe: startsKeyframe)
+        }
     }
 }

@@ -225,12 +225,12 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     /// What the router produced (forwarded RTP in buffers of its own, RTCP), written as is.
     private func writeOutbox(context: ChannelHandlerContext) {
-        router.takeOutbox { buffer, destination in
-            if !tcpConnections.isEmpty, let connection = tcpConnections[destination] {
-                connection.write(buffer)
+        router.takeOutbox { datagram in
+            if !tcpConnections.isEmpty, let connection = tcpConnections[datagram.destination] {
+                connection.write(datagram.buffer)
                 return
             }
-            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer)), promise: nil)
+            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.socketAddress, data: datagram.buffer)), promise: nil)
             pendingFlush = true
         }
     }

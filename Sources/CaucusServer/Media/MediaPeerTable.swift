@@ -24,6 +24,16 @@ final class MediaPeerTable {
         /// The peer's drop and SRTP-failure totals already added to the metrics.
         var droppedReported = 0
         var srtpFailuresReported = 0
+        /// The socket address of the peer's path, made once per path rather than per packet
+        /// (NIO boxes each `SocketAddress` it is given).
+        var socketAddress: (path: TransportAddress, address: SocketAddress)?
+
+        func socketAddress(of path: TransportAddress) -> SocketAddress {
+            if let socketAddress, socketAddress.path == path { return socketAddress.address }
+            let address = path.socketAddress
+            socketAddress = (path, address)
+            return address
+        }
 
         init(key: MediaPeerKey, peer: MediaPeer, createdAt: Duration) {
             self.key = key
@@ -150,8 +160,9 @@ final class MediaPeerTable {
     func protect(
         rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation,
         retransmittedAs rtx: RTXEncapsulation? = nil, transportSequence: UInt16? = nil, for key: MediaPeerKey
-    ) -> (buffer: ByteBuffer, destination: TransportAddress)? {
-        guard let peer = byKey[key]?.peer, let tagLength = peer.profile?.tagLength else { return nil }
+    ) -> ForwardedDatagram? {
+        guard let entry = byKey[key], let tagLength = entry.peer.profile?.tagLength else { return nil }
+        let peer = entry.peer
         // Room for the tag, and for the OSN an RTX packet adds.
         let spare = tagLength + (rtx == nil ? 0 : 2)
         var buffer = allocator.buffer(capacity: packet.count + spare)
@@ -168,7 +179,7 @@ final class MediaPeerTable {
         }
         guard let (length, destination) = protected else { return nil }
         buffer.moveWriterIndex(to: buffer.readerIndex + length)
-        return (buffer, destination)
+        return ForwardedDatagram(buffer: buffer, destination: destination, socketAddress: entry.socketAddress(of: destination))
     }
 
     /// Protects RTCP for `key`'s peer (the router's keyframe requests); nil when it is not connected.

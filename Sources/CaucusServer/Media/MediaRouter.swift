@@ -36,7 +36,7 @@ final class MediaRouter {
     private let metrics: MediaMetrics
     private var sessions: [StoredSessionID: Session] = [:]
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
-    private var outbox: [(buffer: ByteBuffer, destination: TransportAddress)] = []
+    private var outbox: [ForwardedDatagram] = []
 
     init(table: MediaPeerTable, metrics: MediaMetrics) {
         self.table = table
@@ -44,8 +44,8 @@ final class MediaRouter {
     }
 
     /// Hands each waiting datagram to `write` and empties the outbox, keeping its storage.
-    func takeOutbox(_ write: (ByteBuffer, TransportAddress) -> Void) {
-        for (buffer, destination) in outbox { write(buffer, destination) }
+    func takeOutbox(_ write: (ForwardedDatagram) -> Void) {
+        for datagram in outbox { write(datagram) }
         outbox.removeAll(keepingCapacity: true)
     }
 
@@ -131,7 +131,9 @@ final class MediaRouter {
                 case .report: break
                 }
                 if let datagram = table.protect(rtcp: packet, for: MediaPeerKey(session: id, user: UserID(user))) {
-                    outbox.append((ByteBuffer(bytes: datagram.bytes), datagram.destination))
+                    outbox.append(ForwardedDatagram(
+                        buffer: ByteBuffer(bytes: datagram.bytes), destination: datagram.destination,
+                        socketAddress: datagram.destination.socketAddress))
                 }
             case .slotMap(let user, let map, let speakers):
                 guard let connection = session.connections[user] else { return }
