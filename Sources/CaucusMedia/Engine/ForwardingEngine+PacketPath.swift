@@ -88,10 +88,11 @@ extension ForwardingEngine {
     /// ``tickDownlinks(now:interval:)``.)
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
         var feedback = transportFeedbackDue()
-        for ssrc in Array(upTracks.keys) {
-            guard let due = upTracks[ssrc]?.repair?.loss.due(at: now), !due.isEmpty, let publisher = upTracks[ssrc]?.stream.publisher
-            else { continue }
-            feedback.append((publisher, Self.nack(due, of: ssrc)))
+        // In place, by index: no array of keys, no lookup or copy of each track, every tick.
+        for index in upTracks.indices {
+            guard let due = upTracks.values[index].repair?.loss.due(at: now), !due.isEmpty else { continue }
+            let (ssrc, track) = upTracks[index]
+            feedback.append((track.stream.publisher, Self.nack(due, of: ssrc)))
         }
         return feedback
     }
