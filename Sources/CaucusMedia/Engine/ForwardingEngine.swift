@@ -217,17 +217,17 @@ public final class ForwardingEngine {
         var next: [Int: SlotAssignment] = [:]
         var unplayable: [Int: [PublishedStream]] = [:]
         var decodable: [Int: Set<PublishedStream>] = [:]
-        // Subscribers and up-tracks are read in place by index: a dictionary's getter copies
-        // the whole value, and a thousand users' recomputation (a breakout's start) pauses
-        // forwarding on the loop while it runs.
+        // Up-tracks are read in place by index: a dictionary's getter copies the whole value,
+        // and a thousand users' recomputation (a breakout's start) pauses forwarding on the
+        // loop while it runs.
         for user in users {
-            guard let index = subscribers.index(forKey: user) else { continue }
+            guard let subscriber = subscribers[user] else { continue }
             var streams: [PublishedStream] = []
             for stream in eligible[user, default: []] {
                 guard let ssrc = ssrcsByStream[stream] else { continue }
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
-                guard let slotFormat = subscribers.values[index].receiveFormats[stream.kind] else { continue }
+                guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
                 if let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
                     catalog.translation(from: format, to: slotFormat) != nil
                 {
@@ -237,10 +237,10 @@ public final class ForwardingEngine {
                 }
             }
             // Only a slot that switches at a keyframe asks what else is decodable.
-            if subscribers.values[index].plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = Set(streams) }
+            if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = Set(streams) }
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
-                eligible: streams, order: order, layout: subscribers.values[index].plan.layout, previous: assignments[user] ?? .empty,
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,
                 pinned: pinned[user])
         }
         changes.subscribersRecomputed = next.count
@@ -252,15 +252,14 @@ public final class ForwardingEngine {
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
         for (user, assignment) in next {
-            let index = subscribers.index(forKey: user)!
-            // The slots first: iterating the rewriters while changing one would copy them all.
-            let slots = subscribers.values[index].plan.receiveSlots
-            for receiveSlot in slots {
+            let subscriber = subscribers[user]!
+            // By the plan's slots: iterating the rewriters while changing one would copy them all.
+            for receiveSlot in subscriber.plan.receiveSlots {
                 let slot = receiveSlot.slot
-                guard let rewriter = subscribers.values[index].rewriters.index(forKey: slot) else { continue }
+                guard let rewriter = subscriber.rewriters.index(forKey: slot) else { continue }
                 let stream = assignment.source(in: slot)
                 let ssrc = stream.flatMap { incomingSSRC(of: $0, for: user) }
-                let (source, pending) = (subscribers.values[index].rewriters.values[rewriter].source, subscribers.values[index].rewriters.values[rewriter].pending)
+                let (source, pending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
                 if (pending ?? source) != ssrc { changes.slotSwitches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
@@ -274,16 +273,16 @@ public final class ForwardingEngine {
                 }
                 var translation: HeaderTranslation?
                 if let ssrc, let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
-                    let slotFormat = subscribers.values[index].slotFormats[slot]
+                    let slotFormat = subscriber.slotFormats[slot]
                 {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
-                if subscribers.values[index].rewriters.values[rewriter].select(source: ssrc, policy: policy, translation: translation),
+                if subscriber.rewriters.values[rewriter].select(source: ssrc, policy: policy, translation: translation),
                     let stream, let ssrc
                 {
                     keyframeSources.insert(KeyframeSource(publisher: stream.publisher, ssrc: ssrc))
                 }
-                let (newSource, newPending) = (subscribers.values[index].rewriters.values[rewriter].source, subscribers.values[index].rewriters.values[rewriter].pending)
+                let (newSource, newPending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
                 reroute(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
             }
             assignments[user] = assignment
@@ -294,16 +293,16 @@ public final class ForwardingEngine {
             changes.keyframeRequests.append((source.publisher, source.ssrc))
         }
         for user in next.keys.sorted() {
-            let index = subscribers.index(forKey: user)!
-            let slots = subscribers.values[index].plan.receiveSlots.map {
+            let subscriber = subscribers[user]!
+            let slots = subscriber.plan.receiveSlots.map {
                 SubscriberSlotMap.Slot(mid: $0.mid, kind: $0.slot.kind, publisher: next[user]?.source(in: $0.slot)?.publisher)
             }
             let map = SubscriberSlotMap(slots: slots, unplayable: unplayable[user, default: []])
-            subscribers.values[index].currentMap = map
+            subscriber.currentMap = map
             guard let channel = channels[user] else { continue }
-            if subscribers.values[index].sentMap != map || subscribers.values[index].sentTo != channel {
-                subscribers.values[index].sentMap = map
-                subscribers.values[index].sentTo = channel
+            if subscriber.sentMap != map || subscriber.sentTo != channel {
+                subscriber.sentMap = map
+                subscriber.sentTo = channel
                 changes.slotMaps.append((user, map))
             }
         }
