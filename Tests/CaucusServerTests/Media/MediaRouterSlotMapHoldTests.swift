@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusMedia
+import CaucusMediaTestSupport
 import CaucusStore
 import Foundation
 import NIOCore
@@ -16,18 +17,7 @@ import Testing
 
     /// The plan `caucus serve` makes of the test offer: one audio slot, publishing `ssrc`.
     static func plan(publishing ssrc: UInt32) throws -> MediaSlotPlan {
-        let offer = try SessionDescription(parsing: MediaRoutingOrderTests.offer(ssrc: ssrc))
-        var next = ssrc * 100
-        var plan = MediaSlotPlan(offer: offer) {
-            next += 1
-            return next
-        }
-        let options = SDPAnswerOptions(
-            iceUfrag: "srvr", icePwd: "0123456789abcdefghijkl",
-            fingerprint: SDPFingerprint(algorithm: "sha-256", digest: [UInt8](repeating: 1, count: 32)),
-            candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40000), sessionID: 1)
-        plan.accept(try SDPAnswer(answering: offer, options: options).media)
-        return plan
+        MediaSlotPlan.answered(try SessionDescription(parsing: MediaRoutingOrderTests.offer(ssrc: ssrc)), firstSSRC: ssrc * 100)
     }
 
     /// Who fills each slot map frame written to `channel` so far, in order.
