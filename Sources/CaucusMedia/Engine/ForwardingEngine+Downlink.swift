@@ -32,7 +32,8 @@ extension ForwardingEngine {
 
     /// The incoming SSRC `user`'s slots show of `stream`: its chosen layer, else the stream's.
     func incomingSSRC(of stream: PublishedStream, for user: Int) -> UInt32? {
-        if let rid = downlinks[user]?.layers[stream], let ssrc = simulcast[stream]?.ssrcs[rid] { return ssrc }
+        // The publication first: most streams are not simulcast, and reading a downlink copies it.
+        if let publication = simulcast[stream], let rid = downlinks[user]?.layers[stream], let ssrc = publication.ssrcs[rid] { return ssrc }
         return ssrcsByStream[stream]
     }
 

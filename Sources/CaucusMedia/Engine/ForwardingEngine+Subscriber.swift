@@ -1,6 +1,9 @@
 extension ForwardingEngine {
-    /// A user with a media peer: its slots (from its offer) and their rewriters.
-    struct Subscriber {
+    /// A user with a media peer: its slots (from its offer) and their rewriters. A class: the
+    /// packet path and a recomputation read and change it in place through the engine's
+    /// dictionary, where a struct was copied whole by every read (a thousand users' start
+    /// recomputes them all while forwarding on the loop waits). Only the engine holds one.
+    final class Subscriber {
         let plan: MediaSlotPlan
         /// Each slot's rewriter, which also holds how its source is renumbered for this subscriber.
         var rewriters: [SlotID: SlotRewriter]
@@ -47,7 +50,7 @@ extension ForwardingEngine {
 
         /// `slot`'s rewriter's header for a packet (``SlotRewriter/rewrite(ssrc:sequenceNumber:timestamp:payloadLength:arrival:startsKeyframe:)``),
         /// the rewriter changed in place; nil when the slot has none or it declines the packet.
-        mutating func rewrite(
+        func rewrite(
             slot: SlotID, ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int, arrival: Duration,
             startsKeyframe: Bool
         ) -> RewrittenHeader? {

@@ -217,6 +217,9 @@ public final class ForwardingEngine {
         var next: [Int: SlotAssignment] = [:]
         var unplayable: [Int: [PublishedStream]] = [:]
         var decodable: [Int: Set<PublishedStream>] = [:]
+        // Up-tracks are read in place by index: a dictionary's getter copies the whole value,
+        // and a thousand users' recomputation (a breakout's start) pauses forwarding on the
+        // loop while it runs.
         for user in users {
             guard let subscriber = subscribers[user] else { continue }
             var streams: [PublishedStream] = []
@@ -225,16 +228,20 @@ public final class ForwardingEngine {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let format = upTracks[ssrc]?.format, catalog.translation(from: format, to: slotFormat) != nil {
+                if let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
+                    catalog.translation(from: format, to: slotFormat) != nil
+                {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
                 }
             }
-            decodable[user] = Set(streams)
+            // Only a slot that switches at a keyframe asks what else is decodable.
+            if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = Set(streams) }
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
-                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty, pinned: pinned[user])
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,
+                pinned: pinned[user])
         }
         changes.subscribersRecomputed = next.count
         let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
@@ -245,27 +252,38 @@ public final class ForwardingEngine {
         // Every slot is re-pointed, not only those the update names: a publisher's new offer
         // changes its SSRC without changing any assignment.
         for (user, assignment) in next {
-            for slot in subscribers[user]!.rewriters.keys {
+            let subscriber = subscribers[user]!
+            // By the plan's slots: iterating the rewriters while changing one would copy them all.
+            for receiveSlot in subscriber.plan.receiveSlots {
+                let slot = receiveSlot.slot
+                guard let rewriter = subscriber.rewriters.index(forKey: slot) else { continue }
                 let stream = assignment.source(in: slot)
                 let ssrc = stream.flatMap { incomingSSRC(of: $0, for: user) }
-                let rewriter = subscribers[user]!.rewriters[slot]!
-                if (rewriter.pending ?? rewriter.source) != ssrc { changes.slotSwitches += 1 }
+                let (source, pending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
+                if (pending ?? source) != ssrc { changes.slotSwitches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
                 // A simulcast layer no longer forwarded is still its publication's picture.
-                let current = rewriter.source.flatMap { upTracks[$0]?.stream ?? simulcastLayerSSRCs[$0] }
-                let policy: SlotRewriter.SwitchPolicy = slot.kind.needsKeyframe && ssrc != nil
-                    ? .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
-                    : .immediately
+                let policy: SlotRewriter.SwitchPolicy
+                if slot.kind.needsKeyframe, ssrc != nil {
+                    let current = source.flatMap { upTracks.index(forKey: $0).map { upTracks.values[$0].stream } ?? simulcastLayerSSRCs[$0] }
+                    policy = .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
+                } else {
+                    policy = .immediately
+                }
                 var translation: HeaderTranslation?
-                if let ssrc, let format = upTracks[ssrc]?.format, let slotFormat = subscribers[user]!.slotFormats[slot] {
+                if let ssrc, let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
+                    let slotFormat = subscriber.slotFormats[slot]
+                {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
-                if subscribers[user]!.rewriters[slot]!.select(source: ssrc, policy: policy, translation: translation), let stream, let ssrc {
+                if subscriber.rewriters.values[rewriter].select(source: ssrc, policy: policy, translation: translation),
+                    let stream, let ssrc
+                {
                     keyframeSources.insert(KeyframeSource(publisher: stream.publisher, ssrc: ssrc))
                 }
-                let updated = subscribers[user]!.rewriters[slot]!
-                reroute(SlotDestination(subscriber: user, slot: slot), from: [updated.source, updated.pending].compactMap { $0 })
+                let (newSource, newPending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
+                reroute(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
             }
             assignments[user] = assignment
         }
@@ -275,15 +293,16 @@ public final class ForwardingEngine {
             changes.keyframeRequests.append((source.publisher, source.ssrc))
         }
         for user in next.keys.sorted() {
-            let slots = subscribers[user]!.plan.receiveSlots.map {
+            let subscriber = subscribers[user]!
+            let slots = subscriber.plan.receiveSlots.map {
                 SubscriberSlotMap.Slot(mid: $0.mid, kind: $0.slot.kind, publisher: next[user]?.source(in: $0.slot)?.publisher)
             }
             let map = SubscriberSlotMap(slots: slots, unplayable: unplayable[user, default: []])
-            subscribers[user]!.currentMap = map
+            subscriber.currentMap = map
             guard let channel = channels[user] else { continue }
-            if subscribers[user]!.sentMap != map || subscribers[user]!.sentTo != channel {
-                subscribers[user]!.sentMap = map
-                subscribers[user]!.sentTo = channel
+            if subscriber.sentMap != map || subscriber.sentTo != channel {
+                subscriber.sentMap = map
+                subscriber.sentTo = channel
                 changes.slotMaps.append((user, map))
             }
         }

@@ -22,6 +22,9 @@ final class MediaRouter {
         var locationNumbers: [Location: Int] = [:]
         /// The engine's counts already reported as metrics.
         var reported = ForwardingCounters()
+        /// Slot-map frames waiting for `releaseSlotMaps`, in order, while a handover's events
+        /// are being sent (nil: frames go out at once).
+        var heldFrames: [(connection: ClientConnection, frame: ByteBuffer)]?
 
         func number(of location: Location) -> Int {
             if let known = locationNumbers[location] { return known }
@@ -71,8 +74,13 @@ final class MediaRouter {
     }
 
     /// The session's latest "who may receive what" for the users whose eligibility changed.
-    func update(_ id: StoredSessionID, _ handover: MediaHandover) {
+    /// `holdingSlotMaps`: forwarding (and any keyframe request) changes now, but the slot maps
+    /// wait for `releaseSlotMaps`, which the session asks for once the events that explain
+    /// them are queued on the users' connections; every slot map of the session waits with
+    /// them, so a later one never overtakes an older one.
+    func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
         guard let session = sessions[id] else { return }
+        if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
         var routing = RoutingHandover()
         for (user, entry) in handover.users {
             session.connections[user] = entry.connection
@@ -82,6 +90,24 @@ final class MediaRouter {
         }
         session.engine.handle(routing, now: MediaClock.now())
         perform(session, id)
+    }
+
+    /// Sends the slot maps held since `update(_:_:holdingSlotMaps:)`, in order, one trip per
+    /// connection loop.
+    func releaseSlotMaps(_ id: StoredSessionID) {
+        guard let session = sessions[id], let held = session.heldFrames else { return }
+        session.heldFrames = nil
+        var batches: [(connection: ClientConnection, frames: [ByteBuffer])] = []
+        var index: [ObjectIdentifier: Int] = [:]
+        for (connection, frame) in held {
+            if let at = index[ObjectIdentifier(connection)] {
+                batches[at].frames.append(frame)
+            } else {
+                index[ObjectIdentifier(connection)] = batches.count
+                batches.append((connection, [frame]))
+            }
+        }
+        _ = ClientConnection.send(batches)
     }
 
     // MARK: - Packets
@@ -139,8 +165,13 @@ final class MediaRouter {
                 guard let connection = session.connections[user] else { return }
                 let slots = map.slots.map { slot in MediaSlot(mid: slot.mid, kind: slot.kind.rawValue, user: slot.publisher.map { UserID($0) }) }
                 let unplayable = map.unplayable.map { UnplayableMedia(user: UserID($0.publisher), kind: $0.kind.rawValue, reason: .codec) }
-                let frame = ServerFrame.mediaSlots(slots, unplayable: unplayable, activeSpeakers: speakers.map { $0.map { UserID($0) } })
-                _ = connection.send(SessionActor.encode(frame, with: .caucus))
+                let frame = SessionActor.encode(
+                    ServerFrame.mediaSlots(slots, unplayable: unplayable, activeSpeakers: speakers.map { $0.map { UserID($0) } }), with: .caucus)
+                if session.heldFrames != nil {
+                    session.heldFrames!.append((connection, frame))
+                } else {
+                    _ = connection.send(frame)
+                }
             }
         }
         let counters = session.engine.counters

@@ -213,6 +213,26 @@ final class MediaTransport: Sendable {
         }
     }
 
+    /// The two halves of `route` around the delivery of the events that explain a handover:
+    /// `switchRouting` before the events are queued (the media loop recomputes the users named
+    /// and forwards their new sources at once, holding their slot maps), `releaseSlotMaps`
+    /// after. The loop runs them in order, and the second queues the slot maps on each
+    /// connection's loop behind the events, so a slot map still never precedes its events;
+    /// only the media itself no longer waits behind the events' writes (a breakout's start
+    /// writes one large `statusChanged` to every connection).
+    func switchRouting(_ session: StoredSessionID, _ handover: MediaHandover) {
+        shard(of: session).execute { handler in
+            handler.router.update(session, handover, holdingSlotMaps: true)
+            handler.send([])
+        }
+    }
+
+    func releaseSlotMaps(_ session: StoredSessionID) {
+        shard(of: session).execute { handler in
+            handler.router.releaseSlotMaps(session)
+        }
+    }
+
     /// Closes every peer of an ended session.
     func dropSession(_ session: StoredSessionID) {
         shard(of: session).execute { handler in

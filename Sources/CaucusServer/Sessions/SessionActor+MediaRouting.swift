@@ -10,6 +10,9 @@ struct MediaRoutingState {
     /// Routing waiting for the events that explain it: each handover goes to the media loop
     /// once every event through `through` has been delivered, never before.
     var held: [(through: Int, handover: MediaHandover)] = []
+    /// How many of `held`'s first handovers the media loop has switched to already, their
+    /// slot maps waiting for `releaseRouting`.
+    var switched = 0
 }
 
 /// Routing is an output of the session, ordered after the events that explain it: a batch of
@@ -41,11 +44,25 @@ extension SessionActor {
         releaseRouting()
     }
 
-    /// Hands over the routing whose events are all delivered, in order. Roster news held for a
-    /// user with media (a publisher reconnecting, say) goes out first: its slot map may follow
-    /// from it.
+    /// Lets the media loop switch forwarding to the routing whose events are now durable,
+    /// before those events are queued for sending (a breakout's start writes a large event to
+    /// every connection, and the media would wait behind those writes); their slot maps wait
+    /// for `releaseRouting`, which runs once the events are queued.
+    func switchDurableRouting() {
+        let durable = pipeline.durableSeq
+        for entry in mediaRouting.held.dropFirst(mediaRouting.switched) {
+            guard entry.through <= durable else { break }
+            environment.media.switchRouting(id, entry.handover)
+            mediaRouting.switched += 1
+        }
+    }
+
+    /// Hands over the routing whose events are all delivered, in order, and sends the slot
+    /// maps of what was switched already. Roster news held for a user with media (a publisher
+    /// reconnecting, say) goes out first: its slot map may follow from it.
     func releaseRouting() {
         let delivered = pipeline.durableSeq
+        var released = false
         while let first = mediaRouting.held.first, first.through <= delivered {
             mediaRouting.held.removeFirst()
             for user in first.handover.users.keys {
@@ -53,8 +70,14 @@ extension SessionActor {
                 guard mediaRouting.offered.contains(id), let connection = pipeline.connections[id] else { continue }
                 perform(pipeline.flushHeldRoster(of: connection))
             }
-            environment.media.route(id, first.handover)
+            if mediaRouting.switched > 0 {
+                mediaRouting.switched -= 1
+                released = true
+            } else {
+                environment.media.route(id, first.handover)
+            }
         }
+        if released { environment.media.releaseSlotMaps(id) }
     }
 
     /// Who may receive what now, for the users `impact` reaches: one pass per receiving location

@@ -263,9 +263,16 @@ actor SessionActor {
         let started = clock.now
         // Performed at once, with no suspension after the pipeline's step: another input
         // running in between (a snapshot, a shutdown) would see the batch durable but not sent.
+        // Forwarding switches to the routing the batch explains first, its slot maps after the
+        // events (`switchDurableRouting`).
+        if failure == nil { switchDurableRouting() }
         perform(actions)
-        // The batch's events are on their way: the routing they explain follows them.
-        if failure == nil { releaseRouting() } else { mediaRouting.held.removeAll() }
+        if failure == nil {
+            releaseRouting()
+        } else {
+            mediaRouting.held.removeAll()
+            mediaRouting.switched = 0
+        }
         environment.metrics.fanOut.recordInterval(clock.now - started)
         if actions.contains(where: { if case .sessionClosed = $0 { true } else { false } }) {
             await environment.sessionClosed(id)

@@ -57,6 +57,17 @@ final class LeanClient: Sendable {
         channel.writeAndFlush(frame, promise: nil)
     }
 
+    /// Sends one text frame as `send(_:)` does, and hands `sent` the time its write begins on
+    /// the connection's loop: when the bytes leave this process, however busy the loop was.
+    func send(_ text: String, sent: @escaping @Sendable (NIODeadline) -> Void) {
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+        let channel = self.channel
+        channel.eventLoop.execute {
+            sent(.now())
+            channel.writeAndFlush(frame, promise: nil)
+        }
+    }
+
     /// Drops the connection without a close handshake, as a network failure would.
     func drop() { channel.close(mode: .all, promise: nil) }
 

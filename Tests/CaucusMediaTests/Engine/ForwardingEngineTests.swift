@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+import CaucusMediaTestSupport
 
 /// The routing computation on the media loop, driven directly: offers → slot plans, the
 /// session's "who may receive what" → assignments → the routing table and rewritten packets.
@@ -69,17 +70,7 @@ import Testing
 
     /// The plan of any offer, its own SSRCs drawn from `firstSSRC` on.
     static func plan(of offer: SessionDescription, firstSSRC: UInt32) -> MediaSlotPlan {
-        var next = firstSSRC
-        var plan = MediaSlotPlan(offer: offer) {
-            next += 1
-            return next
-        }
-        let options = SDPAnswerOptions(
-            iceUfrag: "srvr", icePwd: "0123456789abcdefghijkl",
-            fingerprint: SDPFingerprint(algorithm: "sha-256", digest: [UInt8](repeating: 1, count: 32)),
-            candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40000), sessionID: 1)
-        plan.accept(try! SDPAnswer(answering: offer, options: options).media)
-        return plan
+        MediaSlotPlan.answered(offer, firstSSRC: firstSSRC)
     }
 
     static func rtp(ssrc: UInt32, sequenceNumber: UInt16) -> [UInt8] {

@@ -53,6 +53,53 @@ import Testing
         await server.stop()
     }
 
+    /// A breakout's start moves everyone at once: the media loop switches forwarding before the
+    /// `statusChanged` event is even queued, and holds the slot maps until it is. Eight users
+    /// with one audio slot each; user 0 (Red) and user 7 (Blue) publish. In the main session
+    /// user 0 hears 7 and everyone else hears 0; after the start users 4–6 hear 7, users 0 and 7
+    /// hear nobody, users 1–3 still hear 0. Every one of the five whose slot changes has the
+    /// started status before the slot map that changes it.
+    @Test func aStartsSlotMapsFollowTheStatusThatExplainsThem() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        var users: [TestClient] = []
+        for index in 0..<8 {
+            let user = try await server.joined("User \(index)")
+            try await user.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xA0 + UInt32(index))])
+            users.append(user)
+        }
+        var ids: [Int] = []
+        for user in users { ids.append(try #require(await user.user)) }
+        try await users[0].request("publish", ["media": ["audio"]])
+        try await users[7].request("publish", ["media": ["audio"]])
+        for (index, user) in users.enumerated() {
+            let expected = index == 0 ? ids[7] : ids[0]
+            try await within("user \(index) hearing \(expected) in the main session") {
+                if let kept = await user.keptEvents().last(where: { Self.slots(in: $0) != nil }),
+                    Self.slots(in: kept)?.first?["user"] as? Int == expected
+                {
+                    return
+                }
+                _ = try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == expected }, on: user)
+            }
+        }
+        try await ada.request("addToPreList", ["names": ["Red", "Blue"]])
+        try await ada.request("preAssign", ["users": Array(ids[0..<4]), "name": "Red"])
+        try await ada.request("preAssign", ["users": Array(ids[4..<8]), "name": "Blue"])
+        try await ada.request("commit")
+        try await ada.request("start")
+
+        for (index, user) in users.enumerated() where [0, 4, 5, 6, 7].contains(index) {
+            let after: Int? = (4...6).contains(index) ? ids[7] : nil
+            let typesBefore = try await within("user \(index)'s slot after the start") {
+                try await Self.events(before: { frame in Self.slots(in: frame).map { ($0.first?["user"] as? Int) == after } ?? false }, on: user)
+            }
+            let started = typesBefore.contains("statusChanged")
+            #expect(started, "user \(index)'s slot map came before the start that explains it: \(typesBefore)")
+        }
+        await server.stop()
+    }
+
     /// Roster news is held for a while (the roster window) and sent in one write; when a held
     /// event explains a slot map (a publisher whose connection dropped is reconnecting), it goes
     /// out before the map instead.

@@ -116,6 +116,20 @@ struct MediaBench: AsyncParsableCommand {
             try await host.request("preAssign", #""users":[\#(members.joined(separator: ","))],"name":\#(names[room])"#)
         }
         try await host.request("commit")
+        try await quiet(after: host, participants: participants)
+    }
+
+    /// Waits until every user has the host's events so far (the plan's: each `preAssign` and
+    /// the commit reach all thousand users), so the start is timed on its own, as a teacher's
+    /// would be, not behind the delivery of the plan made just before it.
+    private func quiet(after host: BenchUser, participants: [BenchUser]) async throws {
+        let target = host.lastSeq
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while participants.contains(where: { $0.lastSeq < target }) {
+            guard clock.now < deadline else { throw BenchError("the users did not receive the committed plan within 30 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     private func describe(_ shape: MediaBenchShape) -> String {

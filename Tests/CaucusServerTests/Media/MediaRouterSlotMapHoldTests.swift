@@ -1,0 +1,71 @@
+import CaucusCore
+import CaucusMedia
+import CaucusMediaTestSupport
+import CaucusStore
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import CaucusServer
+
+/// The media loop's half of a handover's two steps (`MediaTransport.switchRouting`, then
+/// `releaseSlotMaps` once the events are queued): forwarding changes at once, the slot maps
+/// wait for the release, and every slot map the session makes meanwhile waits behind them.
+@Suite struct MediaRouterSlotMapHoldTests {
+    let session = StoredSessionID(rawValue: 1)
+    let metrics = MediaMetrics()
+
+    /// The plan `caucus serve` makes of the test offer: one audio slot, publishing `ssrc`.
+    static func plan(publishing ssrc: UInt32) throws -> MediaSlotPlan {
+        MediaSlotPlan.answered(try SessionDescription(parsing: MediaRoutingOrderTests.offer(ssrc: ssrc)), firstSSRC: ssrc * 100)
+    }
+
+    /// Who fills each slot map frame written to `channel` so far, in order.
+    static func slotMaps(on channel: EmbeddedChannel) throws -> [Int?] {
+        channel.embeddedEventLoop.run()
+        var maps: [Int?] = []
+        while let frame = try channel.readOutbound(as: ByteBuffer.self) {
+            // The frame is the WebSocket frame's payload after its 2- or 4-byte header.
+            let text = String(buffer: frame)
+            guard let start = text.firstIndex(of: "{"), let data = text[start...].data(using: .utf8),
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let slots = (object["media"] as? [String: Any])?["slots"] as? [[String: Any]]
+            else { continue }
+            maps.append(slots.first?["user"] as? Int)
+        }
+        return maps
+    }
+
+    /// A router whose session has Bo (user 1, listening on `channel`'s connection) and two
+    /// publishers, Cy (2) and Di (3).
+    func router() throws -> MediaRouter {
+        let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics)
+        for (user, ssrc) in [(1, UInt32(0xB0)), (2, 0xC0), (3, 0xD0)] {
+            router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc))
+        }
+        return router
+    }
+
+    func hearing(_ publisher: Int, on connection: ClientConnection) -> MediaHandover {
+        var handover = MediaHandover()
+        handover.users[1] = MediaHandover.Entry(
+            eligible: [PublishedStream(publisher: publisher, kind: .audio)], location: .main, connection: connection)
+        return handover
+    }
+
+    @Test func aHeldSlotMapWaitsForTheReleaseAndALaterOneWaitsBehindIt() throws {
+        let channel = EmbeddedChannel()
+        let connection = ClientConnection(queueLimit: 100, channel: channel)
+        let router = try router()
+        router.update(session, hearing(2, on: connection), holdingSlotMaps: true)
+        #expect(try Self.slotMaps(on: channel).isEmpty, "the slot map went out before its events were queued")
+        // A change decided meanwhile (sent at once when nothing is held) waits behind it.
+        router.update(session, hearing(3, on: connection))
+        #expect(try Self.slotMaps(on: channel).isEmpty, "a later slot map overtook the held one")
+        router.releaseSlotMaps(session)
+        #expect(try Self.slotMaps(on: channel) == [2, 3])
+        // Once released, slot maps go out at once again.
+        router.update(session, hearing(2, on: connection))
+        #expect(try Self.slotMaps(on: channel) == [2])
+    }
+}
