@@ -47,10 +47,10 @@ public struct ServerConfiguration: Sendable {
     public var mediaBindAddress: String?
     /// Datagram channels serving the media port, one per event loop (`SO_REUSEPORT`); a
     /// session's peers live on one of them. By default one: the kernel spreads a port's
-    /// datagrams over its sockets by address, not by session, so with more, most of a session's
-    /// datagrams reach a loop that must hand them to its own (one session forwarded a packet for
-    /// about a sixth less CPU on one loop than on two, `docs/benchmarks.md`). More pay only on a
-    /// server whose many sessions need more than one core for media.
+    /// datagrams over its sockets by address, not by session, so with n loops about (n − 1)/n of
+    /// a session's datagrams reach a loop that must hand them to its own (one session forwarded a
+    /// packet for about 13 % less CPU on one loop than on two, `docs/benchmarks.md`). More pay
+    /// only on a server whose many sessions need more than one core for media.
     public var mediaLoops: Int
     /// ICE over TCP (RFC 6544) for peers without UDP: the passive TCP candidate's port. 0, the
     /// default: the UDP media port's number (or a free port when that one is taken); nil: no
