@@ -38,7 +38,7 @@ struct Serve: AsyncParsableCommand {
     var mediaAddress: String?
     @Option(help: "Local IP address the media socket binds when it differs from the announced one (behind NAT).")
     var mediaBindAddress: String?
-    @Option(help: "Datagram channels serving the media port, one per event loop (default: one per core).")
+    @Option(help: "Datagram channels serving the media port, one per event loop, up to one per core (default: 1; more only for many sessions needing more than a core for media: a session's datagrams reaching another loop's socket are handed over).")
     var mediaLoops: Int?
     @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
     var mediaTCPPort: String?

@@ -35,7 +35,7 @@ public struct ICELiteAgent: Sendable {
 
     public private(set) var state: State = .checking
     /// When each source address last passed a check: only these may send media.
-    private var lastValidCheck: [TransportAddress: Duration] = [:]
+    private(set) var lastValidCheck: [TransportAddress: Duration] = [:]
     /// The transaction IDs of accepted checks, with where each came from; oldest first in
     /// `transactionOrder`. A full agent's checks use a fresh ID each (RFC 8489 §6), and at one
     /// check per pair every 2.5 s or so, 1,024 cover far more than the consent window.
@@ -129,8 +129,13 @@ public struct ICELiteAgent: Sendable {
 
     /// Whether media from `source` is to be accepted: it passed a check and still has consent.
     public func hasConsent(from source: TransportAddress, at now: Duration) -> Bool {
-        guard let last = lastValidCheck[source] else { return false }
-        return now - last < consentTimeout
+        Self.hasConsent(lastValidCheck: lastValidCheck[source], at: now, timeout: consentTimeout)
+    }
+
+    /// The rule itself, for a caller that reads the last check in place (`MediaPeer`).
+    static func hasConsent(lastValidCheck last: Duration?, at now: Duration, timeout: Duration) -> Bool {
+        guard let last else { return false }
+        return now - last < timeout
     }
 
     /// Call on a timer: ends the session when the selected address's consent has lapsed,

@@ -196,7 +196,7 @@ public final class MediaPeer {
             counters.mediaBeforeKeys += 1
             return
         }
-        if ice.hasConsent(from: source, at: now) {
+        if consents(source, at: now) {
             if let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
             return
         }
@@ -218,6 +218,13 @@ public final class MediaPeer {
             counters.pathMovesByMedia += 1
         }
         output.events.append(event)
+    }
+
+    /// `ice.hasConsent(from:at:)` on the packet path, reading only the one field it needs:
+    /// the method, called on the stored agent, copied the whole agent (its strings and
+    /// dictionaries retained and released) for every packet. The agent's timeout is this peer's.
+    private func consents(_ source: TransportAddress, at now: Duration) -> Bool {
+        ICELiteAgent.hasConsent(lastValidCheck: ice.lastValidCheck[source], at: now, timeout: consentTimeout)
     }
 
     // MARK: - DTLS and state

@@ -66,12 +66,14 @@ public final class SRTPContext {
     public func protect(rtp buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard length >= 0, buffer.count >= length + rtp.tagLength else { throw .bufferTooSmall }
         let header = try SRTPHeaderView(UnsafeRawBufferPointer(rebasing: buffer[..<length]), trailerLength: 0)
-        var counter = outboundRTP[header.ssrc] ?? SRTPRolloverCounter(first: header.sequence)
+        // One lookup per packet: the stream's counter is read and updated by its index.
+        let known = outboundRTP.index(forKey: header.ssrc)
+        var counter = known.map { outboundRTP.values[$0] } ?? SRTPRolloverCounter(first: header.sequence)
         let index = counter.estimate(header.sequence)
         let protected = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(length + rtp.tagLength)])
         try Self.sealRTP(rtp, protected, header: header, index: index, plaintextLength: length)
         counter.accept(index)
-        outboundRTP[header.ssrc] = counter
+        if let known { outboundRTP.values[known] = counter } else { outboundRTP[header.ssrc] = counter }
         return protected.count
     }
 
@@ -79,7 +81,8 @@ public final class SRTPContext {
     /// of the RTP packet now at its start. On failure the bytes are unspecified.
     public func unprotect(srtp buffer: UnsafeMutableRawBufferPointer) throws(SRTPError) -> Int {
         let header = try SRTPHeaderView(UnsafeRawBufferPointer(buffer), trailerLength: rtp.tagLength)
-        let known = inboundRTP[header.ssrc]
+        let position = inboundRTP.index(forKey: header.ssrc)
+        let known = position.map { inboundRTP.values[$0] }
         let index = known?.counter.estimate(header.sequence) ?? UInt64(header.sequence)
         if let error = known?.window.check(index) { throw error }
         let plaintextLength = try Self.openRTP(rtp, buffer, header: header, index: index)
@@ -87,7 +90,7 @@ public final class SRTPContext {
             known ?? InboundRTPStream(counter: SRTPRolloverCounter(first: header.sequence), window: .init(first: index))
         stream.counter.accept(index)
         stream.window.accept(index)
-        inboundRTP[header.ssrc] = stream
+        if let position { inboundRTP.values[position] = stream } else { inboundRTP[header.ssrc] = stream }
         return plaintextLength
     }
 

@@ -46,7 +46,11 @@ public struct ServerConfiguration: Sendable {
     /// local address the public one forwards to). Never a wildcard: see `MediaTransport`.
     public var mediaBindAddress: String?
     /// Datagram channels serving the media port, one per event loop (`SO_REUSEPORT`); a
-    /// session's peers live on one of them. By default one per core.
+    /// session's peers live on one of them. By default one: the kernel spreads a port's
+    /// datagrams over its sockets by address, not by session, so with n loops about (n − 1)/n of
+    /// a session's datagrams reach a loop that must hand them to its own (one session forwarded a
+    /// packet for about 13 % less CPU on one loop than on two, `docs/benchmarks.md`). More pay
+    /// only on a server whose many sessions need more than one core for media.
     public var mediaLoops: Int
     /// ICE over TCP (RFC 6544) for peers without UDP: the passive TCP candidate's port. 0, the
     /// default: the UDP media port's number (or a free port when that one is taken); nil: no
@@ -65,7 +69,7 @@ public struct ServerConfiguration: Sendable {
         maxFrameBytes: Int = 64 * 1024, outboundQueueLimit: Int = 1024, replayWindow: Int = 10_000,
         keepAliveInterval: Duration = .seconds(30), syncPolicy: SyncPolicy = .messages,
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
-        mediaBindAddress: String? = nil, mediaLoops: Int = System.coreCount, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
+        mediaBindAddress: String? = nil, mediaLoops: Int = 1, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
         storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil,
         joinDeadline: Duration = .seconds(10), maxWaitingPerAddress: Int = 100
     ) {

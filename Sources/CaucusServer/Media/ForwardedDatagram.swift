@@ -1,10 +1,11 @@
 import CaucusMedia
 import NIOCore
 
-/// A protected datagram ready for the socket: its bytes, and where it goes as the media side
-/// and as NIO name it.
+/// A protected datagram waiting in the router's outbox: where its bytes lie in the outbox's
+/// one buffer, and where it goes as the media side and as NIO name it.
 struct ForwardedDatagram {
-    let buffer: ByteBuffer
+    let offset: Int
+    let length: Int
     let destination: TransportAddress
     let socketAddress: SocketAddress
 }

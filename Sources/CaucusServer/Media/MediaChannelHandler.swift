@@ -77,8 +77,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
         if let replies = table.receive(scratch, from: source, now: MediaClock.now()) {
+            // What the router forwards waits for the end of the batch (`channelReadComplete`).
             write(replies, context: context)
-            writeOutbox(context: context)
         } else {
             pass(scratch, from: source, origin: shard, hopsLeft: shards.count - 1)
         }
@@ -113,9 +113,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
             handedOver += 1
             metrics.datagramsHandedOver.increment()
             write(replies, context: context)
-            writeOutbox(context: context)
             lessons[datagram.origin, default: []].append((datagram.source, shard))
         }
+        writeOutbox(context: context)
         flushIfNeeded(context: context)
         handOver()
     }
@@ -192,6 +192,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        writeOutbox(context: context)
         flushIfNeeded(context: context)
         handOver()
         context.fireChannelReadComplete()
@@ -223,14 +224,14 @@ final class MediaChannelHandler: ChannelInboundHandler {
         pendingFlush = true
     }
 
-    /// What the router produced (forwarded RTP in buffers of its own, RTCP), written as is.
+    /// What the router produced (forwarded RTP, RTCP: slices of its one buffer), written as is.
     private func writeOutbox(context: ChannelHandlerContext) {
-        router.takeOutbox { datagram in
+        router.takeOutbox { datagram, bytes in
             if !tcpConnections.isEmpty, let connection = tcpConnections[datagram.destination] {
-                connection.write(datagram.buffer)
+                connection.write(bytes)
                 return
             }
-            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.socketAddress, data: datagram.buffer)), promise: nil)
+            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.socketAddress, data: bytes)), promise: nil)
             pendingFlush = true
         }
     }

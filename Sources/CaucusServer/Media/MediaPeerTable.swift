@@ -65,7 +65,6 @@ final class MediaPeerTable {
     /// Peers that closed on their own, kept for `stats` until replaced or dropped.
     private var closed: [MediaPeerKey: Stats] = [:]
     private let metrics: MediaMetrics
-    private let allocator = ByteBufferAllocator()
     /// Datagrams no peer claimed.
     private(set) var unclaimed = 0
 
@@ -154,21 +153,24 @@ final class MediaPeerTable {
 
     /// A forwarded packet for `key`'s peer: `packet` with `header`'s fields and renumbered by
     /// `translation` (with the subscriber's transport-wide number where it has one), and wrapped
-    /// for the RTX stream `retransmittedAs` names if any, protected,
-    /// in one buffer written once (no intermediate copies); nil when the peer is not connected or
-    /// the translation finds nothing it can decode (malformed RED).
+    /// for the RTX stream `retransmittedAs` names if any, protected, written once at the end of
+    /// `outbox` (no intermediate copies, no buffer of its own); nil, and `outbox` as it was, when
+    /// the peer is not connected or the translation finds nothing it can decode (malformed RED).
     func protect(
         rtp packet: [UInt8], rewrittenAs header: RewrittenHeader, translation: HeaderTranslation,
-        retransmittedAs rtx: RTXEncapsulation? = nil, transportSequence: UInt16? = nil, for key: MediaPeerKey
+        retransmittedAs rtx: RTXEncapsulation? = nil, transportSequence: UInt16? = nil, for key: MediaPeerKey,
+        into outbox: inout ByteBuffer
     ) -> ForwardedDatagram? {
         guard let entry = byKey[key], let tagLength = entry.peer.profile?.tagLength else { return nil }
         let peer = entry.peer
         // Room for the tag, and for the OSN an RTX packet adds.
-        let spare = tagLength + (rtx == nil ? 0 : 2)
-        var buffer = allocator.buffer(capacity: packet.count + spare)
-        buffer.writeBytes(packet)
-        buffer.writeRepeatingByte(0, count: spare)
-        let protected = buffer.withUnsafeMutableReadableBytes { bytes -> (length: Int, destination: TransportAddress)? in
+        let room = packet.count + tagLength + (rtx == nil ? 0 : 2)
+        let offset = outbox.writerIndex
+        outbox.reserveCapacity(minimumWritableBytes: room)
+        let protected = outbox.withUnsafeMutableWritableBytes { writable -> (length: Int, destination: TransportAddress)? in
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: writable[..<room])
+            packet.withUnsafeBytes { bytes.copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: bytes[packet.count...]).initializeMemory(as: UInt8.self, repeating: 0)
             header.write(into: bytes)
             guard var length = translation.apply(to: bytes, length: packet.count, transportSequence: transportSequence) else { return nil }
             if let rtx {
@@ -178,8 +180,8 @@ final class MediaPeerTable {
             return peer.protect(rtp: bytes, length: length)
         }
         guard let (length, destination) = protected else { return nil }
-        buffer.moveWriterIndex(to: buffer.readerIndex + length)
-        return ForwardedDatagram(buffer: buffer, destination: destination, socketAddress: entry.socketAddress(of: destination))
+        outbox.moveWriterIndex(forwardBy: length)
+        return ForwardedDatagram(offset: offset, length: length, destination: destination, socketAddress: entry.socketAddress(of: destination))
     }
 
     /// Protects RTCP for `key`'s peer (the router's keyframe requests); nil when it is not connected.

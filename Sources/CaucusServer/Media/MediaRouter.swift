@@ -40,16 +40,27 @@ final class MediaRouter {
     private var sessions: [StoredSessionID: Session] = [:]
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [ForwardedDatagram] = []
+    /// The outbox's bytes, back to back: one buffer (one allocation) for what a read batch
+    /// sends, rather than one per datagram. The handler writes slices of it.
+    private var outboxBytes = ByteBufferAllocator().buffer(capacity: MediaRouter.outboxCapacity)
+    static let outboxCapacity = 16_384
 
     init(table: MediaPeerTable, metrics: MediaMetrics) {
         self.table = table
         self.metrics = metrics
     }
 
-    /// Hands each waiting datagram to `write` and empties the outbox, keeping its storage.
-    func takeOutbox(_ write: (ForwardedDatagram) -> Void) {
-        for datagram in outbox { write(datagram) }
+    /// Hands each waiting datagram to `write`, with its bytes (a slice of the outbox's buffer),
+    /// and empties the outbox, keeping the list's storage.
+    func takeOutbox(_ write: (ForwardedDatagram, ByteBuffer) -> Void) {
+        for datagram in outbox {
+            guard let bytes = outboxBytes.getSlice(at: datagram.offset, length: datagram.length) else { continue }
+            write(datagram, bytes)
+        }
         outbox.removeAll(keepingCapacity: true)
+        // The slices hold the bytes until the socket has sent them: what comes next goes to
+        // fresh storage (`clear` allocates it while they are shared, and reuses it once not).
+        outboxBytes.clear()
     }
 
     // MARK: - Peers and sessions
@@ -140,13 +151,13 @@ final class MediaRouter {
                 guard
                     let datagram = table.protect(
                         rtp: copy.packet, rewrittenAs: copy.header, translation: copy.translation, retransmittedAs: copy.retransmittedAs,
-                        transportSequence: copy.transportSequence, for: to)
+                        transportSequence: copy.transportSequence, for: to, into: &outboxBytes)
                 else { return }
                 outbox.append(datagram)
                 switch purpose {
                 case .forward:
                     metrics.rtpForwarded.increment()
-                    metrics.bytesForwarded.increment(by: datagram.buffer.readableBytes)
+                    metrics.bytesForwarded.increment(by: datagram.length)
                 case .repair: metrics.retransmissions.increment()
                 case .probe: metrics.probePackets.increment()
                 }
@@ -157,8 +168,10 @@ final class MediaRouter {
                 case .report: break
                 }
                 if let datagram = table.protect(rtcp: packet, for: MediaPeerKey(session: id, user: UserID(user))) {
+                    let offset = outboxBytes.writerIndex
+                    outboxBytes.writeBytes(datagram.bytes)
                     outbox.append(ForwardedDatagram(
-                        buffer: ByteBuffer(bytes: datagram.bytes), destination: datagram.destination,
+                        offset: offset, length: datagram.bytes.count, destination: datagram.destination,
                         socketAddress: datagram.destination.socketAddress))
                 }
             case .slotMap(let user, let map, let speakers):
