@@ -216,7 +216,8 @@ public final class ForwardingEngine {
         var changes = Changes(recomputed: 1)
         var next: [Int: SlotAssignment] = [:]
         var unplayable: [Int: [PublishedStream]] = [:]
-        var decodable: [Int: Set<PublishedStream>] = [:]
+        // Per user with a video slot, what it may decode: searched once per switching slot.
+        var decodable: [Int: [PublishedStream]] = [:]
         // Up-tracks are read in place by index: a dictionary's getter copies the whole value,
         // and a thousand users' recomputation (a breakout's start) pauses forwarding on the
         // loop while it runs.
@@ -237,7 +238,7 @@ public final class ForwardingEngine {
                 }
             }
             // Only a slot that switches at a keyframe asks what else is decodable.
-            if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = Set(streams) }
+            if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = streams }
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
             next[user] = SlotAssignment.assign(
                 eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,

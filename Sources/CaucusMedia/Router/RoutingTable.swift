@@ -55,7 +55,7 @@ public struct RoutingTable: Sendable {
     /// Routes `ssrc` to `destination` too (kept in order; once however often it is added).
     public mutating func add(_ destination: SlotDestination, for ssrc: UInt32) {
         var list = destinationsBySSRC.removeValue(forKey: ssrc) ?? []
-        let index = list.firstIndex { ($0.subscriber, $0.slot) >= (destination.subscriber, destination.slot) } ?? list.endIndex
+        let index = Self.position(of: destination, in: list)
         if index == list.endIndex || list[index] != destination { list.insert(destination, at: index) }
         destinationsBySSRC[ssrc] = list
     }
@@ -63,8 +63,25 @@ public struct RoutingTable: Sendable {
     /// Stops routing `ssrc` to `destination`.
     public mutating func remove(_ destination: SlotDestination, for ssrc: UInt32) {
         guard var list = destinationsBySSRC.removeValue(forKey: ssrc) else { return }
-        list.removeAll { $0 == destination }
+        let index = Self.position(of: destination, in: list)
+        if index < list.endIndex, list[index] == destination { list.remove(at: index) }
         if !list.isEmpty { destinationsBySSRC[ssrc] = list }
+    }
+
+    /// Where `destination` is or would go in a sorted list, by binary search: a speaker in a
+    /// main session of a thousand fills a thousand slots, and a breakout's start takes each
+    /// of them out of its list.
+    private static func position(of destination: SlotDestination, in list: [SlotDestination]) -> Int {
+        var (low, high) = (0, list.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if (list[middle].subscriber, list[middle].slot) < (destination.subscriber, destination.slot) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
     }
 
     /// Every incoming SSRC that goes somewhere.

@@ -46,24 +46,38 @@ public struct SlotAssignment: Hashable, Sendable {
         for kind in StreamKind.allCases {
             let count = layout.count(of: kind)
             guard count > 0 else { continue }
-            var seen = Set<PublishedStream>()
-            let candidates = eligible.filter { $0.kind == kind && seen.insert($0).inserted }
-            let chosen = ranked(candidates, kind).prefix(count)
-            let chosenSet = Set(chosen)
+            let candidates = unique(eligible.filter { $0.kind == kind })
+            // A subscriber has a few slots: the chosen and the placed are searched, not hashed
+            // (a thousand users' start assigns them all at once, on the forwarding loop).
+            let chosen = Array(ranked(candidates, kind).prefix(count))
             var free: [Int] = []
+            var placed: [PublishedStream] = []
             for index in 0..<count {
                 let slot = SlotID(kind: kind, index: index)
-                if let kept = previous.sources[slot], chosenSet.contains(kept) {
+                if let kept = previous.sources[slot], chosen.contains(kept) {
                     result.sources[slot] = kept
+                    placed.append(kept)
                 } else {
                     free.append(index)
                 }
             }
-            let placed = Set(result.sources.values)
             for (stream, index) in zip(chosen.filter { !placed.contains($0) }, free) {
                 result.sources[SlotID(kind: kind, index: index)] = stream
             }
         }
         return result
+    }
+
+    /// `streams` without repeats, first occurrence kept: searched when short (a room), hashed
+    /// when long (a large main session).
+    private static func unique(_ streams: [PublishedStream]) -> [PublishedStream] {
+        if streams.count <= 64 {
+            var kept: [PublishedStream] = []
+            kept.reserveCapacity(streams.count)
+            for stream in streams where !kept.contains(stream) { kept.append(stream) }
+            return kept
+        }
+        var seen = Set<PublishedStream>()
+        return streams.filter { seen.insert($0).inserted }
     }
 }
