@@ -218,9 +218,6 @@ public final class ForwardingEngine {
         var unplayable: [Int: [PublishedStream]] = [:]
         // Per user with a video slot, what it may decode: searched once per switching slot.
         var decodable: [Int: [PublishedStream]] = [:]
-        // Up-tracks are read in place by index: a dictionary's getter copies the whole value,
-        // and a thousand users' recomputation (a breakout's start) pauses forwarding on the
-        // loop while it runs.
         for user in users {
             guard let subscriber = subscribers[user] else { continue }
             var streams: [PublishedStream] = []
@@ -229,9 +226,7 @@ public final class ForwardingEngine {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
-                    catalog.translation(from: format, to: slotFormat) != nil
-                {
+                if let format = upTracks[ssrc]?.format, catalog.translation(from: format, to: slotFormat) != nil {
                     streams.append(stream)
                 } else {
                     unplayable[user, default: []].append(stream)
@@ -267,15 +262,13 @@ public final class ForwardingEngine {
                 // A simulcast layer no longer forwarded is still its publication's picture.
                 let policy: SlotRewriter.SwitchPolicy
                 if slot.kind.needsKeyframe, ssrc != nil {
-                    let current = source.flatMap { upTracks.index(forKey: $0).map { upTracks.values[$0].stream } ?? simulcastLayerSSRCs[$0] }
+                    let current = source.flatMap { upTracks[$0]?.stream ?? simulcastLayerSSRCs[$0] }
                     policy = .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                 } else {
                     policy = .immediately
                 }
                 var translation: HeaderTranslation?
-                if let ssrc, let track = upTracks.index(forKey: ssrc), let format = upTracks.values[track].format,
-                    let slotFormat = subscriber.slotFormats[slot]
-                {
+                if let ssrc, let format = upTracks[ssrc]?.format, let slotFormat = subscriber.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
                 if subscriber.rewriters.values[rewriter].select(source: ssrc, policy: policy, translation: translation),
