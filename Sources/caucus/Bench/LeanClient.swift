@@ -53,12 +53,11 @@ final class LeanClient: Sendable {
 
     /// Sends one text frame (masked, as clients must).
     func send(_ text: String) {
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
-        channel.writeAndFlush(frame, promise: nil)
+        send(text, sent: { _ in })
     }
 
-    /// Sends one text frame as `send(_:)` does, and hands `sent` the time its write begins on
-    /// the connection's loop: when the bytes leave this process, however busy the loop was.
+    /// The same, handing `sent` the time its write begins on the connection's loop: when the
+    /// bytes leave this process, however busy the loop was.
     func send(_ text: String, sent: @escaping @Sendable (NIODeadline) -> Void) {
         let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
         let channel = self.channel
