@@ -59,7 +59,7 @@ import Glibc
         #expect(
             seen.isSuperset(of: [
                 "app.js", "protocol.js", "state.js", "host.js", "hostrooms.js", "participant.js", "panels.js", "words.js",
-                "feedback.js", "seat.js",
+                "feedback.js", "seat.js", "leave.js",
             ]))
         await server.stop()
     }

@@ -1,5 +1,6 @@
 // The console's entry point: starting a session (development app), joining by an invite
-// link or with a token, resuming this browser's seat, media, leaving, and choosing the view.
+// link or with a token, resuming this browser's seat, media, the end, and choosing the view
+// (leaving is leave.js).
 
 import { byTestId, fill, h } from "./dom.js";
 import { CaucusConnection, ProtocolError } from "./protocol.js";
@@ -13,6 +14,7 @@ import { showErrorNear, clearErrorNear } from "./feedback.js";
 import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks, browserId } from "./seat.js";
 import { MediaSession } from "./media.js";
 import { keepingFocus } from "./focus.js";
+import { askToLeave, closeLeavePanel } from "./leave.js";
 
 const form = byTestId("join-form");
 const createForm = byTestId("create-form");
@@ -340,58 +342,15 @@ function links() {
   return { ...kept, hostInvite: kept.hostInvite ?? (model.myRole === "host" ? details?.invite : undefined) };
 }
 
-// --- Leaving ---
-
-/** Who the host role passes to when the host leaves: the longest-present manager, else participant. */
-function nextHost() {
-  const others = [...model.users.values()].filter((user) => user.id !== model.you).sort((a, b) => a.joinedAt - b.joinedAt);
-  return others.find((user) => model.role(user.id) === "manager") ?? others[0] ?? null;
-}
-
-function closeLeavePanel() {
-  const panel = byTestId("leave-panel");
-  if (panel.hidden) return;
-  panel.hidden = true;
-  byTestId("leave").focus();
-}
-
-function askToLeave() {
-  if (!connection || !model) return;
-  const panel = byTestId("leave-panel");
-  const leave = async (endSession, button) => {
-    try {
-      connection.leaving = true;
-      forgetSeat(details?.invite);
-      await connection.leave(endSession);
-      panel.hidden = true;
-    } catch (error) {
-      // Ending the session closes the connection before any reply: that is the success.
-      if (!(endSession && error?.name === "connectionLost")) showErrorNear(button, describeError(error, "leave"), error?.code);
-    }
-  };
-  const heir = model.myRole === "host" ? nextHost() : null;
-  const buttons = [];
-  if (model.myRole === "host" && heir) {
-    buttons.push(h("button", { type: "button", class: "danger", testid: "leave-end-all", onclick: (event) => leave(true, event.currentTarget) }, "End the session for everyone"));
-    buttons.push(h("button", { type: "button", testid: "leave-confirm", onclick: (event) => leave(false, event.currentTarget) }, `Leave, and make ${heir.name} the host`));
-  } else {
-    buttons.push(h("button", { type: "button", class: "danger", testid: "leave-confirm", onclick: (event) => leave(model.myRole === "host", event.currentTarget) }, "Leave"));
-  }
-  buttons.push(h("button", { type: "button", class: "quiet", testid: "leave-cancel", onclick: closeLeavePanel }, "Stay"));
-  const question = model.myRole === "host" && heir
-    ? `Leave ${model.name}? You are the host: end the session for everyone, or leave it running with ${heir.name} as the host.`
-    : model.myRole === "host" ? `Leave ${model.name}? You are the only one here, so it ends.` : `Leave ${model.name}?`;
-  fill(panel, h("p", { id: "leave-question" }, question), h("div", { class: "row" }, buttons));
-  panel.hidden = false;
-  panel.querySelector("button").focus();
-}
-
 // --- Start ---
+
+// What leave.js reads of the page, as it is at the moment of reading.
+const leavingPage = { get connection() { return connection; }, get model() { return model; }, get details() { return details; } };
 
 form.addEventListener("submit", join);
 createForm.addEventListener("submit", create);
 byTestId("error-dismiss").addEventListener("click", clearError);
-byTestId("leave").addEventListener("click", askToLeave);
+byTestId("leave").addEventListener("click", () => askToLeave(leavingPage));
 document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeLeavePanel(); });
 window.caucusConsole = { get connection() { return connection; }, get model() { return model; }, media: null };
 const seat = loadSeat(invite?.code);
