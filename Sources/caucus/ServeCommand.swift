@@ -40,6 +40,8 @@ struct Serve: AsyncParsableCommand {
     var mediaBindAddress: String?
     @Option(help: "Datagram channels serving the media port, one per event loop, up to one per core (default: 1; more only for many sessions needing more than a core for media: a session's datagrams reaching another loop's socket are handed over).")
     var mediaLoops: Int?
+    @Option(help: "Forwarded media to one peer sent in runs the kernel cuts up (UDP GSO): auto (the default: on Linux 6.11 and later), on, off (needed where media is routed through kernel IPsec).")
+    var mediaGso: MediaSegmentationOffload?
     @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
     var mediaTCPPort: String?
     @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
@@ -89,6 +91,9 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("The media loops are 1 to \(System.coreCount) (one per core at most).")
             }
             configuration.mediaLoops = loops
+        }
+        if let gso = try mediaGso ?? environment["CAUCUS_MEDIA_GSO"].map(Self.segmentationOffload) {
+            configuration.mediaSegmentationOffload = gso
         }
         if let tcp = mediaTCPPort ?? environment["CAUCUS_MEDIA_TCP_PORT"] {
             if tcp == "off" {
@@ -160,6 +165,11 @@ struct Serve: AsyncParsableCommand {
         return count
     }
 
+    private static func segmentationOffload(_ text: String) throws -> MediaSegmentationOffload {
+        guard let setting = MediaSegmentationOffload(rawValue: text) else { throw ValidationError("CAUCUS_MEDIA_GSO must be auto, on or off, not \"\(text)\".") }
+        return setting
+    }
+
     private static func port(_ text: String) throws -> Int {
         guard let port = Int(text), (0...65535).contains(port) else { throw ValidationError("CAUCUS_PORT and CAUCUS_MEDIA_PORT must be port numbers.") }
         return port
@@ -192,3 +202,4 @@ struct Serve: AsyncParsableCommand {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension SyncPolicy: ExpressibleByArgument {}
+extension MediaSegmentationOffload: ExpressibleByArgument {}

@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable {
     /// packet for about 13 % less CPU on one loop than on two, `docs/benchmarks.md`). More pay
     /// only on a server whose many sessions need more than one core for media.
     public var mediaLoops: Int
+    /// Runs of forwarded datagrams to one peer sent as one (UDP GSO, `--media-gso`): by
+    /// default where the kernel cannot refuse it (`MediaSegmentationOffload`).
+    public var mediaSegmentationOffload: MediaSegmentationOffload = .automatic
     /// ICE over TCP (RFC 6544) for peers without UDP: the passive TCP candidate's port. 0, the
     /// default: the UDP media port's number (or a free port when that one is taken); nil: no
     /// TCP candidate.

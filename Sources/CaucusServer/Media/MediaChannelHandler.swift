@@ -27,6 +27,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private var tick: RepeatedTask?
     /// Datagrams written since the last flush.
     private var pendingFlush = false
+    /// Whether runs of datagrams to one destination leave as one send (`SegmentationPlan`).
+    let segmentationOffload: Bool
+    /// Datagrams sent in runs.
+    private(set) var segmentedDatagrams = 0
     /// Reused for every datagram's bytes on the way in.
     private var scratch: [UInt8] = []
     /// Kept for writes that start outside a read (signalling, the timer).
@@ -35,8 +39,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// the connection instead of the UDP socket.
     private var tcpConnections: [TransportAddress: MediaTCPConnection] = [:]
 
-    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount) {
+    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool) {
         let router = MediaRouter(table: table, metrics: metrics)
+        self.segmentationOffload = segmentationOffload
         self.shard = shard
         self.metrics = metrics
         self.table = table
@@ -224,16 +229,46 @@ final class MediaChannelHandler: ChannelInboundHandler {
         pendingFlush = true
     }
 
-    /// What the router produced (forwarded RTP, RTCP: slices of its one buffer), written as is.
+    /// What the router produced (forwarded RTP, RTCP: slices of its one buffer): with
+    /// segmentation offload, each run of datagrams to one destination (`SegmentationPlan`) as
+    /// one write the kernel cuts up, the rest as they are.
     private func writeOutbox(context: ChannelHandlerContext) {
-        router.takeOutbox { datagram, bytes in
-            if !tcpConnections.isEmpty, let connection = tcpConnections[datagram.destination] {
-                connection.write(bytes)
+        router.takeOutbox { datagrams, bytes in
+            guard segmentationOffload, datagrams.count > 1 else {
+                for datagram in datagrams { write(datagram, from: bytes, context: context) }
                 return
             }
-            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.socketAddress, data: bytes)), promise: nil)
+            let tcp = tcpConnections
+            let plan = SegmentationPlan(datagrams.lazy.map { ($0.destination, $0.length) }, joinable: { tcp.isEmpty || tcp[$0] == nil })
+            for run in plan.runs {
+                guard run.count > 1 else {
+                    write(datagrams[run.first], from: bytes, context: context)
+                    continue
+                }
+                var joined = context.channel.allocator.buffer(capacity: run.bytes)
+                for member in plan.members(of: run) {
+                    guard var slice = bytes.getSlice(at: datagrams[member].offset, length: datagrams[member].length) else { continue }
+                    joined.writeBuffer(&slice)
+                }
+                let metadata = AddressedEnvelope<ByteBuffer>.Metadata(ecnState: .transportNotCapable, packetInfo: nil, segmentSize: run.segment)
+                context.write(
+                    wrapOutboundOut(AddressedEnvelope(remoteAddress: datagrams[run.first].socketAddress, data: joined, metadata: metadata)),
+                    promise: nil)
+                segmentedDatagrams += run.count
+                metrics.segmentedDatagrams.increment(by: run.count)
+            }
             pendingFlush = true
         }
+    }
+
+    private func write(_ datagram: ForwardedDatagram, from bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard let slice = bytes.getSlice(at: datagram.offset, length: datagram.length) else { return }
+        if !tcpConnections.isEmpty, let connection = tcpConnections[datagram.destination] {
+            connection.write(slice)
+            return
+        }
+        context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: datagram.socketAddress, data: slice)), promise: nil)
+        pendingFlush = true
     }
 
     private func flushIfNeeded(context: ChannelHandlerContext) {

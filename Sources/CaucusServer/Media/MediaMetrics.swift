@@ -32,6 +32,8 @@ struct MediaMetrics: Sendable {
     let keyframeRequests: CoreMetrics.Counter
     /// NACKs the server sent publishers of packets lost on their way to it.
     let upstreamNACKs: CoreMetrics.Counter
+    /// Datagrams sent in runs to one peer that the kernel cut up (UDP GSO, `SegmentationPlan`).
+    let segmentedDatagrams: CoreMetrics.Counter
 
     init() {
         // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
@@ -54,5 +56,6 @@ struct MediaMetrics: Sendable {
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")
         probePackets = CoreMetrics.Counter(label: "caucus_media_probe_packets_total")
         upstreamNACKs = CoreMetrics.Counter(label: "caucus_media_upstream_nacks_total")
+        segmentedDatagrams = CoreMetrics.Counter(label: "caucus_media_segmented_datagrams_total")
     }
 }

@@ -50,13 +50,11 @@ final class MediaRouter {
         self.metrics = metrics
     }
 
-    /// Hands each waiting datagram to `write`, with its bytes (a slice of the outbox's buffer),
-    /// and empties the outbox, keeping the list's storage.
-    func takeOutbox(_ write: (ForwardedDatagram, ByteBuffer) -> Void) {
-        for datagram in outbox {
-            guard let bytes = outboxBytes.getSlice(at: datagram.offset, length: datagram.length) else { continue }
-            write(datagram, bytes)
-        }
+    /// Hands the waiting datagrams to `write`, with the buffer their bytes lie in (at each one's
+    /// offset), and empties the outbox, keeping the list's storage.
+    func takeOutbox(_ write: (_ datagrams: [ForwardedDatagram], _ bytes: ByteBuffer) -> Void) {
+        guard !outbox.isEmpty else { return }
+        write(outbox, outboxBytes)
         outbox.removeAll(keepingCapacity: true)
         // The slices hold the bytes until the socket has sent them: what comes next goes to
         // fresh storage (`clear` allocates it while they are shared, and reuses it once not).

@@ -68,6 +68,10 @@ final class MediaTransport: Sendable {
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let tickInterval = TimeAmount(configuration.mediaTickInterval)
+        guard
+            let segmentationOffload = configuration.mediaSegmentationOffload.isUsed(
+                kernelRelease: MediaSegmentationOffload.runningKernelRelease, supported: System.supportsUDPSegmentationOffload)
+        else { throw MediaConfigurationError("--media-gso on needs Linux 4.18 or later (UDP_SEGMENT); auto or off work anywhere.") }
         let host = configuration.mediaBindAddress ?? configuration.mediaAddress
         var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
         var shards: [MediaShard] = []
@@ -88,7 +92,8 @@ final class MediaTransport: Sendable {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let handler = MediaChannelHandler(
-                                shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval)
+                                shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval,
+                                segmentationOffload: segmentationOffload)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                     }
@@ -271,6 +276,19 @@ final class MediaTransport: Sendable {
             total += (try? await shard.eventLoop.submit { shard.handler.value.handedOver }.get()) ?? 0
         }
         return total
+    }
+
+    /// Datagrams that left in runs the kernel cut up (`SegmentationPlan`), and whether the
+    /// media port sends such runs at all.
+    func segmentedDatagrams() async -> (count: Int, offloading: Bool) {
+        var total = 0
+        var offloading = false
+        for shard in shards {
+            let (count, used) = (try? await shard.eventLoop.submit { (shard.handler.value.segmentedDatagrams, shard.handler.value.segmentationOffload) }.get()) ?? (0, false)
+            total += count
+            offloading = offloading || used
+        }
+        return (total, offloading)
     }
 
     /// Closes every peer (each gets a close_notify), then the sockets.

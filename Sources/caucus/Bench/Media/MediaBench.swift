@@ -21,9 +21,10 @@ struct MediaBench: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Publishers send audio.") var audio = true
     @Flag(inversion: .prefixedNo, help: "Publishers send video.") var video = false
     @Option(help: "Audio packets per second each publisher sends.") var rate = 50
-    @Option(help: "RTP payload bytes per audio packet (Opus at 20 ms is about 100).") var payloadBytes = 100
-    @Option(help: "Video frames per second each publisher sends (one packet each).") var frameRate = 15
-    @Option(help: "RTP payload bytes per video frame.") var videoBytes = 1000
+    @Option(help: "RTP payload bytes per audio packet on average (Opus at 20 ms is about 100; each packet varies by a quarter, as Opus's do).") var payloadBytes = 100
+    @Option(help: "Video frames per second each publisher sends.") var frameRate = 15
+    @Option(help: "RTP payload bytes per video packet.") var videoBytes = 1000
+    @Option(help: "RTP packets per video frame (a frame's packets leave together, as an encoder's do).") var videoPackets = 1
     @Option(help: "Audio receive slots per user.") var audioSlots = 3
     @Option(help: "Video receive slots per user.") var videoSlots = 4
     @Option(help: "Seconds each forwarding measurement lasts.") var seconds = 10
@@ -43,9 +44,9 @@ struct MediaBench: AsyncParsableCommand {
     func validate() throws {
         do { _ = try shape() } catch { throw ValidationError(error.description) }
         guard (1...1000).contains(rate), (1...120).contains(frameRate), (16...1200).contains(payloadBytes), (16...1200).contains(videoBytes),
-            seconds >= 1, moveTimeout >= 1, clientThreads >= 1
+            (1...16).contains(videoPackets), seconds >= 1, moveTimeout >= 1, clientThreads >= 1
         else {
-            throw ValidationError("--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --seconds, --move-timeout and --client-threads ≥ 1")
+            throw ValidationError("--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --video-packets 1…16, --seconds, --move-timeout and --client-threads ≥ 1")
         }
     }
 
@@ -58,7 +59,7 @@ struct MediaBench: AsyncParsableCommand {
         let host = try await joinHost(session, server: server, group: group)
         let participants = try await joinUsers(shape.users, server: server, group: group, session: { _ in session })
         progress("\(participants.count) users joined; connecting their media")
-        let peers = try await MediaBenchPeers.connect(participants, shape: shape, audioBytes: payloadBytes, videoBytes: videoBytes, group: group)
+        let peers = try await MediaBenchPeers.connect(participants, shape: shape, audioBytes: payloadBytes, video: (videoBytes, videoPackets), group: group)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for (user, kinds) in zip(participants, shape.publishes) where !kinds.isEmpty {
                 let media = [kinds.contains(.audio) ? #""audio""# : nil, kinds.contains(.video) ? #""video""# : nil].compactMap { $0 }
@@ -136,7 +137,7 @@ struct MediaBench: AsyncParsableCommand {
         let sizes = shape.roomSizes.lowerBound == shape.roomSizes.upperBound ? "\(shape.roomSizes.lowerBound)" : "\(shape.roomSizes.lowerBound)–\(shape.roomSizes.upperBound)"
         var parts = ["1 host + \(shape.users) users into \(shape.rooms) rooms of \(sizes)", "\(shape.publisherCount) publish"]
         if audio { parts.append("audio \(rate) packets/s of \(payloadBytes) bytes, \(shape.audioSlots) audio slots") }
-        if video { parts.append("video \(frameRate) frames/s of \(videoBytes) bytes, \(shape.videoSlots) video slots") }
+        if video { parts.append("video \(frameRate) frames/s of \(videoPackets) × \(videoBytes) bytes, \(shape.videoSlots) video slots") }
         return parts.joined(separator: "; ")
     }
 

@@ -33,7 +33,9 @@ final class MediaBenchPeer: ChannelInboundHandler {
         var audioSSRC: UInt32?
         var videoSSRC: UInt32?
         var audioBytes: Int
+        /// Payload bytes of each video packet, and packets per frame.
         var videoBytes: Int
+        var videoPackets: Int
     }
 
     let index: Int
@@ -46,6 +48,7 @@ final class MediaBenchPeer: ChannelInboundHandler {
     private var audioStream = StreamCounters(clockStep: 960)
     private var videoStream = StreamCounters(clockStep: 3000)
     private var keyframeDue = true
+    private var audioPackets: UInt32 = 0
     /// The kind of each of this user's receive slots, by the SSRC the server sends it with.
     private var slotKinds: [UInt32: MediaBenchShape.Kinds] = [:]
 
@@ -118,27 +121,40 @@ final class MediaBenchPeer: ChannelInboundHandler {
         return (peer.counters, nil)
     }
 
-    /// One packet of this user's audio, written but not flushed.
+    /// One packet of this user's audio, written but not flushed: `audioBytes` give or take a
+    /// quarter, as Opus's variable bitrate makes them (were they all one size, the server could
+    /// send a subscriber's copies in runs, UDP GSO, more often than real audio lets it).
     func sendAudio() {
         guard let ssrc = publication.audioSSRC else { return }
-        var packet = audioStream.header(payloadType: SDPOffer.opusPayloadType, marker: false, ssrc: ssrc, size: 12 + publication.audioBytes)
+        audioPackets &+= 1
+        let spread = publication.audioBytes / 4
+        let mixed = (audioPackets &* 2_654_435_761) ^ UInt32(truncatingIfNeeded: index)
+        let size = publication.audioBytes - spread + Int(mixed % UInt32(2 * spread + 1))
+        var packet = audioStream.header(payloadType: SDPOffer.opusPayloadType, marker: false, ssrc: ssrc, size: 12 + size)
         stamp(&packet)
         send(packet)
     }
 
-    /// One frame of this user's video (one packet), written but not flushed: a keyframe when
-    /// one was asked for since the last.
+    /// One frame of this user's video (`videoPackets` packets, the marker on the last),
+    /// written but not flushed: a keyframe when one was asked for since the last.
     func sendVideoFrame() {
         guard let ssrc = publication.videoSSRC else { return }
-        var packet = videoStream.header(payloadType: SDPOffer.vp8PayloadType, marker: true, ssrc: ssrc, size: 12 + publication.videoBytes)
-        // RFC 7741: a descriptor with S set and partition 0, then the VP8 frame tag (RFC 6386
-        // §9.1): bit 0 clear for a keyframe, show_frame set; a keyframe's start code follows.
-        packet[12] = 0x10
-        packet[13] = keyframeDue ? 0x10 : 0x11
-        if keyframeDue { (packet[16], packet[17], packet[18]) = (0x9D, 0x01, 0x2A) }
+        for part in 0..<publication.videoPackets {
+            var packet = videoStream.header(
+                payloadType: SDPOffer.vp8PayloadType, marker: part == publication.videoPackets - 1, ssrc: ssrc,
+                size: 12 + publication.videoBytes, startsFrame: part == 0)
+            // RFC 7741: the first packet's descriptor has S set and partition 0, then the VP8
+            // frame tag (RFC 6386 §9.1): bit 0 clear for a keyframe, show_frame set; a
+            // keyframe's start code follows. The frame's other packets continue it (S clear).
+            if part == 0 {
+                packet[12] = 0x10
+                packet[13] = keyframeDue ? 0x10 : 0x11
+                if keyframeDue { (packet[16], packet[17], packet[18]) = (0x9D, 0x01, 0x2A) }
+            }
+            stamp(&packet)
+            send(packet)
+        }
         keyframeDue = false
-        stamp(&packet)
-        send(packet)
     }
 
     func flush() { context?.flush() }
@@ -295,10 +311,11 @@ private struct StreamCounters {
 
     init(clockStep: UInt32) { self.clockStep = clockStep }
 
-    /// A zeroed packet of `size` bytes with the next header.
-    mutating func header(payloadType: UInt8, marker: Bool, ssrc: UInt32, size: Int) -> [UInt8] {
+    /// A zeroed packet of `size` bytes with the next header; the timestamp moves on with each
+    /// frame (a frame's packets share it).
+    mutating func header(payloadType: UInt8, marker: Bool, ssrc: UInt32, size: Int, startsFrame: Bool = true) -> [UInt8] {
         sequenceNumber &+= 1
-        timestamp &+= clockStep
+        if startsFrame { timestamp &+= clockStep }
         var packet = [UInt8](repeating: 0, count: size)
         packet[0] = 0x80
         packet[1] = payloadType | (marker ? 0x80 : 0)

@@ -23,7 +23,7 @@ final class MediaBenchPeers: Sendable {
     /// first of each kind it publishes on the section it sends on), and its peer connects with
     /// the server's answer. One certificate serves every user: its key is the costly part.
     static func connect(
-        _ users: [BenchUser], shape: MediaBenchShape, audioBytes: Int, videoBytes: Int, group: MultiThreadedEventLoopGroup, parallel: Int = 32
+        _ users: [BenchUser], shape: MediaBenchShape, audioBytes: Int, video: (bytes: Int, packets: Int), group: MultiThreadedEventLoopGroup, parallel: Int = 32
     ) async throws -> MediaBenchPeers {
         let certificate = try DTLSCertificate.generate(commonName: "bench")
         var members = [Member?](repeating: nil, count: users.count)
@@ -35,7 +35,8 @@ final class MediaBenchPeers: Sendable {
                 let kinds = shape.publishes[index]
                 let publication = MediaBenchPeer.Publication(
                     audioSSRC: kinds.contains(.audio) ? MediaBenchShape.ssrc(of: index, .audio) : nil,
-                    videoSSRC: kinds.contains(.video) ? MediaBenchShape.ssrc(of: index, .video) : nil, audioBytes: audioBytes, videoBytes: videoBytes)
+                    videoSSRC: kinds.contains(.video) ? MediaBenchShape.ssrc(of: index, .video) : nil, audioBytes: audioBytes,
+                    videoBytes: video.bytes, videoPackets: video.packets)
                 tasks.addTask {
                     (index, try await connectOne(users[index], index: index, publication: publication, shape: shape, certificate: certificate, group: group))
                 }

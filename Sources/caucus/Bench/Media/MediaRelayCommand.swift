@@ -5,7 +5,7 @@ import NIOPosix
 
 /// The floor `caucus bench media` measures the server against: a bare SwiftNIO UDP relay, in
 /// a process of its own so its CPU time can be read from /proc. Same socket options as the
-/// server's media port (batched reads, a flush per batch), but no ICE, no DTLS, no SRTP, no
+/// server's media port (batched reads, a flush per batch, 4 MiB socket buffers), but no ICE, no DTLS, no SRTP, no
 /// rewriting: each packet's SSRC names its publisher's stream, and the same bytes go to the
 /// subscribers the table lists for it, the fan-out the server was measured with.
 struct MediaRelayCommand: AsyncParsableCommand {
@@ -24,6 +24,10 @@ struct MediaRelayCommand: AsyncParsableCommand {
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.datagramVectorReadMessageCount, value: 32)
+            // The server's media port asks for these (`MediaTransport.socketBufferBytes`): with
+            // the kernel's default a burst of video overflowed the relay's socket.
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2_048 * 32))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(RelayHandler(fanout: fanout)) }

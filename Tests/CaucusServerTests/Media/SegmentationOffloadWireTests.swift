@@ -1,0 +1,105 @@
+import CaucusCore
+import CaucusMedia
+import CaucusTestSupport
+import Foundation
+import NIOCore
+import Testing
+@testable import CaucusServer
+
+/// Forwarded media sent in runs the kernel cuts up (UDP GSO, `--media-gso`), over real UDP
+/// through `caucus serve`: a subscriber receives every packet of a publisher's bursts as a
+/// datagram of its own, authenticated, intact and in order; `off` sends none in runs.
+@Suite(.serialized) struct SegmentationOffloadWireTests {
+    @Test func burstsReachTheSubscriberIntactAndInOrderThroughRuns() async throws {
+        let (received, segmented) = try await forwardBursts(offload: .on)
+        #expect(segmented.offloading)
+        #expect(segmented.count > 0, "no burst left in a run")
+        try expectIntactAndInOrder(received)
+    }
+
+    @Test func offSendsEachDatagramAlone() async throws {
+        let (received, segmented) = try await forwardBursts(offload: .off)
+        #expect(!segmented.offloading)
+        #expect(segmented.count == 0)
+        try expectIntactAndInOrder(received)
+    }
+
+    /// The same bursts with `--media-gso` unset: on this machine's kernel (`uname -r`), as
+    /// `auto` decides.
+    @Test func autoFollowsTheKernel() async throws {
+        let server = try await TestServer.start()
+        let expected = MediaSegmentationOffload.automatic.isUsed(
+            kernelRelease: MediaSegmentationOffload.runningKernelRelease, supported: System.supportsUDPSegmentationOffload)
+        #expect(await server.server.media.segmentedDatagrams().offloading == expected)
+        await server.stop()
+    }
+
+    // MARK: - Helpers
+
+    /// Bursts of `burst` packets from Ada, each its own number in the payload's first two
+    /// bytes and then that number's low byte: until one left the server in a run (at most 200
+    /// bursts; each burst's packets reach the server together, and its loop reads them in one
+    /// batch when they have arrived before it woke), then 5 more. Returns what Bo's audio
+    /// slot received, and the server's count of datagrams sent in runs.
+    private func forwardBursts(offload: MediaSegmentationOffload) async throws -> (
+        received: [RTPPacket], segmented: (count: Int, offloading: Bool)
+    ) {
+        let server = try await TestServer.start(configure: { $0.mediaSegmentationOffload = offload })
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let publisher = try await MediaTestClient.connect(ada, on: server)
+        let receiver = try await MediaTestClient.connect(bo, on: server, sections: [.receiving(.audio)])
+        try await ada.request("publish", ["media": ["audio"]])
+        var sequence: UInt16 = 1_000
+        // Until the routing table that follows the publication reaches the media loop.
+        var first: RTPPacket?
+        for _ in 0..<100 where first == nil {
+            sequence += 1
+            publisher.socket.send(try packet(sequence, from: publisher), to: publisher.mediaPort)
+            first = receiver.next(reads: 4) { if case .rtp(let bytes) = $0 { try? RTPPacket(decoding: bytes) } else { nil } }
+        }
+        var received = [try #require(first, "no RTP reached Bo's slot")]
+        let media = server.server.media
+        var extra = 5
+        for _ in 0..<200 where extra > 0 {
+            let burst = (sequence + 1)...(sequence + 8)
+            sequence += 8
+            for number in burst { publisher.socket.send(try packet(number, from: publisher), to: publisher.mediaPort) }
+            while let next = receiver.next(reads: 4, { if case .rtp(let bytes) = $0 { try? RTPPacket(decoding: bytes) } else { nil } }) {
+                received.append(next)
+                if next.payload.prefix(2) == [UInt8(burst.upperBound >> 8), UInt8(burst.upperBound & 0xFF)] { break }
+            }
+            let segmented = await media.segmentedDatagrams().count
+            if offload == .off || segmented > 0 { extra -= 1 }
+        }
+        let segmented = await media.segmentedDatagrams()
+        await server.stop()
+        return (received, segmented)
+    }
+
+    private func packet(_ number: UInt16, from client: MediaTestClient) throws -> [UInt8] {
+        var packet: [UInt8] = [0x80, 111, UInt8(number >> 8), UInt8(number & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]
+        packet += [UInt8(number >> 8), UInt8(number & 0xFF)] + [UInt8](repeating: UInt8(number & 0xFF), count: 98)
+        return try #require(client.peer.protect(rtp: packet)).bytes
+    }
+
+    /// Each packet authenticated (the client's SRTP dropped any that was not), its payload as
+    /// Ada sent that number, and every number from the first received on, in the order she
+    /// sent them.
+    private func expectIntactAndInOrder(_ received: [RTPPacket]) throws {
+        #expect(received.count > 8)
+        let numbers = received.map { UInt16($0.payload[0]) << 8 | UInt16($0.payload[1]) }
+        #expect(numbers == Array(numbers[0]...numbers[numbers.count - 1]), "every packet of every burst, in order")
+        var previous: (sent: UInt16, forwarded: UInt16)?
+        for packet in received {
+            try #require(packet.payload.count == 100)
+            let sent = UInt16(packet.payload[0]) << 8 | UInt16(packet.payload[1])
+            #expect(packet.payload.dropFirst(2).allSatisfy { $0 == UInt8(sent & 0xFF) }, "packet \(sent)'s payload as sent")
+            if let previous {
+                #expect(sent > previous.sent, "\(sent) after \(previous.sent)")
+                #expect(packet.sequenceNumber &- previous.forwarded == sent &- previous.sent, "the slot's numbers follow Ada's")
+            }
+            previous = (sent, packet.sequenceNumber)
+        }
+    }
+}
