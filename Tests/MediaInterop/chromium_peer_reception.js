@@ -127,49 +127,50 @@ Object.assign(Peer.prototype, {
     video.play().catch(() => {});
   },
 
-  /** Notes each moment the sender's framesSent grew, read every DECODE_SAMPLE_MS. */
-  sampleSent(sender) {
-    let last = 0;
-    let reading = false;
-    this.timers.push(setInterval(async () => {
-      if (reading) return;
-      reading = true;
-      try {
-        for (const entry of (await sender.getStats()).values()) {
-          if (entry.type === "outbound-rtp" && (entry.framesSent ?? 0) > last) {
-            last = entry.framesSent;
-            const now = performance.now();
-            this.framesSentAt.push(now);
-            while (this.framesSentAt.length && this.framesSentAt[0] < now - HISTORY_MS) this.framesSentAt.shift();
-          }
-        }
-      } finally {
-        reading = false;
-      }
-    }, DECODE_SAMPLE_MS));
-  },
-
-  /** Notes each moment the slot's framesDecoded grew, read every DECODE_SAMPLE_MS. */
-  sampleDecodes(receiver, reception) {
-    let last = 0;
+  /** Reads `source`'s stats every DECODE_SAMPLE_MS, one read at a time: `read(stats, at)`,
+   * `at` being when the read began. */
+  pollStats(source, read) {
     let reading = false;
     this.timers.push(setInterval(async () => {
       if (reading) return;
       reading = true;
       try {
         const at = performance.now();
-        let grew = false;
-        for (const entry of (await receiver.getStats()).values()) {
-          if (entry.type === "inbound-rtp" && (entry.framesDecoded ?? 0) > last) {
-            last = entry.framesDecoded;
-            grew = true;
-          }
-        }
-        reception.noteSample(at, grew);
+        read(await source.getStats(), at);
       } finally {
         reading = false;
       }
     }, DECODE_SAMPLE_MS));
+  },
+
+  /** Notes each moment the sender's framesSent grew, read every DECODE_SAMPLE_MS. */
+  sampleSent(sender) {
+    let last = 0;
+    this.pollStats(sender, (stats) => {
+      for (const entry of stats.values()) {
+        if (entry.type === "outbound-rtp" && (entry.framesSent ?? 0) > last) {
+          last = entry.framesSent;
+          const now = performance.now();
+          this.framesSentAt.push(now);
+          while (this.framesSentAt.length && this.framesSentAt[0] < now - HISTORY_MS) this.framesSentAt.shift();
+        }
+      }
+    });
+  },
+
+  /** Notes each moment the slot's framesDecoded grew, read every DECODE_SAMPLE_MS. */
+  sampleDecodes(receiver, reception) {
+    let last = 0;
+    this.pollStats(receiver, (stats, at) => {
+      let grew = false;
+      for (const entry of stats.values()) {
+        if (entry.type === "inbound-rtp" && (entry.framesDecoded ?? 0) > last) {
+          last = entry.framesDecoded;
+          grew = true;
+        }
+      }
+      reception.noteSample(at, grew);
+    });
   },
 
   /** The slot's audio through an analyser: the FFT's peak, when not silent, names the tone (its
