@@ -75,7 +75,7 @@ public final class SessionServer: Sendable {
         }
         let media: MediaTransport
         do {
-            media = try await MediaTransport.bind(configuration, metrics: MediaMetrics())
+            media = try await MediaTransport.bind(configuration, metrics: MediaMetrics(), logger: logger)
         } catch {
             try? await store.close()
             throw error

@@ -1,4 +1,5 @@
 import CaucusMedia
+import Logging
 import NIOCore
 
 /// One media shard's channel handler: each datagram goes to its peer through the
@@ -31,6 +32,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     let segmentationOffload: Bool
     /// Datagrams sent in runs.
     private(set) var segmentedDatagrams = 0
+    /// Set when the server closes the port: a close before that is the socket failing.
+    var isClosing = false
+    private let logger: Logger
     /// Reused for every datagram's bytes on the way in.
     private var scratch: [UInt8] = []
     /// Kept for writes that start outside a read (signalling, the timer).
@@ -39,8 +43,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// the connection instead of the UDP socket.
     private var tcpConnections: [TransportAddress: MediaTCPConnection] = [:]
 
-    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool) {
+    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, logger: Logger) {
         let router = MediaRouter(table: table, metrics: metrics)
+        self.logger = logger
         self.segmentationOffload = segmentationOffload
         self.shard = shard
         self.metrics = metrics
@@ -73,6 +78,19 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         tick?.cancel()
         tick = nil
+        if !isClosing {
+            // SwiftNIO closes a datagram channel on a write error it cannot pin on one datagram,
+            // and does not say which; the likeliest with runs is a kernel refusing them.
+            logger.error(
+                "The media port's socket closed on an error: every peer's media on it has stopped until the server restarts.",
+                metadata: [
+                    "shard": "\(shard)",
+                    "hint": .string(
+                        segmentationOffload
+                            ? "runs the kernel cuts up (--media-gso) are refused where media is routed through kernel IPsec, or before Linux 6.11 by a device without checksum offload: restart with --media-gso off"
+                            : "see the system's log"),
+                ])
+        }
         context.fireChannelInactive()
     }
 

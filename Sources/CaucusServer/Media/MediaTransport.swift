@@ -60,7 +60,7 @@ final class MediaTransport: Sendable {
     /// Each media socket's receive and send buffer asked of the kernel.
     static let socketBufferBytes = 4 << 20
 
-    static func bind(_ configuration: ServerConfiguration, metrics: MediaMetrics) async throws -> MediaTransport {
+    static func bind(_ configuration: ServerConfiguration, metrics: MediaMetrics, logger: Logger) async throws -> MediaTransport {
         guard let announced = IPAddress(configuration.mediaAddress) else {
             throw MediaConfigurationError("--media-address must be an IPv4 or IPv6 address, not \"\(configuration.mediaAddress)\".")
         }
@@ -93,7 +93,7 @@ final class MediaTransport: Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             let handler = MediaChannelHandler(
                                 shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval,
-                                segmentationOffload: segmentationOffload)
+                                segmentationOffload: segmentationOffload, logger: logger)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                     }
@@ -291,11 +291,19 @@ final class MediaTransport: Sendable {
         return (total, offloading)
     }
 
+    /// Closes the shards' sockets as a write error would, without telling them (tests).
+    func breakSockets() async {
+        for shard in shards { try? await shard.channel.close() }
+    }
+
     /// Closes every peer (each gets a close_notify), then the sockets.
     func close() async {
         try? await tcpListener?.close()
         for shard in shards {
-            try? await shard.eventLoop.submit { shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now())) }.get()
+            try? await shard.eventLoop.submit {
+                shard.handler.value.isClosing = true
+                shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now()))
+            }.get()
             try? await shard.channel.close()
         }
     }
