@@ -123,9 +123,10 @@ final class MediaPeerTable {
     /// Hands a datagram to its peer; returns what to send, or nil when no peer of this table
     /// claims it (the channel handler may then hand it to another loop's table).
     func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram]? {
-        guard let entry = owner(of: datagram, from: source) else { return nil }
+        guard let (entry, known) = owner(of: datagram, from: source) else { return nil }
         let output = entry.peer.receive(datagram, from: source, now: now)
-        if !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
+        // An address found in `byAddress` is one of the entry's already (they change together).
+        if !known, !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
             entry.addresses.insert(source)
             byAddress[source] = entry
         }
@@ -191,19 +192,22 @@ final class MediaPeerTable {
 
     // MARK: - Private
 
-    private func owner(of datagram: [UInt8], from source: TransportAddress) -> Entry? {
-        if DatagramKind(classifying: datagram) == .stun,
-            let username = (try? DecodedSTUNMessage(decoding: datagram))?.message.username,
+    /// The datagram's peer, and whether it was found by a source address a check reached.
+    private func owner(of datagram: [UInt8], from source: TransportAddress) -> (Entry, known: Bool)? {
+        let kind = DatagramKind(classifying: datagram)
+        if kind == .stun, let username = (try? DecodedSTUNMessage(decoding: datagram))?.message.username,
             let ufrag = username.split(separator: ":", maxSplits: 1).first
         {
-            return byUfrag[String(ufrag)]
+            return byUfrag[String(ufrag)].map { ($0, false) }
         }
-        if let entry = byAddress[source] { return entry }
-        switch DatagramKind(classifying: datagram) {
-        case .rtp where datagram.count >= 12: return bySSRC[ForwardingEngine.read32(datagram, at: 8)]
-        case .rtcp where datagram.count >= 8: return bySSRC[ForwardingEngine.read32(datagram, at: 4)]
-        default: return nil
+        if let entry = byAddress[source] { return (entry, true) }
+        let bySource: Entry?
+        switch kind {
+        case .rtp where datagram.count >= 12: bySource = bySSRC[ForwardingEngine.read32(datagram, at: 8)]
+        case .rtcp where datagram.count >= 8: bySource = bySSRC[ForwardingEngine.read32(datagram, at: 4)]
+        default: bySource = nil
         }
+        return bySource.map { ($0, false) }
     }
 
     private func handle(_ events: [MediaPeerEvent], of entry: Entry, now: Duration) {
