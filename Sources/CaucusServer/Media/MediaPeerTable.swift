@@ -201,13 +201,13 @@ final class MediaPeerTable {
             return byUfrag[String(ufrag)].map { ($0, false) }
         }
         if let entry = byAddress[source] { return (entry, true) }
-        let bySource: Entry?
+        let namedSSRC: Entry?
         switch kind {
-        case .rtp where datagram.count >= 12: bySource = bySSRC[ForwardingEngine.read32(datagram, at: 8)]
-        case .rtcp where datagram.count >= 8: bySource = bySSRC[ForwardingEngine.read32(datagram, at: 4)]
-        default: bySource = nil
+        case .rtp where datagram.count >= 12: namedSSRC = bySSRC[ForwardingEngine.read32(datagram, at: 8)]
+        case .rtcp where datagram.count >= 8: namedSSRC = bySSRC[ForwardingEngine.read32(datagram, at: 4)]
+        default: namedSSRC = nil
         }
-        return bySource.map { ($0, false) }
+        return namedSSRC.map { ($0, false) }
     }
 
     private func handle(_ events: [MediaPeerEvent], of entry: Entry, now: Duration) {
