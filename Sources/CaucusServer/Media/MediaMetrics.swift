@@ -34,6 +34,8 @@ struct MediaMetrics: Sendable {
     let upstreamNACKs: CoreMetrics.Counter
     /// Datagrams sent in runs to one peer that the kernel cut up (UDP GSO, `SegmentationPlan`).
     let segmentedDatagrams: CoreMetrics.Counter
+    /// 1 when the media port sends such runs (`--media-gso` and the kernel), else 0.
+    let segmentationOffload: CoreMetrics.Gauge
 
     init() {
         // The Prometheus backend first: a metric made before swift-metrics is bootstrapped
@@ -57,5 +59,6 @@ struct MediaMetrics: Sendable {
         probePackets = CoreMetrics.Counter(label: "caucus_media_probe_packets_total")
         upstreamNACKs = CoreMetrics.Counter(label: "caucus_media_upstream_nacks_total")
         segmentedDatagrams = CoreMetrics.Counter(label: "caucus_media_segmented_datagrams_total")
+        segmentationOffload = CoreMetrics.Gauge(label: "caucus_media_segmentation_offload")
     }
 }

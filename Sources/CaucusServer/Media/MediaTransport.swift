@@ -72,6 +72,7 @@ final class MediaTransport: Sendable {
             let segmentationOffload = configuration.mediaSegmentationOffload.isUsed(
                 kernelRelease: MediaSegmentationOffload.runningKernelRelease, supported: System.supportsUDPSegmentationOffload)
         else { throw MediaConfigurationError("--media-gso on needs Linux 4.18 or later (UDP_SEGMENT); auto or off work anywhere.") }
+        metrics.segmentationOffload.record(segmentationOffload ? 1 : 0)
         let host = configuration.mediaBindAddress ?? configuration.mediaAddress
         var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
         var shards: [MediaShard] = []
