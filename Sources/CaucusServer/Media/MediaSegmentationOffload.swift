@@ -34,7 +34,7 @@ public enum MediaSegmentationOffload: String, Sendable, CaseIterable {
     static func version(ofRelease release: String) -> (major: Int, minor: Int)? {
         let numbers = release.split(separator: ".", maxSplits: 2)
         guard numbers.count >= 2, let major = Int(numbers[0]) else { return nil }
-        guard let minor = Int(numbers[1].prefix { $0.isNumber }), numbers[1].first?.isNumber == true else { return nil }
+        guard let minor = Int(numbers[1].prefix { $0.isNumber }) else { return nil }
         return (major, minor)
     }
 

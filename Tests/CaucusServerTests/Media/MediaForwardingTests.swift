@@ -10,12 +10,8 @@ import Testing
 @Suite(.serialized) struct MediaForwardingTests {
     @Test func rtpNackAndSenderReportsCrossTheRouterWithTheirNumbersMapped() async throws {
         let server = try await TestServer.start()
-        let ada = try await server.joined("Ada", role: .host)
-        let bo = try await server.joined("Bo")
-        let publisher = try await MediaTestClient.connect(ada, on: server)
-        let receiver = try await MediaTestClient.connect(bo, on: server, sections: [.receiving(.audio)])
+        let (publisher, receiver) = try await MediaTestClient.adaPublishingToBo(on: server)
         let slot = try #require(receiver.slotSSRCs["0"])
-        try await ada.request("publish", ["media": ["audio"]])
 
         // Until the routing table that follows the publication reaches the media loop.
         var sequence: UInt16 = 1_000

@@ -38,11 +38,7 @@ import Testing
 
     @Test func aReplayedCheckMovesNothingAndARebindingMovesThePath() async throws {
         let server = try await TestServer.start()
-        let ada = try await server.joined("Ada", role: .host)
-        let bo = try await server.joined("Bo")
-        let publisher = try await MediaTestClient.connect(ada, on: server)
-        let receiver = try await MediaTestClient.connect(bo, on: server, sections: [.receiving(.audio)])
-        try await ada.request("publish", ["media": ["audio"]])
+        let (publisher, receiver) = try await MediaTestClient.adaPublishingToBo(on: server)
         var sequence: UInt16 = 100
         func sendAndExpectForwarding() throws -> Bool {
             for _ in 0..<100 {

@@ -74,6 +74,17 @@ final class MediaTestClient {
         return MediaTestClient(socket: socket, peer: peer, key: key, slotSSRCs: slotSSRCs, started: started)
     }
 
+    /// Ada (the host) publishing audio from her own peer, and Bo with one audio receive slot:
+    /// the two ends of a forwarding test.
+    static func adaPublishingToBo(on server: TestServer) async throws -> (publisher: MediaTestClient, receiver: MediaTestClient) {
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let publisher = try await connect(ada, on: server)
+        let receiver = try await connect(bo, on: server, sections: [.receiving(.audio)])
+        try await ada.request("publish", ["media": ["audio"]])
+        return (publisher, receiver)
+    }
+
     /// An SRTP packet of this client's stream (SSRC 0xCAFE0001), protected.
     func protectedPacket(sequence: UInt16) throws -> [UInt8] {
         var packet: [UInt8] = [0x80, 111, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]

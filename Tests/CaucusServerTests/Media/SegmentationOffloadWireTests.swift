@@ -46,11 +46,7 @@ import Testing
         received: [RTPPacket], segmented: (count: Int, offloading: Bool)
     ) {
         let server = try await TestServer.start(configure: { $0.mediaSegmentationOffload = offload })
-        let ada = try await server.joined("Ada", role: .host)
-        let bo = try await server.joined("Bo")
-        let publisher = try await MediaTestClient.connect(ada, on: server)
-        let receiver = try await MediaTestClient.connect(bo, on: server, sections: [.receiving(.audio)])
-        try await ada.request("publish", ["media": ["audio"]])
+        let (publisher, receiver) = try await MediaTestClient.adaPublishingToBo(on: server)
         var sequence: UInt16 = 1_000
         // Until the routing table that follows the publication reaches the media loop.
         var first: RTPPacket?
