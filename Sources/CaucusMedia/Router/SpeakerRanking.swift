@@ -22,10 +22,10 @@ public struct SpeakerOrder: Hashable, Sendable {
 ///
 /// - Each publisher's level is smoothed (exponentially, time constant `smoothing`); a level not
 ///   refreshed for `staleAfter` counts as silence (muted, or DTX sending nothing).
-/// - `places` publishers hold the top. A free place goes at once to the loudest speaker
-///   (smoothed level at least `speakingLevel`). A newcomer takes the place of the quietest
-///   holder only once it has been louder than that holder by `margin` dB at every evaluation
-///   for `dwell`.
+/// - `places` publishers hold the top. A free place, or one whose holder has not spoken for
+///   `hang`, goes at once to the loudest speaker (smoothed level at least `speakingLevel`).
+///   Otherwise a newcomer takes the place of the quietest holder only once it has been louder
+///   than that holder by `margin` dB at every evaluation for `dwell`.
 /// - The order is published at most once per `minimumInterval` (a due change waits), and only
 ///   when who holds the top changed or who of them speaks (spoke within `hang`) changed: a
 ///   holder who starts speaking comes first even when no place changes hands (a subscriber
@@ -143,7 +143,7 @@ public struct SpeakerRanking: Sendable {
         }
         fillFreePlaces(speaking: speaking, at: now)
         replaceQuietestHolder(speaking: speaking, at: now)
-        let speakingHolders = Set(holders.filter { voices[$0]?.lastSpoke.map { now - $0 <= configuration.hang } ?? false })
+        let speakingHolders = Set(holders.filter { isSpeaking($0, at: now) })
         guard Set(holders) != publishedHolders || speakingHolders != publishedSpeaking else { return nil }
         if let last = lastPublished, now - last < configuration.minimumInterval { return nil }
         lastPublished = now
@@ -155,11 +155,30 @@ public struct SpeakerRanking: Sendable {
         return order
     }
 
+    /// Free places, and places whose holders have not spoken for the hang, go at once to the
+    /// loudest speakers. The margin and the dwell keep two voices from flapping; a holder silent
+    /// for longer than a pause between words is no voice to compete with, and making a speaker
+    /// wait out the dwell for it only delays the turn.
     private mutating func fillFreePlaces(speaking: Double, at now: Duration) {
-        guard holders.count < configuration.places else { return }
-        let free = voices.filter { !holders.contains($0.key) && effectiveLoudness($0.value, at: now) >= speaking }
+        var speakers = voices.filter { !holders.contains($0.key) && effectiveLoudness($0.value, at: now) >= speaking }
             .sorted { (effectiveLoudness($0.value, at: now), -$0.key) > (effectiveLoudness($1.value, at: now), -$1.key) }
-        for (publisher, _) in free.prefix(configuration.places - holders.count) { take(publisher) }
+            .map(\.key)[...]
+        while holders.count < configuration.places, let speaker = speakers.popFirst() { take(speaker) }
+        guard !speakers.isEmpty else { return }
+        let silentHolders = holders.filter { !isSpeaking($0, at: now) }
+            .sorted { (voices[$0]?.lastSpoke ?? .zero, $0) < (voices[$1]?.lastSpoke ?? .zero, $1) }
+        for holder in silentHolders {
+            guard let speaker = speakers.popFirst() else { break }
+            holders.removeAll { $0 == holder }
+            remember(holder)
+            take(speaker)
+            startDwellsOver()
+        }
+    }
+
+    /// Whether `publisher` spoke within the hang, as of the last evaluation.
+    private func isSpeaking(_ publisher: Int, at now: Duration) -> Bool {
+        voices[publisher]?.lastSpoke.map { now - $0 <= configuration.hang } ?? false
     }
 
     private mutating func replaceQuietestHolder(speaking: Double, at now: Duration) {
@@ -183,7 +202,11 @@ public struct SpeakerRanking: Sendable {
         holders.removeAll { $0 == quietest }
         remember(quietest)
         take(best.publisher)
-        // The newcomer raised the bar: whoever else waited starts over against the new quietest.
+        startDwellsOver()
+    }
+
+    /// A newcomer raised the bar: whoever else waited starts over against the new quietest.
+    private mutating func startDwellsOver() {
         for publisher in voices.keys where !holders.contains(publisher) { voices[publisher]?.louderSince = nil }
     }
 

@@ -108,6 +108,32 @@ import Testing
         #expect(Array(ranking.speakers) == [2])
     }
 
+    /// A holder who has not spoken for the hang is no voice to compete with: the next speaker
+    /// takes its place at the first evaluation, without the dwell, and without having to be
+    /// louder by the margin than the holder's background noise. Within the hang the dwell holds.
+    @Test func aHolderSilentForTheHangGivesItsPlaceToASpeakerAtOnce() {
+        var ranking = Self.exact()
+        _ = Self.run(&ranking, [1: 30], from: .zero, to: .zero)
+        // 1 stops talking; its microphone still sends its room's noise (62: not speaking).
+        // 2, 4 dB louder than that noise, speaks at 500 ms: within 1's hang, and under the
+        // margin, so nothing changes hands…
+        _ = Self.run(&ranking, [1: 62], from: .milliseconds(10), to: .milliseconds(490))
+        var published = Self.run(&ranking, [1: 62, 2: 58], from: .milliseconds(500), to: .milliseconds(950))
+        #expect(published.isEmpty, "\(published.map(\.at))")
+        // …until 1 has been silent for the hang (its last loud moment at 0 ms).
+        published = Self.run(&ranking, [1: 62, 2: 58], from: .seconds(1), to: .milliseconds(1_100))
+        #expect(published.map(\.at) == [.milliseconds(1_050)], "the first evaluation after the hang (at 1 s, 1 still counts as speaking)")
+        #expect(published.first?.order.audio == [2, 1])
+
+        // A loud speaker after a long silence: at the first evaluation, not after the dwell.
+        var quiet = Self.exact()
+        _ = Self.run(&quiet, [1: 30], from: .zero, to: .zero)
+        _ = Self.run(&quiet, [1: 127], from: .milliseconds(10), to: .milliseconds(1_490))
+        published = Self.run(&quiet, [1: 127, 2: 30], from: .milliseconds(1_500), to: .milliseconds(1_700))
+        #expect(published.map(\.at) == [.milliseconds(1_500)])
+        #expect(Array(quiet.speakers) == [2])
+    }
+
     @Test func atMostOnePublicationPerInterval() {
         var ranking = Self.exact(places: 1, dwell: .zero, interval: .milliseconds(500))
         _ = Self.run(&ranking, [1: 40], from: .zero, to: .zero)
