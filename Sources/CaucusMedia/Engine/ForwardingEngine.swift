@@ -218,18 +218,36 @@ public final class ForwardingEngine {
         var unplayable: [Int: [PublishedStream]] = [:]
         // Per user with a video slot, what it may decode: searched once per switching slot.
         var decodable: [Int: [PublishedStream]] = [:]
+        // Whether a stream plays in a slot format, found once per recomputation: a new
+        // publisher in a main session of a thousand recomputes a thousand subscribers, each of
+        // whom may receive the thousand streams.
+        var playability: [Playability.Key: Playability] = [:]
         for user in users {
             guard let subscriber = subscribers[user] else { continue }
+            let (audio, video, screenShare) =
+                (subscriber.receiveFormats[.audio], subscriber.receiveFormats[.video], subscriber.receiveFormats[.screenShare])
             var streams: [PublishedStream] = []
             for stream in eligible[user, default: []] {
-                guard let ssrc = ssrcsByStream[stream] else { continue }
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
-                guard let slotFormat = subscriber.receiveFormats[stream.kind] else { continue }
-                if let format = upTracks[ssrc]?.format, catalog.translation(from: format, to: slotFormat) != nil {
-                    streams.append(stream)
+                let slotFormat: Int? = switch stream.kind {
+                case .audio: audio
+                case .video: video
+                case .screenShare: screenShare
+                }
+                guard let slotFormat else { continue }
+                let key = Playability.Key(stream: stream, slotFormat: slotFormat)
+                let playable: Playability
+                if let known = playability[key] {
+                    playable = known
                 } else {
-                    unplayable[user, default: []].append(stream)
+                    playable = findPlayability(of: stream, in: slotFormat)
+                    playability[key] = playable
+                }
+                switch playable {
+                case .notPublished: continue
+                case .playable: streams.append(stream)
+                case .unplayable: unplayable[user, default: []].append(stream)
                 }
             }
             // Only a slot that switches at a keyframe asks what else is decodable.

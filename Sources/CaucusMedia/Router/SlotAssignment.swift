@@ -28,16 +28,54 @@ public struct SlotAssignment: Hashable, Sendable {
     /// never heard, in the caller's order; screen share by the caller's order. A `pinned`
     /// stream that is eligible (the voice broadcast) ranks before all of them, whatever the
     /// ranking says: it always has a slot of its kind if there is one.
+    ///
+    /// Only the few streams that get a slot are picked, in one pass over `eligible` (no sort,
+    /// no set): a subscriber of a large main session has a thousand eligible streams, and a
+    /// new publisher there reassigns every subscriber at once, on the forwarding loop.
     public static func assign(
         eligible: [PublishedStream], order: SpeakerOrder, layout: SlotLayout, previous: SlotAssignment, pinned: PublishedStream? = nil
     ) -> SlotAssignment {
-        assign(eligible: eligible, layout: layout, previous: previous) { candidates, kind in
-            let ranked = SlotPreference.ranked(candidates, kind: kind, order: order)
-            guard let pinned, pinned.kind == kind, ranked.contains(pinned) else { return ranked }
-            return [pinned] + ranked.filter { $0 != pinned }
+        var result = SlotAssignment()
+        for kind in StreamKind.allCases {
+            let count = layout.count(of: kind)
+            guard count > 0 else { continue }
+            let list: [Int] = switch kind {
+            case .audio: order.audio
+            case .video: order.video
+            case .screenShare: []
+            }
+            let pinned = pinned.flatMap { $0.kind == kind && eligible.contains($0) ? $0 : nil }
+            var chosen = best(count - (pinned == nil ? 0 : 1), of: eligible, kind: kind, excluding: pinned) {
+                list.firstIndex(of: $0.publisher) ?? Int.max
+            }
+            if let pinned { chosen.insert(pinned, at: 0) }
+            place(chosen, kind: kind, count: count, previous: previous, into: &result)
         }
+        return result
     }
 
+    /// The first `count` distinct streams of `kind` in `streams` by `rank` (lower first), ties
+    /// in their order in `streams`: what a stable sort of them, repeats removed, begins with.
+    static func best(
+        _ count: Int, of streams: [PublishedStream], kind: StreamKind, excluding excluded: PublishedStream?, rank: (PublishedStream) -> Int
+    ) -> [PublishedStream] {
+        guard count > 0 else { return [] }
+        // Kept sorted by rank; a later stream of the same rank never displaces an earlier one.
+        var kept: [(rank: Int, stream: PublishedStream)] = []
+        kept.reserveCapacity(count + 1)
+        for stream in streams where stream.kind == kind && stream != excluded {
+            let rank = rank(stream)
+            if kept.count == count, let last = kept.last, rank >= last.rank { continue }
+            // A repeat ranks as its first occurrence did, which is kept (or beaten) already.
+            guard !kept.contains(where: { $0.stream == stream }) else { continue }
+            let at = kept.firstIndex { $0.rank > rank } ?? kept.count
+            kept.insert((rank, stream), at: at)
+            if kept.count > count { kept.removeLast() }
+        }
+        return kept.map(\.stream)
+    }
+
+    /// The activity-ranked assignment: every candidate ranked, the first `count` taken.
     private static func assign(
         eligible: [PublishedStream], layout: SlotLayout, previous: SlotAssignment,
         ranked: ([PublishedStream], StreamKind) -> [PublishedStream]
@@ -47,25 +85,32 @@ public struct SlotAssignment: Hashable, Sendable {
             let count = layout.count(of: kind)
             guard count > 0 else { continue }
             let candidates = unique(eligible.filter { $0.kind == kind })
-            // A subscriber has a few slots: the chosen and the placed are searched, not hashed
-            // (a thousand users' start assigns them all at once, on the forwarding loop).
-            let chosen = Array(ranked(candidates, kind).prefix(count))
-            var free: [Int] = []
-            var placed: [PublishedStream] = []
-            for index in 0..<count {
-                let slot = SlotID(kind: kind, index: index)
-                if let kept = previous.sources[slot], chosen.contains(kept) {
-                    result.sources[slot] = kept
-                    placed.append(kept)
-                } else {
-                    free.append(index)
-                }
-            }
-            for (stream, index) in zip(chosen.filter { !placed.contains($0) }, free) {
-                result.sources[SlotID(kind: kind, index: index)] = stream
-            }
+            place(Array(ranked(candidates, kind).prefix(count)), kind: kind, count: count, previous: previous, into: &result)
         }
         return result
+    }
+
+    /// Puts the `chosen` streams of `kind` in its `count` slots: one that had a slot in
+    /// `previous` keeps it, the others fill the free slots in order, lowest index first.
+    private static func place(
+        _ chosen: [PublishedStream], kind: StreamKind, count: Int, previous: SlotAssignment, into result: inout SlotAssignment
+    ) {
+        // A subscriber has a few slots: the chosen and the placed are searched, not hashed
+        // (a thousand users' start assigns them all at once, on the forwarding loop).
+        var free: [Int] = []
+        var placed: [PublishedStream] = []
+        for index in 0..<count {
+            let slot = SlotID(kind: kind, index: index)
+            if let kept = previous.sources[slot], chosen.contains(kept) {
+                result.sources[slot] = kept
+                placed.append(kept)
+            } else {
+                free.append(index)
+            }
+        }
+        for (stream, index) in zip(chosen.filter { !placed.contains($0) }, free) {
+            result.sources[SlotID(kind: kind, index: index)] = stream
+        }
     }
 
     /// `streams` without repeats, first occurrence kept: searched when short (a room), hashed

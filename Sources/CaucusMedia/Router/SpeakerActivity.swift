@@ -31,24 +31,6 @@ enum SlotPreference {
         return sorted.map(\.element)
     }
 
-    /// By position in the ranking's list for the kind (audio or video); those it does not list
-    /// after, in the caller's order. Screen share keeps the caller's order.
-    static func ranked(_ streams: [PublishedStream], kind: StreamKind, order: SpeakerOrder) -> [PublishedStream] {
-        let list: [Int]
-        switch kind {
-        case .audio: list = order.audio
-        case .video: list = order.video
-        case .screenShare: return streams
-        }
-        guard !list.isEmpty else { return streams }
-        var position: [Int: Int] = [:]
-        for (index, publisher) in list.enumerated() where position[publisher] == nil { position[publisher] = index }
-        return streams.enumerated().sorted { left, right in
-            let (a, b) = (position[left.element.publisher] ?? Int.max, position[right.element.publisher] ?? Int.max)
-            return a != b ? a < b : left.offset < right.offset
-        }.map(\.element)
-    }
-
     /// Whether `a` ranks before `b` by level, or nil when they tie.
     private static func louder(_ a: UInt8?, _ b: UInt8?) -> Bool? {
         switch (a, b) {

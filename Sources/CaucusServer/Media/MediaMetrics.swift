@@ -22,6 +22,11 @@ struct MediaMetrics: Sendable {
     /// Routing recomputations (a session's handover after events that change who may receive
     /// what, a peer added or removed, a new speaker ranking): never for chat or a timer tick.
     let routingRecomputations: CoreMetrics.Counter
+    /// How long each session routing update held its media loop (the engine's recomputation
+    /// and the copies, keyframe requests and slot maps it queued): forwarding on that loop
+    /// waits meanwhile.
+    let routingUpdateDuration: CoreMetrics.Timer
+    static let routingUpdateDurationLabel = "caucus_media_routing_update_duration_seconds"
     /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
     let datagramsHandedOver: CoreMetrics.Counter
     /// Packets a subscriber NACKed, sent again from the retransmission cache.
@@ -53,6 +58,7 @@ struct MediaMetrics: Sendable {
         bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
         slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
         routingRecomputations = CoreMetrics.Counter(label: "caucus_media_routing_recomputations_total")
+        routingUpdateDuration = CoreMetrics.Timer(label: Self.routingUpdateDurationLabel, preferredDisplayUnit: .seconds)
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
         retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")

@@ -89,6 +89,8 @@ final class MediaRouter {
     /// them, so a later one never overtakes an older one.
     func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
         guard let session = sessions[id] else { return }
+        let started = ContinuousClock.now
+        defer { metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started) }
         if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
         var routing = RoutingHandover()
         for (user, entry) in handover.users {

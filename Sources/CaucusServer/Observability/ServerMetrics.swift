@@ -8,7 +8,10 @@ struct ServerMetrics: Sendable {
     /// swift-metrics has one backend per process; every server in the process shares it.
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // A routing update holds the media loop's forwarding: milliseconds matter there.
+        factory.durationHistogramBuckets[MediaMetrics.routingUpdateDurationLabel] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000].map { .milliseconds($0) }
+        MetricsSystem.bootstrap(factory)
         return registry
     }()
 

@@ -57,3 +57,53 @@ import Testing
         }
     }
 }
+
+/// The assignment by a speaker ranking's order picks its few streams in one pass; it must
+/// equal the assignment defined plainly: repeats removed, a stable sort by position in the
+/// order's list (unlisted last, in the caller's order), the pinned stream first, the first
+/// `count` taken, placed keeping previous slots.
+@Suite struct SlotAssignmentByOrderProperties {
+    static func plainly(
+        eligible: [PublishedStream], order: SpeakerOrder, layout: SlotLayout, previous: SlotAssignment, pinned: PublishedStream?
+    ) -> [SlotID: PublishedStream] {
+        var result: [SlotID: PublishedStream] = [:]
+        for kind in StreamKind.allCases where layout.count(of: kind) > 0 {
+            var candidates: [PublishedStream] = []
+            for stream in eligible where stream.kind == kind && !candidates.contains(stream) { candidates.append(stream) }
+            let list = kind == .audio ? order.audio : kind == .video ? order.video : []
+            let position = { (stream: PublishedStream) in list.firstIndex(of: stream.publisher) ?? Int.max }
+            var ranked = candidates.enumerated().sorted { (position($0.element), $0.offset) < (position($1.element), $1.offset) }.map(\.element)
+            if let pinned, ranked.contains(pinned) { ranked = [pinned] + ranked.filter { $0 != pinned } }
+            let chosen = ranked.prefix(layout.count(of: kind))
+            let slots = (0..<layout.count(of: kind)).map { SlotID(kind: kind, index: $0) }
+            let kept = slots.filter { previous.source(in: $0).map(chosen.contains) ?? false }
+            for slot in kept { result[slot] = previous.source(in: slot) }
+            let newcomers = chosen.filter { stream in !kept.contains { previous.source(in: $0) == stream } }
+            for (stream, slot) in zip(newcomers, slots.filter { !kept.contains($0) }) { result[slot] = stream }
+        }
+        return result
+    }
+
+    @Test(.shrinking(false))
+    func onePassEqualsTheSortedDefinition() async {
+        await propertyCheck(count: 2_000, input: Gen.int(in: 0...1_000_000_000)) { seed in
+            var random = SplitMix(seed: UInt64(seed))
+            let publishers = Int.random(in: 1...30, using: &random)
+            let stream = { (random: inout SplitMix) in
+                PublishedStream(publisher: Int.random(in: 1...publishers, using: &random), kind: StreamKind.allCases.randomElement(using: &random)!)
+            }
+            // Repeats and streams of every kind mixed, as a handover may list them.
+            let eligible = (0..<Int.random(in: 0...60, using: &random)).map { _ in stream(&random) }
+            let list = { (random: inout SplitMix) in (0..<Int.random(in: 0...8, using: &random)).map { _ in Int.random(in: 1...publishers, using: &random) } }
+            let order = SpeakerOrder(audio: list(&random), video: list(&random))
+            let layout = SlotLayout(
+                audio: Int.random(in: 0...4, using: &random), video: Int.random(in: 0...4, using: &random),
+                screenShare: Int.random(in: 0...2, using: &random))
+            let previous = SlotAssignment.assign(eligible: (0..<8).map { _ in stream(&random) }, order: .empty, layout: layout, previous: .empty)
+            let pinned = Bool.random(using: &random) ? stream(&random) : nil
+            let assigned = SlotAssignment.assign(eligible: eligible, order: order, layout: layout, previous: previous, pinned: pinned)
+            let expected = Self.plainly(eligible: eligible, order: order, layout: layout, previous: previous, pinned: pinned)
+            #expect(assigned.sources == expected, "eligible \(eligible), order \(order), layout \(layout), previous \(previous.sources), pinned \(String(describing: pinned))")
+        }
+    }
+}

@@ -155,4 +155,29 @@ import Testing
         #expect(after - before == 1, "only the publication was recomputed: \(after - before)")
         await server.stop()
     }
+    /// Each routing update's hold on the media loop is timed in `/metrics`, in millisecond
+    /// buckets (the default ones start at 5 ms, too coarse for a pause in forwarding).
+    @Test func routingUpdatesAreTimedInMilliseconds() async throws {
+        let server = try await TestServer.start()
+        let bo = try await server.joined("Bo")
+        let cy = try await server.joined("Cy")
+        let name = "caucus_media_routing_update_duration_seconds"
+        // The process's metrics are shared by every server a test starts: count what this adds.
+        let count = { (text: String) in
+            text.split(separator: "\n").first { $0.hasPrefix(name + "_count ") }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
+        }
+        try await bo.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xB0)])
+        try await cy.request("mediaOffer", ["sdp": Self.offer(ssrc: 0xC0)])
+        let before = count(try await HTTP.get(server, "/metrics").body)
+        try await cy.request("publish", ["media": ["audio"]])
+        let cyID = try #require(await cy.user)
+        _ = try await within("Bo hearing Cy") {
+            try await Self.events(before: { Self.slots(in: $0)?.first?["user"] as? Int == cyID }, on: bo)
+        }
+        let text = try await HTTP.get(server, "/metrics").body
+        #expect(text.contains("# TYPE \(name) histogram\n"))
+        #expect(count(text) > before, "the publication's update was timed")
+        #expect(text.contains(#"\#(name)_bucket{le="0.001"}"#), "a 1 ms bucket")
+        await server.stop()
+    }
 }

@@ -59,6 +59,7 @@ struct MediaBench: AsyncParsableCommand {
         let host = try await joinHost(session, server: server, group: group)
         let participants = try await joinUsers(shape.users, server: server, group: group, session: { _ in session })
         progress("\(participants.count) users joined; connecting their media")
+        let beforeMedia = try await ServerMetricsScrape.read(server)
         let peers = try await MediaBenchPeers.connect(participants, shape: shape, audioBytes: payloadBytes, video: (videoBytes, videoPackets), group: group)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for (user, kinds) in zip(participants, shape.publishes) where !kinds.isEmpty {
@@ -71,10 +72,12 @@ struct MediaBench: AsyncParsableCommand {
         let steps = MediaBenchSteps(shape: shape, peers: peers, seconds: seconds)
         try await steps.settle(inRooms: false)
         progress("media flowing in the main session; planning \(shape.rooms) rooms and starting")
+        let beforeStart = try await ServerMetricsScrape.read(server)
 
         try await plan(shape, participants: participants, host: host)
         let move = try await steps.start(host: host, timeout: .seconds(moveTimeout))
         let heard = try await steps.settle(inRooms: true)
+        let afterStart = try await ServerMetricsScrape.read(server)
         progress("everyone in their rooms; measuring the server, then the relay")
         let sfu = try await steps.measure(cpu: { server.cpuSeconds })
         peers.stopSending()
@@ -100,10 +103,25 @@ struct MediaBench: AsyncParsableCommand {
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
+        Self.reportRoutingUpdates(
+            "while the users connected and began publishing", beforeStart.histogram(Self.routingUpdates, since: beforeMedia), into: &report)
+        Self.reportRoutingUpdates("for the plan and the start", afterStart.histogram(Self.routingUpdates, since: beforeStart), into: &report)
         move.report(into: &report, shape: shape, timeout: moveTimeout)
         report.print(json: json)
         let crossed = Self.crossings(heard, shape: shape)
         if crossed > 0 { throw BenchError("\(crossed) users heard someone outside their room") }
+    }
+
+    static let routingUpdates = "caucus_media_routing_update_duration_seconds"
+
+    /// The media loop's time in routing updates (forwarding waits on that loop meanwhile).
+    private static func reportRoutingUpdates(
+        _ when: String, _ updates: (count: Int, sum: Double, largestAtMost: Double?), into report: inout Report
+    ) {
+        let longest = updates.largestAtMost.map { "longest ≤ \(($0 * 1000).formatted(decimals: 0)) ms" } ?? "longest above the last bucket"
+        report.add(
+            "routing updates \(when)",
+            "\(updates.count), \((updates.sum * 1000).formatted(decimals: 1)) ms in all, \(updates.count == 0 ? "none" : longest)")
     }
 
     // MARK: - Steps

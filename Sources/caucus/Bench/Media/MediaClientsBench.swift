@@ -133,10 +133,7 @@ struct MediaClientsBench: AsyncParsableCommand {
 
     /// A counter of the server's `/metrics`.
     private static func counter(_ name: String, _ server: ServerUnderTest) async throws -> Int64 {
-        guard let url = URL(string: "http://\(server.host):\(server.port)/metrics") else { throw BenchError("no metrics address") }
-        let (data, _) = try await URLSession.shared.data(from: url)
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
-        return line.flatMap { $0.split(separator: " ").last }.flatMap { Int64($0) } ?? 0
+        Int64(try await ServerMetricsScrape.read(server).value(name))
     }
 
     private func progress(_ text: String) {
