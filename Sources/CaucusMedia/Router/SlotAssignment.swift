@@ -45,8 +45,11 @@ public struct SlotAssignment: Hashable, Sendable {
             case .screenShare: []
             }
             let pinned = pinned.flatMap { $0.kind == kind && eligible.contains($0) ? $0 : nil }
-            var chosen = best(count - (pinned == nil ? 0 : 1), of: eligible, kind: kind, excluding: pinned) {
-                list.firstIndex(of: $0.publisher) ?? Int.max
+            // Searched only where a stream could still get a slot: once the slots are filled
+            // by listed speakers, a list's first few places (a thousand unlisted publishers
+            // each search the list otherwise).
+            var chosen = best(count - (pinned == nil ? 0 : 1), of: eligible, kind: kind, excluding: pinned) { stream, below in
+                list.prefix(below).firstIndex(of: stream.publisher) ?? Int.max
             }
             if let pinned { chosen.insert(pinned, at: 0) }
             place(chosen, kind: kind, count: count, previous: previous, into: &result)
@@ -56,16 +59,20 @@ public struct SlotAssignment: Hashable, Sendable {
 
     /// The first `count` distinct streams of `kind` in `streams` by `rank` (lower first), ties
     /// in their order in `streams`: what a stable sort of them, repeats removed, begins with.
+    /// `rank(stream, below)` may answer `Int.max` for any stream whose rank is `below` or more
+    /// (none of those can be kept any more).
     static func best(
-        _ count: Int, of streams: [PublishedStream], kind: StreamKind, excluding excluded: PublishedStream?, rank: (PublishedStream) -> Int
+        _ count: Int, of streams: [PublishedStream], kind: StreamKind, excluding excluded: PublishedStream?,
+        rank: (_ stream: PublishedStream, _ below: Int) -> Int
     ) -> [PublishedStream] {
         guard count > 0 else { return [] }
         // Kept sorted by rank; a later stream of the same rank never displaces an earlier one.
         var kept: [(rank: Int, stream: PublishedStream)] = []
         kept.reserveCapacity(count + 1)
         for stream in streams where stream.kind == kind && stream != excluded {
-            let rank = rank(stream)
-            if kept.count == count, let last = kept.last, rank >= last.rank { continue }
+            let full = kept.count == count
+            let rank = rank(stream, full ? kept[count - 1].rank : Int.max)
+            if full, rank >= kept[count - 1].rank { continue }
             // A repeat ranks as its first occurrence did, which is kept (or beaten) already.
             guard !kept.contains(where: { $0.stream == stream }) else { continue }
             let at = kept.firstIndex { $0.rank > rank } ?? kept.count
