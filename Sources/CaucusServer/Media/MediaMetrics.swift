@@ -26,7 +26,6 @@ struct MediaMetrics: Sendable {
     /// and the copies, keyframe requests and slot maps it queued): forwarding on that loop
     /// waits meanwhile.
     let routingUpdateDuration: CoreMetrics.Timer
-    static let routingUpdateDurationLabel = "caucus_media_routing_update_duration_seconds"
     /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
     let datagramsHandedOver: CoreMetrics.Counter
     /// Packets a subscriber NACKed, sent again from the retransmission cache.
@@ -58,7 +57,7 @@ struct MediaMetrics: Sendable {
         bytesForwarded = CoreMetrics.Counter(label: "caucus_media_bytes_forwarded_total")
         slotSwitches = CoreMetrics.Counter(label: "caucus_media_slot_switches_total")
         routingRecomputations = CoreMetrics.Counter(label: "caucus_media_routing_recomputations_total")
-        routingUpdateDuration = CoreMetrics.Timer(label: Self.routingUpdateDurationLabel, preferredDisplayUnit: .seconds)
+        routingUpdateDuration = CoreMetrics.Timer(label: MediaMetricNames.routingUpdateDuration, preferredDisplayUnit: .seconds)
         datagramsHandedOver = CoreMetrics.Counter(label: "caucus_media_datagrams_handed_over_total")
         retransmissions = CoreMetrics.Counter(label: "caucus_media_retransmissions_total")
         keyframeRequests = CoreMetrics.Counter(label: "caucus_media_keyframe_requests_total")
@@ -67,4 +66,9 @@ struct MediaMetrics: Sendable {
         segmentedDatagrams = CoreMetrics.Counter(label: "caucus_media_segmented_datagrams_total")
         segmentationOffload = CoreMetrics.Gauge(label: "caucus_media_segmentation_offload")
     }
+}
+
+/// Names of media metrics that programs beside the server read (`caucus bench media`).
+public enum MediaMetricNames {
+    public static let routingUpdateDuration = "caucus_media_routing_update_duration_seconds"
 }

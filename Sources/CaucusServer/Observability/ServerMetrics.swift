@@ -10,7 +10,7 @@ struct ServerMetrics: Sendable {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // A routing update holds the media loop's forwarding: milliseconds matter there.
-        factory.durationHistogramBuckets[MediaMetrics.routingUpdateDurationLabel] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000].map { .milliseconds($0) }
+        factory.durationHistogramBuckets[MediaMetricNames.routingUpdateDuration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000].map { .milliseconds($0) }
         MetricsSystem.bootstrap(factory)
         return registry
     }()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaucusServer
 import Foundation
 import NIOCore
 import NIOPosix
@@ -104,15 +105,13 @@ struct MediaBench: AsyncParsableCommand {
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
         Self.reportRoutingUpdates(
-            "while the users connected and began publishing", beforeStart.histogram(Self.routingUpdates, since: beforeMedia), into: &report)
-        Self.reportRoutingUpdates("for the plan and the start", afterStart.histogram(Self.routingUpdates, since: beforeStart), into: &report)
+            "while the users connected and began publishing", beforeStart.histogram(MediaMetricNames.routingUpdateDuration, since: beforeMedia), into: &report)
+        Self.reportRoutingUpdates("for the plan and the start", afterStart.histogram(MediaMetricNames.routingUpdateDuration, since: beforeStart), into: &report)
         move.report(into: &report, shape: shape, timeout: moveTimeout)
         report.print(json: json)
         let crossed = Self.crossings(heard, shape: shape)
         if crossed > 0 { throw BenchError("\(crossed) users heard someone outside their room") }
     }
-
-    static let routingUpdates = "caucus_media_routing_update_duration_seconds"
 
     /// The media loop's time in routing updates (forwarding waits on that loop meanwhile).
     private static func reportRoutingUpdates(
