@@ -23,7 +23,8 @@ struct ServerMetricsScrape {
     func value(_ series: String) -> Double { samples[series] ?? 0 }
 
     /// A histogram's observations since `earlier`: how many, their sum, and the smallest bucket
-    /// bound that holds them all (nil when none, or when one is above every bound).
+    /// bound that holds them all (nil when none, or when one is above every finite bound: the
+    /// `+Inf` bucket holds everything and says nothing).
     func histogram(_ name: String, since earlier: ServerMetricsScrape) -> (count: Int, sum: Double, largestAtMost: Double?) {
         let count = Int(value(name + "_count") - earlier.value(name + "_count"))
         let sum = value(name + "_sum") - earlier.value(name + "_sum")
@@ -34,7 +35,7 @@ struct ServerMetricsScrape {
             else { return nil }
             return (bound, value(series) - earlier.value(series))
         }
-        let largest = bounds.sorted { $0.bound < $1.bound }.first { Int($0.count) == count }?.bound
+        let largest = bounds.sorted { $0.bound < $1.bound }.first { $0.bound.isFinite && Int($0.count) == count }?.bound
         return (count, sum, count == 0 ? nil : largest)
     }
 }
