@@ -30,10 +30,24 @@ import Testing
         let server = try await TestServer.start()
         // The snippet names ws://127.0.0.1:8080/ws: a relay there reaches the test's server.
         let proxy = try await TCPProxy.start(to: server.port, port: 8080)
-        setenv("CAUCUS_TOKEN", try server.token(session: "Class", role: .host), 1)
-        try await Self.runTheSnippet()
+        try await ProcessInfo.$token.withValue(try server.token(session: "Class", role: .host)) {
+            try await Self.runTheSnippet()
+        }
         await proxy.stop()
         await server.stop()
+    }
+
+    /// What the snippet's `ProcessInfo.processInfo.environment` reads here: the test's token
+    /// as `CAUCUS_TOKEN`, in this task alone. Setting the process's real variable (`setenv`)
+    /// crashed the test process now and then: Foundation's `Process.run`, starting another
+    /// test's helper at the same moment, copied `environ` while `setenv` reallocated it. The
+    /// snippet's other lines run as written, and `theSnippetTypechecksWithOnlyItsOwnImports`
+    /// checks the line against Foundation's own `ProcessInfo`.
+    struct ProcessInfo {
+        @TaskLocal static var token: String?
+        static let processInfo = ProcessInfo()
+
+        var environment: [String: String] { Self.token.map { ["CAUCUS_TOKEN": $0] } ?? [:] }
     }
 
     private static func runTheSnippet() async throws {
