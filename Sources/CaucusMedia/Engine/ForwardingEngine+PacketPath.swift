@@ -68,7 +68,8 @@ extension ForwardingEngine {
                 } else if rewriter.source != ssrc {
                     // The slot switched away from this stream (at the new source's keyframe):
                     // the route goes now, on the failure path, not at the next recomputation.
-                    reroute(destination, from: [rewriter.source, rewriter.pending].compactMap { $0 })
+                    // Only this route: one a sliced handover cut stays cut until its slice.
+                    reroute(destination, from: (routed[destination] ?? []).filter { $0 != ssrc })
                 }
                 continue
             }

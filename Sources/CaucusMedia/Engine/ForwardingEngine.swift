@@ -73,7 +73,9 @@ public final class ForwardingEngine {
     /// packet path runs on this same loop, so it always reads a whole table.
     private(set) var table = RoutingTable.empty
     /// The incoming SSRCs each slot is routed from in `table` now.
-    private var routed: [SlotDestination: [UInt32]] = [:]
+    private(set) var routed: [SlotDestination: [UInt32]] = [:]
+    /// Users a sliced handover has yet to recompute (`ForwardingEngine+SlicedRouting.swift`).
+    var pendingRouting = PendingRouting()
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
     /// Publishers' RTX SSRCs → what their packets restore (`ForwardingEngine+Retransmissions.swift`).
@@ -136,12 +138,18 @@ public final class ForwardingEngine {
         return recompute(receiversOf: user, and: [], now: now)
     }
 
-    /// The session's handover after events: the users it names get their new eligibility,
-    /// location and connection, and only those whose entry differs from what the router has
-    /// are recomputed. (The session names a superset: a breakout plan committed names everyone
-    /// in a full main session, whose thousand users' slots, each over a thousand candidates,
-    /// took 200 ms of the media loop and held up the next replies on its thread.)
+    /// The session's handover after events, every user it changed recomputed at once.
     func update(_ handover: RoutingHandover, now: Duration) -> Changes {
+        update(handover, now: now, slice: .max)
+    }
+
+    /// Takes in a handover: the users it names get their new eligibility, location and
+    /// connection. Returns those whose entry differs from what the router has (only they need
+    /// recomputing; the session names a superset: a breakout plan committed names everyone in
+    /// a full main session, whose thousand users' slots, each over a thousand candidates, took
+    /// 200 ms of the media loop and held up the next replies on its thread), and those among
+    /// them who arrived somewhere new.
+    func apply(_ handover: RoutingHandover) -> (changed: [Int], arrivals: [Int]) {
         var arrivals: [Int] = []
         var changed: [Int] = []
         for (user, entry) in handover.users {
@@ -158,13 +166,8 @@ public final class ForwardingEngine {
             if let new = entry.location { staleAudible.insert(new) }
             if relocate(user, to: entry.location) { arrivals.append(user) }
         }
-        var changes = recompute(changed, now: now)
-        // Whoever arrives in a location learns who speaks there, with its slot map.
-        for user in arrivals.sorted() {
-            guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
-            announce(Array(ranking.speakers), to: [user], in: &changes)
-        }
-        return changes
+        // In the users' order, not the dictionary's: slices take them in this order.
+        return (changed.sorted(), arrivals)
     }
 
     /// The whole session's eligibility and channels at once (every user not named has

@@ -26,6 +26,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private let metrics: MediaMetrics
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
+    /// The next routing slice, when one is waiting (`continueRouting`).
+    private var routingSlice: Scheduled<Void>?
     /// Datagrams written since the last flush.
     private var pendingFlush = false
     /// Whether runs of datagrams to one destination leave as one send (`SegmentationPlan`).
@@ -43,8 +45,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// the connection instead of the UDP socket.
     private var tcpConnections: [TransportAddress: MediaTCPConnection] = [:]
 
-    init(shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, logger: Logger) {
-        let router = MediaRouter(table: table, metrics: metrics)
+    init(
+        shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, routingSlice: Int,
+        logger: Logger
+    ) {
+        let router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice)
         self.logger = logger
         self.segmentationOffload = segmentationOffload
         self.shard = shard
@@ -78,6 +83,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         tick?.cancel()
         tick = nil
+        routingSlice?.cancel()
+        routingSlice = nil
         if !isClosing {
             // SwiftNIO closes a datagram channel on a write error it cannot pin on one datagram,
             // and does not say which; the likeliest with runs is a kernel refusing them.
@@ -225,6 +232,24 @@ final class MediaChannelHandler: ChannelInboundHandler {
         // A UDP socket reports ICMP errors (port unreachable) here: one peer's problem, not
         // the port's. Keep serving.
     }
+
+    /// Runs the router's waiting routing slices, one per turn of the loop, until none is left.
+    /// Scheduled a moment ahead rather than queued as a task: NIO runs the tasks queued while
+    /// it runs tasks before it reads again, so a chain of them would hold the reads back.
+    func continueRouting() {
+        guard router.hasPendingRouting, routingSlice == nil, let context else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        routingSlice = context.eventLoop.scheduleTask(in: Self.routingSliceDelay) {
+            let handler = handler.value
+            handler.routingSlice = nil
+            handler.router.continueRouting()
+            handler.send([])
+            handler.continueRouting()
+        }
+    }
+
+    /// Enough for the loop to read what arrived between two routing slices.
+    static let routingSliceDelay = TimeAmount.microseconds(50)
 
     /// Writes from outside a read (signalling, the timer), flushed at once. Call on the loop.
     func send(_ datagrams: [AddressedDatagram]) {

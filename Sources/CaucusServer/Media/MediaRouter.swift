@@ -38,6 +38,11 @@ final class MediaRouter {
     private unowned let table: MediaPeerTable
     private let metrics: MediaMetrics
     private var sessions: [StoredSessionID: Session] = [:]
+    /// Sessions whose last handover still has users to recompute.
+    private var routingPending: Set<StoredSessionID> = []
+    /// What one routing slice may cost, in (subscriber, eligible stream) pairs
+    /// (`ServerConfiguration.mediaRoutingSlice`).
+    private let routingSlice: Int
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [ForwardedDatagram] = []
     /// The outbox's bytes, back to back: one buffer (one allocation) for what a read batch
@@ -45,9 +50,10 @@ final class MediaRouter {
     private var outboxBytes = ByteBufferAllocator().buffer(capacity: MediaRouter.outboxCapacity)
     static let outboxCapacity = 16_384
 
-    init(table: MediaPeerTable, metrics: MediaMetrics) {
+    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int) {
         self.table = table
         self.metrics = metrics
+        self.routingSlice = routingSlice
     }
 
     /// Hands the waiting datagrams to `write`, with the buffer their bytes lie in (at each one's
@@ -80,6 +86,7 @@ final class MediaRouter {
 
     func removeSession(_ session: StoredSessionID) {
         sessions[session] = nil
+        routingPending.remove(session)
     }
 
     /// The session's latest "who may receive what" for the users whose eligibility changed.
@@ -87,20 +94,48 @@ final class MediaRouter {
     /// wait for `releaseSlotMaps`, which the session asks for once the events that explain
     /// them are queued on the users' connections; every slot map of the session waits with
     /// them, so a later one never overtakes an older one.
+    /// Large handovers are recomputed in slices (`ForwardingEngine+SlicedRouting.swift`) with
+    /// `continueRouting` between reads.
     func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
         guard let session = sessions[id] else { return }
-        let started = ContinuousClock.now
-        defer { metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started) }
-        if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
-        var routing = RoutingHandover()
-        for (user, entry) in handover.users {
-            session.connections[user] = entry.connection
-            routing.users[user] = RoutingHandover.Entry(
-                eligible: entry.eligible, location: entry.location.map(session.number(of:)),
-                channel: entry.connection.map(SignallingChannelID.init), pinned: entry.pinned)
+        timingRouting {
+            if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
+            var routing = RoutingHandover()
+            for (user, entry) in handover.users {
+                session.connections[user] = entry.connection
+                routing.users[user] = RoutingHandover.Entry(
+                    eligible: entry.eligible, location: entry.location.map(session.number(of:)),
+                    channel: entry.connection.map(SignallingChannelID.init), pinned: entry.pinned)
+            }
+            session.engine.handle(routing, now: MediaClock.now(), slice: routingSlice)
+            perform(session, id)
         }
-        session.engine.handle(routing, now: MediaClock.now())
-        perform(session, id)
+        if session.engine.isRoutingPending { routingPending.insert(id) }
+    }
+
+    /// Whether a session's handover still has users to recompute (`continueRouting`).
+    var hasPendingRouting: Bool { !routingPending.isEmpty }
+
+    /// Recomputes the next slice of each session's waiting handover.
+    func continueRouting() {
+        for id in routingPending {
+            guard let session = sessions[id] else {
+                routingPending.remove(id)
+                continue
+            }
+            timingRouting {
+                session.engine.continueRouting(now: MediaClock.now(), slice: routingSlice)
+                perform(session, id)
+            }
+            if !session.engine.isRoutingPending { routingPending.remove(id) }
+        }
+    }
+
+    /// Times a hold of the media loop by routing (forwarding on it waits meanwhile).
+    private func timingRouting(_ body: () -> Void) {
+        let started = ContinuousClock.now
+        body()
+        metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
     }
 
     /// Sends the slot maps held since `update(_:_:holdingSlotMaps:)`, in order, one trip per

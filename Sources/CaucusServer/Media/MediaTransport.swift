@@ -65,6 +65,8 @@ final class MediaTransport: Sendable {
             throw MediaConfigurationError("--media-address must be an IPv4 or IPv6 address, not \"\(configuration.mediaAddress)\".")
         }
         guard configuration.mediaLoops >= 1 else { throw MediaConfigurationError("--media-loops must be at least 1.") }
+        guard configuration.mediaRoutingSlice >= 1 else { throw MediaConfigurationError("The media routing slice must be at least 1.") }
+        let routingSlice = configuration.mediaRoutingSlice
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let tickInterval = TimeAmount(configuration.mediaTickInterval)
@@ -94,7 +96,7 @@ final class MediaTransport: Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             let handler = MediaChannelHandler(
                                 shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval,
-                                segmentationOffload: segmentationOffload, logger: logger)
+                                segmentationOffload: segmentationOffload, routingSlice: routingSlice, logger: logger)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                     }
@@ -209,13 +211,15 @@ final class MediaTransport: Sendable {
     }
 
     /// Hands the media loop a session's routing for the users whose eligibility changed (see
-    /// `MediaHandover`). The loop recomputes those users' slots and swaps in the new routing
-    /// table between two packets (the packet path runs on the same loop, so it never sees half
-    /// a change).
+    /// `MediaHandover`). The loop recomputes those users' slots and changes their routes
+    /// between two packets (the packet path runs on the same loop, so it never sees half a
+    /// user's change); a large handover in slices, forwarding in between, with what it forbids
+    /// cut for everyone at once.
     func route(_ session: StoredSessionID, _ handover: MediaHandover) {
         shard(of: session).execute { handler in
             handler.router.update(session, handover)
             handler.send([])
+            handler.continueRouting()
         }
     }
 
@@ -230,6 +234,7 @@ final class MediaTransport: Sendable {
         shard(of: session).execute { handler in
             handler.router.update(session, handover, holdingSlotMaps: true)
             handler.send([])
+            handler.continueRouting()
         }
     }
 

@@ -38,8 +38,8 @@ import Testing
 
     /// A router whose session has Bo (user 1, listening on `channel`'s connection) and two
     /// publishers, Cy (2) and Di (3).
-    func router() throws -> MediaRouter {
-        let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics)
+    func router(routingSlice: Int = 2_048) throws -> MediaRouter {
+        let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics, routingSlice: routingSlice)
         for (user, ssrc) in [(1, UInt32(0xB0)), (2, 0xC0), (3, 0xD0)] {
             router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc))
         }
@@ -67,5 +67,31 @@ import Testing
         // Once released, slot maps go out at once again.
         router.update(session, hearing(2, on: connection))
         #expect(try Self.slotMaps(on: channel) == [2])
+    }
+
+    /// A handover recomputed in slices (one user each here): the slices computed before the
+    /// release wait with the first one's slot map, those after it go out at once.
+    @Test func slicesComputedWhileSlotMapsAreHeldWaitWithThem() throws {
+        let channels = (1...3).map { _ in EmbeddedChannel() }
+        let connections = channels.map { ClientConnection(queueLimit: 100, channel: $0) }
+        let router = try router(routingSlice: 1)
+        // Bo hears Cy, Cy hears Di, Di hears Bo.
+        var handover = MediaHandover()
+        for (index, (user, publisher)) in [(1, 2), (2, 3), (3, 1)].enumerated() {
+            handover.users[user] = MediaHandover.Entry(
+                eligible: [PublishedStream(publisher: publisher, kind: .audio)], location: .main, connection: connections[index])
+        }
+        router.update(session, handover, holdingSlotMaps: true)
+        #expect(router.hasPendingRouting)
+        router.continueRouting()
+        #expect(router.hasPendingRouting)
+        for channel in channels { #expect(try Self.slotMaps(on: channel).isEmpty, "a slice's slot map went out before the release") }
+        router.releaseSlotMaps(session)
+        #expect(try Self.slotMaps(on: channels[0]) == [2])
+        #expect(try Self.slotMaps(on: channels[1]) == [3])
+        #expect(try Self.slotMaps(on: channels[2]).isEmpty, "Di's slice is still to come")
+        router.continueRouting()
+        #expect(!router.hasPendingRouting)
+        #expect(try Self.slotMaps(on: channels[2]) == [1])
     }
 }

@@ -58,9 +58,11 @@ import Testing
     /// with one audio slot each; user 0 (Red) and user 7 (Blue) publish. In the main session
     /// user 0 hears 7 and everyone else hears 0; after the start users 4–6 hear 7, users 0 and 7
     /// hear nobody, users 1–3 still hear 0. Every one of the five whose slot changes has the
-    /// started status before the slot map that changes it.
-    @Test func aStartsSlotMapsFollowTheStatusThatExplainsThem() async throws {
-        let server = try await TestServer.start()
+    /// started status before the slot map that changes it; also when the start is recomputed
+    /// in slices of one user (`mediaRoutingSlice`), the slices running between reads.
+    @Test(arguments: [2_048, 1])
+    func aStartsSlotMapsFollowTheStatusThatExplainsThem(routingSlice: Int) async throws {
+        let server = try await TestServer.start { $0.mediaRoutingSlice = routingSlice }
         let ada = try await server.joined("Ada", role: .host)
         var users: [TestClient] = []
         for index in 0..<8 {

@@ -1,0 +1,61 @@
+/// A large handover recomputed in slices, so that forwarding goes on between them: a breakout
+/// that starts for a thousand users changes every user's slots, which took the media loop
+/// ~11 ms in one piece (and every packet waited). The handover itself is taken in at once, and
+/// so is what it forbids: a user still waiting for its slice stops receiving at once every
+/// stream it may no longer receive (its new room's are added with its slice), so nobody hears
+/// a room it has left for even one packet. Slices go first named first, each as a
+/// recomputation of its users; a later handover's users join the queue (a user already in it
+/// keeps its place, and is recomputed from the latest state).
+extension ForwardingEngine {
+    /// Takes in `handover` and recomputes its users in slices of about `slice` (subscriber,
+    /// eligible stream) pairs (what a recomputation costs), the first now; the rest wait for
+    /// ``continueRouting(now:slice:)`` while ``isRoutingPending``.
+    public func handle(_ handover: RoutingHandover, now: Duration, slice: Int) {
+        perform(update(handover, now: now, slice: slice))
+    }
+
+    /// Whether a sliced handover still has users to recompute.
+    public var isRoutingPending: Bool { !pendingRouting.isEmpty }
+
+    /// Recomputes the next slice of users a handover left waiting.
+    public func continueRouting(now: Duration, slice: Int) {
+        perform(recomputePending(now: now, slice: slice))
+    }
+
+    func update(_ handover: RoutingHandover, now: Duration, slice: Int) -> Changes {
+        let (changed, arrivals) = apply(handover)
+        pendingRouting.enqueue(changed, arrivals: arrivals)
+        let changes = recomputePending(now: now, slice: slice)
+        for user in changed where pendingRouting.contains(user) { cutIneligibleRoutes(of: user) }
+        return changes
+    }
+
+    /// The next slice's recomputation; those who arrived somewhere new among its users learn
+    /// who speaks there, with their slot maps.
+    func recomputePending(now: Duration, slice: Int) -> Changes {
+        guard !pendingRouting.isEmpty else { return Changes() }
+        let users = pendingRouting.takeSlice(budget: slice) { 1 + (eligible[$0]?.count ?? 0) }
+        var changes = recompute(users, now: now)
+        for user in pendingRouting.takeArrivals(among: users) {
+            guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
+            announce(Array(ranking.speakers), to: [user], in: &changes)
+        }
+        return changes
+    }
+
+    /// Takes `user`'s routes from streams it may no longer receive out of the table; its
+    /// rewriters keep their state for the recomputation to come.
+    func cutIneligibleRoutes(of user: Int) {
+        guard let subscriber = subscribers[user] else { return }
+        let allowed = eligible[user] ?? []
+        for receiveSlot in subscriber.plan.receiveSlots {
+            let destination = SlotDestination(subscriber: user, slot: receiveSlot.slot)
+            guard let ssrcs = routed[destination] else { continue }
+            let kept = ssrcs.filter { ssrc in
+                guard let stream = upTracks[ssrc]?.stream ?? simulcastLayerSSRCs[ssrc] else { return false }
+                return allowed.contains(stream)
+            }
+            if kept.count != ssrcs.count { reroute(destination, from: kept) }
+        }
+    }
+}

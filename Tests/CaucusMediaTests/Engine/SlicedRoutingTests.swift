@@ -1,0 +1,188 @@
+import PropertyBased
+import Testing
+
+@testable import CaucusMedia
+
+/// Issue 23, item 2 ("without a pause in forwarding"), on the engine driven directly: a large
+/// handover is recomputed in slices with packets forwarded in between; while users wait for
+/// their slice they receive nothing they may no longer receive, and the slices end where the
+/// handover taken whole ends.
+@Suite struct SlicedRoutingTests {
+    /// Users 1…`count`, each publishing audio (SSRC = user) and video (user × 1,000), with two
+    /// audio and two video slots.
+    static func session(_ count: Int) -> ForwardingEngine {
+        let router = ForwardingEngine()
+        for user in 1...count {
+            _ = router.add(user, plan: ForwardingEngineTests.plan(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 1_000)), now: .zero)
+        }
+        return router
+    }
+
+    /// Everyone in `rooms` (user → location) receives the audio and video of the others there.
+    static func handover(_ rooms: [Int: Int]) -> RoutingHandover {
+        var handover = RoutingHandover()
+        for (user, room) in rooms {
+            let others = rooms.filter { $0.value == room && $0.key != user }.keys.sorted()
+            let eligible = others.flatMap { [PublishedStream(publisher: $0, kind: .audio), PublishedStream(publisher: $0, kind: .video)] }
+            handover.users[user] = RoutingHandover.Entry(eligible: eligible, location: room, channel: nil)
+        }
+        return handover
+    }
+
+    /// Every (subscriber, stream) one packet of each stream reaches now.
+    static func reached(_ router: ForwardingEngine, users: ClosedRange<Int>, sequence: UInt16) -> Set<[Int]> {
+        var reached = Set<[Int]>()
+        for user in users {
+            for (kind, ssrc) in [(0, UInt32(user)), (1, UInt32(user * 1_000))] {
+                let packet = ForwardingEngineTests.rtp(ssrc: ssrc, sequenceNumber: sequence)
+                _ = router.forward(rtp: packet, arrival: .milliseconds(Int(sequence) * 20)) { subscriber, _, _ in
+                    reached.insert([subscriber, user, kind])
+                }
+            }
+        }
+        return reached
+    }
+
+    static func allowed(_ reached: Set<[Int]>, by handover: RoutingHandover) -> Bool {
+        reached.allSatisfy { pair in
+            let kind: StreamKind = pair[2] == 0 ? .audio : .video
+            return handover.users[pair[0]]?.eligible.contains(PublishedStream(publisher: pair[1], kind: kind)) == true
+        }
+    }
+
+    /// A breakout's start for 40 users of the main session into 8 rooms, in slices of about 30
+    /// pairs: the first slice's users hear their rooms at once, the others nothing of the main
+    /// session they left until their slice; at the end everyone hears its room.
+    @Test func aBreakoutStartsInSlicesAndNobodyHearsTheMainSessionMeanwhile() {
+        let router = Self.session(40)
+        let main = Self.handover(Dictionary(uniqueKeysWithValues: (1...40).map { ($0, 0) }))
+        _ = router.update(main, now: .zero)
+        #expect(!router.isRoutingPending)
+        #expect(Self.reached(router, users: 1...40, sequence: 1).count == 40 * 4, "two audio and two video slots each")
+
+        let rooms = Self.handover(Dictionary(uniqueKeysWithValues: (1...40).map { ($0, 1 + ($0 - 1) % 8) }))
+        let first = router.update(rooms, now: .seconds(1), slice: 30)
+        #expect(router.isRoutingPending)
+        #expect(first.subscribersRecomputed > 0 && first.subscribersRecomputed < 40)
+        var slices = 1
+        var sequence: UInt16 = 2
+        var recomputed = first.subscribersRecomputed
+        while true {
+            let reached = Self.reached(router, users: 1...40, sequence: sequence)
+            sequence += 1
+            #expect(Self.allowed(reached, by: rooms), "a user waiting for its slice received a stream of the main session")
+            // Those recomputed so far receive their room (4 others, 2 slots of each kind);
+            // those waiting keep only what they may still receive (a speaker of the main
+            // session now in their room).
+            let full = Dictionary(grouping: reached, by: { $0[0] }).filter { $0.value.count == 4 }
+            #expect(full.count >= recomputed)
+            guard router.isRoutingPending else { break }
+            recomputed += router.recomputePending(now: .seconds(1) + .milliseconds(slices), slice: 30).subscribersRecomputed
+            slices += 1
+        }
+        #expect(recomputed == 40)
+        #expect(slices > 5, "\(slices) slices")
+        #expect(Self.reached(router, users: 1...40, sequence: sequence).count == 40 * 4)
+    }
+
+    /// Random sessions and moves, each handover taken whole by one engine and in random slices
+    /// (later handovers arriving before the last slice) by another, packets forwarded between
+    /// slices: the sliced engine never forwards what the latest handover forbids, and once its
+    /// slices are done both fill each user's slots with the same streams (where in its slots
+    /// may differ: a stream keeps the slot it had, and a user recomputed once for two
+    /// handovers skipped the first one's slots).
+    @Test(.shrinking(false))
+    func slicesEndWhereTheWholeHandoverEnds() async {
+        await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000_000)) { seed in
+            var random = SplitMix(seed: UInt64(seed))
+            let count = Int.random(in: 2...24, using: &random)
+            let (whole, sliced) = (Self.session(count), Self.session(count))
+            var sequence: UInt16 = 1
+            for step in 0..<6 {
+                let roomCount = Int.random(in: 1...4, using: &random)
+                var rooms: [Int: Int] = [:]
+                for user in 1...count where Int.random(in: 0..<8, using: &random) != 0 { rooms[user] = Int.random(in: 0..<roomCount, using: &random) }
+                var handover = Self.handover(rooms)
+                // Users who left: nothing, nowhere.
+                for user in 1...count where rooms[user] == nil {
+                    handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
+                }
+                let now = Duration.seconds(step)
+                _ = whole.update(handover, now: now)
+                _ = sliced.update(handover, now: now, slice: Int.random(in: 1...40, using: &random))
+                // Some slices now, the rest after the next handover (or at the end).
+                let slicesNow = step == 5 ? Int.max : Int.random(in: 0...3, using: &random)
+                var taken = 0
+                repeat {
+                    let reached = Self.reached(sliced, users: 1...count, sequence: sequence)
+                    sequence &+= 1
+                    #expect(Self.allowed(reached, by: handover), "seed \(seed), step \(step): forwarded what the handover forbids")
+                    guard sliced.isRoutingPending, taken < slicesNow else { break }
+                    _ = sliced.recomputePending(now: now, slice: Int.random(in: 1...40, using: &random))
+                    taken += 1
+                } while true
+            }
+            #expect(!sliced.isRoutingPending)
+            for user in 1...count {
+                let (slicedStreams, wholeStreams) = (sliced.assignments[user]?.sources.values, whole.assignments[user]?.sources.values)
+                #expect(slicedStreams.map(Set.init) == wholeStreams.map(Set.init), "seed \(seed), user \(user)")
+                func shown(_ router: ForwardingEngine) -> [String]? {
+                    router.subscribers[user]?.currentMap.map { map in map.slots.map { "\($0.kind) \($0.publisher ?? 0)" }.sorted() }
+                }
+                #expect(shown(sliced) == shown(whole), "seed \(seed), user \(user)")
+            }
+        }
+    }
+
+    /// A slot that switched to a new source at its keyframe still has a route from the old
+    /// one until the old one's next packet; a sliced handover that forbids the new source and
+    /// allows the old one cuts the new one's route, and the old one's packet must not bring it
+    /// back before the user's slice.
+    @Test func aCutRouteStaysCutWhenAStaleRouteGoes() {
+        let router = ForwardingEngine()
+        for user in 1...3 {
+            let offer = ForwardingEngineTests.offer(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 1_000), audioSlots: 1, videoSlots: 1)
+            _ = router.add(user, plan: ForwardingEngineTests.plan(of: offer, firstSSRC: UInt32(user * 100)), now: .zero)
+        }
+        /// User 3 may receive the video of `publishers`.
+        func handover(_ publishers: [Int]) -> RoutingHandover {
+            var handover = RoutingHandover()
+            handover.users[3] = RoutingHandover.Entry(
+                eligible: publishers.map { PublishedStream(publisher: $0, kind: .video) }, location: 0, channel: nil)
+            return handover
+        }
+        func videoReaching3(from publisher: Int, _ sequence: UInt16) -> Bool {
+            ForwardingEngineTests.forwarded(router, from: UInt32(publisher * 1_000), sequenceNumber: sequence).contains { $0[0] == 3 }
+        }
+        _ = router.update(handover([1]), now: .zero)
+        #expect(videoReaching3(from: 1, 1))
+        // 2 ranks first: user 3's one video slot switches to it at its keyframe, 1 still routed.
+        _ = router.update(handover([2, 1]), now: .seconds(1))
+        #expect(videoReaching3(from: 2, 2))
+        #expect(router.routed[SlotDestination(subscriber: 3, slot: SlotID(kind: .video, index: 0))]?.count == 2)
+        // Now only 1 may reach user 3, whose slice comes after user 1's (one user per slice).
+        var sliced = handover([1])
+        sliced.users[1] = RoutingHandover.Entry(eligible: [PublishedStream(publisher: 2, kind: .audio)], location: 0, channel: nil)
+        _ = router.update(sliced, now: .seconds(2), slice: 1)
+        #expect(router.isRoutingPending)
+        _ = videoReaching3(from: 1, 3)
+        #expect(!videoReaching3(from: 2, 4), "user 3 received a stream it may no longer receive")
+        _ = router.recomputePending(now: .seconds(2), slice: 1)
+        #expect(!router.isRoutingPending)
+        #expect(videoReaching3(from: 1, 5))
+    }
+
+    @Test func theQueueKeepsOrderTakesEachUserOnceAndAtLeastOnePerSlice() {
+        var pending = PendingRouting()
+        pending.enqueue([3, 1, 2], arrivals: [1])
+        pending.enqueue([2, 4], arrivals: [4])
+        #expect(pending.contains(2) && !pending.contains(5))
+        #expect(pending.takeSlice(budget: 1) { _ in 5 } == [3], "one user even over the budget")
+        #expect(pending.takeSlice(budget: 10) { _ in 5 } == [1, 2])
+        #expect(pending.takeArrivals(among: [1, 2]) == [1])
+        #expect(!pending.contains(2))
+        #expect(pending.takeSlice(budget: .max) { _ in 1 } == [4])
+        #expect(pending.isEmpty)
+        #expect(pending.takeArrivals(among: [4]) == [4])
+    }
+}
