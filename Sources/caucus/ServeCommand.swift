@@ -42,6 +42,8 @@ struct Serve: AsyncParsableCommand {
     var mediaLoops: Int?
     @Option(help: "Forwarded media to one peer sent in runs the kernel cuts up (UDP GSO): auto (the default: on Linux 6.11 and later), on, off (needed where media is routed through kernel IPsec).")
     var mediaGso: MediaSegmentationOffload?
+    @Option(help: "What one slice of a large media routing recomputation may cost, in (subscriber, eligible stream) pairs: about a millisecond of the media loop at the default 2048; forwarding goes on between slices. A very large number recomputes each change in one piece.")
+    var mediaRoutingSlice: Int?
     @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
     var mediaTCPPort: String?
     @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
@@ -91,6 +93,10 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("The media loops are 1 to \(System.coreCount) (one per core at most).")
             }
             configuration.mediaLoops = loops
+        }
+        if let slice = try mediaRoutingSlice ?? environment["CAUCUS_MEDIA_ROUTING_SLICE"].map(Self.routingSlice) {
+            guard slice >= 1 else { throw ValidationError("The media routing slice is 1 or more.") }
+            configuration.mediaRoutingSlice = slice
         }
         if let gso = try mediaGso ?? environment["CAUCUS_MEDIA_GSO"].map(Self.segmentationOffload) {
             configuration.mediaSegmentationOffload = gso
@@ -163,6 +169,11 @@ struct Serve: AsyncParsableCommand {
     private static func mediaLoopCount(_ text: String) throws -> Int {
         guard let count = Int(text) else { throw ValidationError("CAUCUS_MEDIA_LOOPS must be a number, not \"\(text)\".") }
         return count
+    }
+
+    private static func routingSlice(_ text: String) throws -> Int {
+        guard let slice = Int(text) else { throw ValidationError("CAUCUS_MEDIA_ROUTING_SLICE must be a number, not \"\(text)\".") }
+        return slice
     }
 
     private static func segmentationOffload(_ text: String) throws -> MediaSegmentationOffload {

@@ -38,4 +38,28 @@ struct ServerMetricsScrape {
         let largest = bounds.sorted { $0.bound < $1.bound }.first { $0.bound.isFinite && Int($0.count) == count }?.bound
         return (count, sum, count == 0 ? nil : largest)
     }
+
+    /// A histogram's observations since `earlier` above `bound` (one of its bucket bounds).
+    func histogram(_ name: String, since earlier: ServerMetricsScrape, above bound: Double) -> Int {
+        let bucket = name + "_bucket{le=\"\(bound)\"}"
+        let count = value(name + "_count") - earlier.value(name + "_count")
+        return Int(count - (value(bucket) - earlier.value(bucket)))
+    }
+
+    /// Waits until `histogram` has had no new observation for `quiet` (read every 50 ms), or
+    /// `limit` has passed; returns how long it waited.
+    static func waitForQuiet(
+        _ histogram: String, on server: ServerUnderTest, quiet: Duration = .milliseconds(300), limit: Duration = .seconds(30)
+    ) async throws -> Duration {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var count = try await read(server).value(histogram + "_count")
+        var changed = started
+        while clock.now - changed < quiet, clock.now - started < limit {
+            try await Task.sleep(for: .milliseconds(50))
+            let now = try await read(server).value(histogram + "_count")
+            if now != count { (count, changed) = (now, clock.now) }
+        }
+        return clock.now - started
+    }
 }

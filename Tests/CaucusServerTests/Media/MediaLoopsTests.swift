@@ -88,11 +88,14 @@ import Testing
     }
 
     /// `--media-loops` and `CAUCUS_MEDIA_LOOPS` outside 1…cores, or not a number, stop
-    /// `caucus serve` before it starts, with what is wrong.
+    /// `caucus serve` before it starts, with what is wrong; so does a media routing slice
+    /// (`--media-routing-slice`, `CAUCUS_MEDIA_ROUTING_SLICE`) below 1 or not a number.
     @Test(arguments: [
         (["--media-loops", "0"], [:], "The media loops are 1 to"),
         (["--media-loops", "100000"], [:], "The media loops are 1 to"),
         ([], ["CAUCUS_MEDIA_LOOPS": "many"], "CAUCUS_MEDIA_LOOPS must be a number"),
+        (["--media-routing-slice", "0"], [:], "The media routing slice is 1 or more"),
+        ([], ["CAUCUS_MEDIA_ROUTING_SLICE": "big"], "CAUCUS_MEDIA_ROUTING_SLICE must be a number"),
     ] as [([String], [String: String], String)])
     func aBadLoopCountIsRefused(arguments: [String], environment: [String: String], message: String) async throws {
         let process = Process()
