@@ -94,6 +94,7 @@ final class MediaRouter {
     /// wait for `releaseSlotMaps`, which the session asks for once the events that explain
     /// them are queued on the users' connections; every slot map of the session waits with
     /// them, so a later one never overtakes an older one.
+    ///
     /// Large handovers are recomputed in slices (`ForwardingEngine+SlicedRouting.swift`) with
     /// `continueRouting` between reads.
     func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
