@@ -136,7 +136,9 @@ extension ForwardingEngine {
         var remaining = bytes
         for (slot, rewriter) in subscriber.rewriters.sorted(by: { $0.key.index < $1.key.index })
         where slot.kind.needsKeyframe && subscriber.retransmissionStreams[slot] != nil {
-            guard let last = rewriter.lastSequenceNumber, let source = rewriter.source else { continue }
+            guard let last = rewriter.lastSequenceNumber, let source = rewriter.source,
+                routed[SlotDestination(subscriber: user, slot: slot)]?.contains(source) == true
+            else { continue }
             var outgoing = last
             var tried = 0
             while remaining > 0, tried < Self.probeRepeatLimit {

@@ -158,10 +158,13 @@ extension ForwardingEngine {
             let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == nack.mediaSSRC })
         else { return }
         var missing: [(source: UInt32, lost: [UInt16])] = []
+        // What the slot is routed from now: a user waiting for its slice of a handover keeps
+        // its rewriter's source, but not the route from a stream it may no longer receive.
+        let routedFrom = self.routed[SlotDestination(subscriber: user, slot: slot)] ?? []
         for lost in nack.lostSequenceNumbers {
             // Only the slot's current source is repaired: an earlier one's packets would show a
             // picture (perhaps of a room the subscriber has left) the slot no longer carries.
-            guard let origin = rewriter.origin(of: lost), origin.source == rewriter.source else { continue }
+            guard let origin = rewriter.origin(of: lost), origin.source == rewriter.source, routedFrom.contains(origin.source) else { continue }
             if let cached = upTracks[origin.source]?.repair?.cache.packet(origin.sequenceNumber),
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {

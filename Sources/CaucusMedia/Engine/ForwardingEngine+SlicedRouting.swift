@@ -1,11 +1,13 @@
 /// A large handover recomputed in slices, so that forwarding goes on between them: a breakout
-/// that starts for a thousand users changes every user's slots, which took the media loop
-/// ~11 ms in one piece (and every packet waited). The handover itself is taken in at once, and
+/// that starts for a thousand users changes every user's slots, which held the media loop
+/// 20–50 ms in one piece (and every packet waited). The handover itself is taken in at once, and
 /// so is what it forbids: a user still waiting for its slice stops receiving at once every
 /// stream it may no longer receive (its new room's are added with its slice), so nobody hears
-/// a room it has left for even one packet. Slices go first named first, each as a
-/// recomputation of its users; a later handover's users join the queue (a user already in it
-/// keeps its place, and is recomputed from the latest state).
+/// a room it has left for even one packet. Slices take a handover's users in the order of
+/// their numbers, each slice a recomputation of its users; a later handover's users join the
+/// queue behind (a user already in it keeps its place, and is recomputed from the latest
+/// state). Recomputations that do not come from a handover (a location's speakers changing,
+/// a layer chosen, a peer's offer) still run whole, for the users they concern.
 extension ForwardingEngine {
     /// Takes in `handover` and recomputes its users in slices of about `slice` (subscriber,
     /// eligible stream) pairs (what a recomputation costs), the first now; the rest wait for

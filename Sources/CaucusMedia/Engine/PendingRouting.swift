@@ -8,6 +8,9 @@ struct PendingRouting {
 
     var isEmpty: Bool { head == queue.count }
 
+    /// What the queue's array holds, users already taken included.
+    var storedUsers: Int { queue.count }
+
     /// Whether `user` waits for its recomputation.
     func contains(_ user: Int) -> Bool { queued.contains(user) }
 
@@ -31,8 +34,10 @@ struct PendingRouting {
             queued.remove(user)
             head += 1
         }
-        if isEmpty {
-            queue.removeAll(keepingCapacity: true)
+        // The users taken go once they are half the array: a steady flow of handovers (a
+        // thousand publishing at once) never lets the queue empty.
+        if head > queue.count / 2 {
+            queue.removeFirst(head)
             head = 0
         }
         return slice

@@ -113,6 +113,12 @@ public struct SlotRewriter: Sendable {
         if newSource == (pending ?? source) {
             // The same source, perhaps renumbered (a new offer of the same stack keeps it).
             if pending != nil { pendingTranslation = newTranslation } else { translation = newTranslation }
+            // Still waiting, but the source it shows meanwhile may no longer be seen (the
+            // subscriber left its room): it stops now, not at the keyframe.
+            if pending != nil, source != nil, case .atKeyframe(keepingCurrent: false) = policy {
+                switchTo(nil)
+                translation = nil
+            }
             return false
         }
         if newSource == source {

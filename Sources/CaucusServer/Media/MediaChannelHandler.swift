@@ -26,8 +26,10 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private let metrics: MediaMetrics
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
-    /// The next routing slice, when one is waiting (`continueRouting`).
+    /// The next routing slice, when one is waiting (`continueRouting`); none once the channel
+    /// is inactive.
     private var routingSlice: Scheduled<Void>?
+    private var isActive = false
     /// Datagrams written since the last flush.
     private var pendingFlush = false
     /// Whether runs of datagrams to one destination leave as one send (`SegmentationPlan`).
@@ -70,6 +72,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        isActive = true
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         tick = context.eventLoop.scheduleRepeatedTask(initialDelay: tickInterval, delay: tickInterval) { _ in
             let handler = loopBoundSelf.value
@@ -83,6 +86,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         tick?.cancel()
         tick = nil
+        isActive = false
         routingSlice?.cancel()
         routingSlice = nil
         if !isClosing {
@@ -237,7 +241,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Scheduled a moment ahead rather than queued as a task: NIO runs the tasks queued while
     /// it runs tasks before it reads again, so a chain of them would hold the reads back.
     func continueRouting() {
-        guard router.hasPendingRouting, routingSlice == nil, let context else { return }
+        guard isActive, router.hasPendingRouting, routingSlice == nil, let context else { return }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         routingSlice = context.eventLoop.scheduleTask(in: Self.routingSliceDelay) {
             let handler = handler.value

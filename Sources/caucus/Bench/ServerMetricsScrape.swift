@@ -47,10 +47,10 @@ struct ServerMetricsScrape {
     }
 
     /// Waits until `histogram` has had no new observation for `quiet` (read every 50 ms), or
-    /// `limit` has passed; returns how long it waited.
+    /// `limit` has passed; returns how long it waited, and whether it was quiet.
     static func waitForQuiet(
         _ histogram: String, on server: ServerUnderTest, quiet: Duration = .milliseconds(300), limit: Duration = .seconds(30)
-    ) async throws -> Duration {
+    ) async throws -> (waited: Duration, quiet: Bool) {
         let clock = ContinuousClock()
         let started = clock.now
         var count = try await read(server).value(histogram + "_count")
@@ -60,6 +60,6 @@ struct ServerMetricsScrape {
             let now = try await read(server).value(histogram + "_count")
             if now != count { (count, changed) = (now, clock.now) }
         }
-        return clock.now - started
+        return (clock.now - started, clock.now - changed >= quiet)
     }
 }

@@ -134,6 +134,67 @@ import Testing
         }
     }
 
+    /// Everything a waiting user could be sent, over random sessions, moves and slice sizes:
+    /// audio with levels that change who speaks, video whose keyframes come now and then (so
+    /// slots wait for them across handovers), the media tick between slices (speakers ranked,
+    /// locations recomputed), and NACKs answered from the cache. No copy, forwarded or
+    /// repaired, ever carries a stream the latest handover forbids its subscriber.
+    @Test(.shrinking(false))
+    func nothingForbiddenReachesAnyoneBetweenSlices() async {
+        await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000_000)) { seed in
+            var random = SplitMix(seed: UInt64(seed))
+            let count = Int.random(in: 3...16, using: &random)
+            let router = Self.session(count)
+            var sequence: UInt16 = 1
+            var now = Duration.zero
+            // Each subscriber's slot SSRC → the last outgoing numbers seen there.
+            var sentOn: [Int: [UInt32: [UInt16]]] = [:]
+            for step in 0..<8 {
+                let roomCount = Int.random(in: 1...3, using: &random)
+                var rooms: [Int: Int] = [:]
+                for user in 1...count where Int.random(in: 0..<8, using: &random) != 0 { rooms[user] = Int.random(in: 0..<roomCount, using: &random) }
+                var handover = Self.handover(rooms)
+                for user in 1...count where rooms[user] == nil {
+                    handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
+                }
+                router.handle(handover, now: now, slice: Int.random(in: 1...30, using: &random))
+                repeat {
+                    now += .milliseconds(20)
+                    sequence &+= 1
+                    var copies: [(subscriber: Int, ssrc: UInt32)] = []
+                    for user in 1...count {
+                        let audio = ForwardingEngineSpeakerTests.audio(ssrc: UInt32(user), sequence: sequence, level: UInt8.random(in: 0...127, using: &random))
+                        let video = ForwardingEngineEventTests.video(
+                            ssrc: UInt32(user * 1_000), sequenceNumber: sequence, keyframe: Int.random(in: 0..<4, using: &random) == 0)
+                        for (packet, ssrc) in [(audio, UInt32(user)), (video, UInt32(user * 1_000))] {
+                            _ = router.forward(rtp: packet, arrival: now) { subscriber, header, _ in
+                                copies.append((subscriber, ssrc))
+                                if ssrc >= 1_000 { sentOn[subscriber, default: [:]][header.ssrc, default: []].append(header.sequenceNumber) }
+                            }
+                        }
+                    }
+                    if Bool.random(using: &random) { router.handleTimeout(now: now) }
+                    // Every subscriber asks again for the last two packets each video slot sent it.
+                    for (subscriber, slots) in sentOn {
+                        for (slotSSRC, numbers) in slots {
+                            let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: slotSSRC, lost: Array(numbers.suffix(2))))
+                            router.receive(rtcp: nack.encoded(), from: subscriber, at: now)
+                        }
+                    }
+                    var outputs: [ForwardingOutput] = []
+                    router.pollOutput { outputs.append($0) }
+                    for repair in ForwardingEngineEventTests.copies(outputs, .repair) {
+                        copies.append((repair.subscriber, UInt32(repair.packet[8]) << 24 | UInt32(repair.packet[9]) << 16 | UInt32(repair.packet[10]) << 8 | UInt32(repair.packet[11])))
+                    }
+                    let reached = Set(copies.map { [$0.subscriber, Int($0.ssrc >= 1_000 ? $0.ssrc / 1_000 : $0.ssrc), $0.ssrc >= 1_000 ? 1 : 0] })
+                    #expect(Self.allowed(reached, by: handover), "seed \(seed), step \(step): a copy of a stream the handover forbids")
+                    guard router.isRoutingPending else { break }
+                    router.continueRouting(now: now, slice: Int.random(in: 1...30, using: &random))
+                } while true
+            }
+        }
+    }
+
     /// A slot that switched to a new source at its keyframe still has a route from the old
     /// one until the old one's next packet; a sliced handover that forbids the new source and
     /// allows the old one cuts the new one's route, and the old one's packet must not bring it
@@ -184,5 +245,16 @@ import Testing
         #expect(pending.takeSlice(budget: .max) { _ in 1 } == [4])
         #expect(pending.isEmpty)
         #expect(pending.takeArrivals(among: [4]) == [4])
+        // Users taken and queued again, over and over, keep their order and never pile up.
+        var waiting: [Int] = []
+        for _ in 0..<1_000 {
+            pending.enqueue([1, 2, 3], arrivals: [])
+            let slice = pending.takeSlice(budget: 2) { _ in 1 }
+            // The one left from the last round goes first, then the others in the order named.
+            #expect(slice == Array((waiting + [1, 2, 3].filter { !waiting.contains($0) }).prefix(2)))
+            waiting = [1, 2, 3].filter { pending.contains($0) }
+            #expect(waiting.count == 1)
+        }
+        #expect(pending.storedUsers <= 6, "\(pending.storedUsers) users stored for 3 queued")
     }
 }

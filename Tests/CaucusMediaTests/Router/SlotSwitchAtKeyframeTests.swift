@@ -50,6 +50,21 @@ import Testing
         #expect(sent6?.sequenceNumber == 2)
     }
 
+    /// Already waiting for `new` while showing `old`, when `old` may no longer be seen: asked
+    /// again for `new`, the slot stops showing `old` at once (before, it kept `old` until
+    /// `new`'s keyframe, so a user who left a room went on seeing it).
+    @Test func aShownSourceThatMayNoLongerBeSeenStopsWhileTheWaitGoesOn() {
+        var slot = slotOnOld()
+        slot.select(source: new, policy: .atKeyframe(keepingCurrent: true))
+        let again = slot.select(source: new, policy: .atKeyframe(keepingCurrent: false))
+        #expect(!again, "already asked for its keyframe")
+        #expect(slot.source == nil && slot.pending == new)
+        let fromOld = slot.rewrite(ssrc: old, sequenceNumber: 102, timestamp: 7000, payloadLength: 10, arrival: .milliseconds(66))
+        #expect(fromOld == nil)
+        let keyframe = slot.rewrite(ssrc: new, sequenceNumber: 8, timestamp: 90, payloadLength: 10, arrival: .milliseconds(71), startsKeyframe: true)
+        #expect(keyframe?.sequenceNumber == 2)
+    }
+
     @Test func theWaitIsBounded() {
         var slot = slotOnOld()
         slot.select(source: new, policy: .atKeyframe(keepingCurrent: true))
