@@ -65,6 +65,11 @@ public final class ForwardingEngine {
     /// Each stream's incoming SSRC (a simulcast publication's: the layer it forwards).
     private(set) var ssrcsByStream: [PublishedStream: UInt32] = [:]
     var catalog = FormatCatalog()
+    /// Whether a stream plays in a slot format, as found since the streams were last learned
+    /// (`ForwardingEngine+Playability.swift`): a new publisher in a main session of a thousand
+    /// recomputes a thousand subscribers, each of whom may receive the thousand streams, and a
+    /// sliced handover recomputes them a few at a time.
+    var playability: [Playability.Key: Playability] = [:]
     /// Per location, the publishers whose audio someone there may receive (only they are
     /// ranked); recomputed for the locations a handover touched, at the next evaluation.
     var audible: [Int: Set<Int>] = [:]
@@ -221,10 +226,6 @@ public final class ForwardingEngine {
         var unplayable: [Int: [PublishedStream]] = [:]
         // Per user with a video slot, what it may decode: searched once per switching slot.
         var decodable: [Int: [PublishedStream]] = [:]
-        // Whether a stream plays in a slot format, found once per recomputation: a new
-        // publisher in a main session of a thousand recomputes a thousand subscribers, each of
-        // whom may receive the thousand streams.
-        var playability: [Playability.Key: Playability] = [:]
         for user in users {
             guard let subscriber = subscribers[user] else { continue }
             let (audio, video, screenShare) =
@@ -373,6 +374,7 @@ public final class ForwardingEngine {
             formats[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
         }
         ssrcsByStream = incomingSSRC
+        playability.removeAll(keepingCapacity: true)
         // Every layer of a simulcast publication is its stream: a subscriber may show any.
         var every = incomingSSRC.map { (stream: $0.key, ssrc: $0.value) }
         for (stream, publication) in simulcast {
