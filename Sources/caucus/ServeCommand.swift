@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     var mediaLoops: Int?
     @Option(help: "Forwarded media to one peer sent in runs the kernel cuts up (UDP GSO): auto (the default: on Linux 6.11 and later), on, off (needed where media is routed through kernel IPsec).")
     var mediaGso: MediaSegmentationOffload?
-    @Option(help: "What one slice of a large media routing recomputation may cost, in (subscriber, eligible stream) pairs: about a millisecond of the media loop at the default 2048; forwarding goes on between slices. A very large number recomputes each change in one piece.")
+    @Option(help: "What one slice of a large media routing recomputation may cost: the streams its users may receive, plus 256 a user; about a millisecond of the media loop at the default 16384. Forwarding goes on between slices. A very large number recomputes each change in one piece.")
     var mediaRoutingSlice: Int?
     @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
     var mediaTCPPort: String?

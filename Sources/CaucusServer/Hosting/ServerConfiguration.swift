@@ -59,10 +59,11 @@ public struct ServerConfiguration: Sendable {
     /// default: the UDP media port's number (or a free port when that one is taken); nil: no
     /// TCP candidate.
     public var mediaTCPPort: Int? = 0
-    /// What one slice of a large routing recomputation may cost on the media loop, in
-    /// (subscriber, eligible stream) pairs (`ForwardingEngine+SlicedRouting.swift`): about a
-    /// millisecond by default. Forwarding goes on between slices.
-    public var mediaRoutingSlice = 2_048
+    /// What one slice of a large routing recomputation may cost on the media loop, in the
+    /// streams its users may receive plus `ForwardingEngine.userCost` a user
+    /// (`ForwardingEngine+SlicedRouting.swift`): about a millisecond by default. Forwarding goes
+    /// on between slices.
+    public var mediaRoutingSlice = 16_384
     /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
     public var mediaConsentTimeout: Duration
     /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).

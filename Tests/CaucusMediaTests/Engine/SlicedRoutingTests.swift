@@ -50,8 +50,8 @@ import Testing
         }
     }
 
-    /// A breakout's start for 40 users of the main session into 8 rooms, in slices of about 30
-    /// pairs: the first slice's users hear their rooms at once, the others nothing of the main
+    /// A breakout's start for 40 users of the main session into 8 rooms, in slices of two or
+    /// three users: the first slice's users hear their rooms at once, the others nothing of the main
     /// session they left until their slice; at the end everyone hears its room.
     @Test func aBreakoutStartsInSlicesAndNobodyHearsTheMainSessionMeanwhile() {
         let router = Self.session(40)
@@ -61,7 +61,7 @@ import Testing
         #expect(Self.reached(router, users: 1...40, sequence: 1).count == 40 * 4, "two audio and two video slots each")
 
         let rooms = Self.handover(Dictionary(uniqueKeysWithValues: (1...40).map { ($0, 1 + ($0 - 1) % 8) }))
-        let first = router.update(rooms, now: .seconds(1), slice: 30)
+        let first = router.update(rooms, now: .seconds(1), slice: 3 * ForwardingEngine.userCost)
         #expect(router.isRoutingPending)
         #expect(first.subscribersRecomputed > 0 && first.subscribersRecomputed < 40)
         var slices = 1
@@ -77,7 +77,7 @@ import Testing
             let full = Dictionary(grouping: reached, by: { $0[0] }).filter { $0.value.count == 4 }
             #expect(full.count >= recomputed)
             guard router.isRoutingPending else { break }
-            recomputed += router.recomputePending(now: .seconds(1) + .milliseconds(slices), slice: 30).subscribersRecomputed
+            recomputed += router.recomputePending(now: .seconds(1) + .milliseconds(slices), slice: 3 * ForwardingEngine.userCost).subscribersRecomputed
             slices += 1
         }
         #expect(recomputed == 40)
@@ -109,7 +109,7 @@ import Testing
                 }
                 let now = Duration.seconds(step)
                 _ = whole.update(handover, now: now)
-                _ = sliced.update(handover, now: now, slice: Int.random(in: 1...40, using: &random))
+                _ = sliced.update(handover, now: now, slice: Int.random(in: 1...1_200, using: &random))
                 // Some slices now, the rest after the next handover (or at the end).
                 let slicesNow = step == 5 ? Int.max : Int.random(in: 0...3, using: &random)
                 var taken = 0
@@ -118,7 +118,7 @@ import Testing
                     sequence &+= 1
                     #expect(Self.allowed(reached, by: handover), "seed \(seed), step \(step): forwarded what the handover forbids")
                     guard sliced.isRoutingPending, taken < slicesNow else { break }
-                    _ = sliced.recomputePending(now: now, slice: Int.random(in: 1...40, using: &random))
+                    _ = sliced.recomputePending(now: now, slice: Int.random(in: 1...1_200, using: &random))
                     taken += 1
                 } while true
             }
@@ -157,7 +157,7 @@ import Testing
                 for user in 1...count where rooms[user] == nil {
                     handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
                 }
-                router.handle(handover, now: now, slice: Int.random(in: 1...30, using: &random))
+                router.handle(handover, now: now, slice: Int.random(in: 1...1_200, using: &random))
                 repeat {
                     now += .milliseconds(20)
                     sequence &+= 1
@@ -189,7 +189,7 @@ import Testing
                     let reached = Set(copies.map { [$0.subscriber, Int($0.ssrc >= 1_000 ? $0.ssrc / 1_000 : $0.ssrc), $0.ssrc >= 1_000 ? 1 : 0] })
                     #expect(Self.allowed(reached, by: handover), "seed \(seed), step \(step): a copy of a stream the handover forbids")
                     guard router.isRoutingPending else { break }
-                    router.continueRouting(now: now, slice: Int.random(in: 1...30, using: &random))
+                    router.continueRouting(now: now, slice: Int.random(in: 1...1_200, using: &random))
                 } while true
             }
         }

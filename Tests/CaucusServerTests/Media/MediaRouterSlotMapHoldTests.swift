@@ -38,7 +38,7 @@ import Testing
 
     /// A router whose session has Bo (user 1, listening on `channel`'s connection) and two
     /// publishers, Cy (2) and Di (3).
-    func router(routingSlice: Int = 2_048) throws -> MediaRouter {
+    func router(routingSlice: Int = ServerConfiguration().mediaRoutingSlice) throws -> MediaRouter {
         let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics, routingSlice: routingSlice)
         for (user, ssrc) in [(1, UInt32(0xB0)), (2, 0xC0), (3, 0xD0)] {
             router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc))

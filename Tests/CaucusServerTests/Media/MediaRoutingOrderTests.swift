@@ -60,7 +60,7 @@ import Testing
     /// hear nobody, users 1–3 still hear 0. Every one of the five whose slot changes has the
     /// started status before the slot map that changes it; also when the start is recomputed
     /// in slices of one user (`mediaRoutingSlice`), the slices running between reads.
-    @Test(arguments: [2_048, 1])
+    @Test(arguments: [ServerConfiguration().mediaRoutingSlice, 1])
     func aStartsSlotMapsFollowTheStatusThatExplainsThem(routingSlice: Int) async throws {
         let server = try await TestServer.start { $0.mediaRoutingSlice = routingSlice }
         let ada = try await server.joined("Ada", role: .host)
