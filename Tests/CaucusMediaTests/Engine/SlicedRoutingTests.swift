@@ -29,6 +29,19 @@ import Testing
         return handover
     }
 
+    /// Users 1…`users` spread over a random number of rooms in `rooms`; about one in eight has
+    /// left (nothing, nowhere).
+    static func randomHandover(users: Int, rooms: ClosedRange<Int>, using random: inout SplitMix) -> RoutingHandover {
+        let roomCount = Int.random(in: rooms, using: &random)
+        var placed: [Int: Int] = [:]
+        for user in 1...users where Int.random(in: 0..<8, using: &random) != 0 { placed[user] = Int.random(in: 0..<roomCount, using: &random) }
+        var handover = handover(placed)
+        for user in 1...users where placed[user] == nil {
+            handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
+        }
+        return handover
+    }
+
     /// Every (subscriber, stream) one packet of each stream reaches now.
     static func reached(_ router: ForwardingEngine, users: ClosedRange<Int>, sequence: UInt16) -> Set<[Int]> {
         var reached = Set<[Int]>()
@@ -99,14 +112,7 @@ import Testing
             let (whole, sliced) = (Self.session(count), Self.session(count))
             var sequence: UInt16 = 1
             for step in 0..<6 {
-                let roomCount = Int.random(in: 1...4, using: &random)
-                var rooms: [Int: Int] = [:]
-                for user in 1...count where Int.random(in: 0..<8, using: &random) != 0 { rooms[user] = Int.random(in: 0..<roomCount, using: &random) }
-                var handover = Self.handover(rooms)
-                // Users who left: nothing, nowhere.
-                for user in 1...count where rooms[user] == nil {
-                    handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
-                }
+                let handover = Self.randomHandover(users: count, rooms: 1...4, using: &random)
                 let now = Duration.seconds(step)
                 _ = whole.update(handover, now: now)
                 _ = sliced.update(handover, now: now, slice: Int.random(in: 1...1_200, using: &random))
@@ -150,13 +156,7 @@ import Testing
             // Each subscriber's slot SSRC → the last outgoing numbers seen there.
             var sentOn: [Int: [UInt32: [UInt16]]] = [:]
             for step in 0..<8 {
-                let roomCount = Int.random(in: 1...3, using: &random)
-                var rooms: [Int: Int] = [:]
-                for user in 1...count where Int.random(in: 0..<8, using: &random) != 0 { rooms[user] = Int.random(in: 0..<roomCount, using: &random) }
-                var handover = Self.handover(rooms)
-                for user in 1...count where rooms[user] == nil {
-                    handover.users[user] = RoutingHandover.Entry(eligible: [], location: nil, channel: nil)
-                }
+                let handover = Self.randomHandover(users: count, rooms: 1...3, using: &random)
                 router.handle(handover, now: now, slice: Int.random(in: 1...1_200, using: &random))
                 repeat {
                     now += .milliseconds(20)
