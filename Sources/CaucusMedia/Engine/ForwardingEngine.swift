@@ -175,16 +175,6 @@ public final class ForwardingEngine {
         return (changed.sorted(), arrivals)
     }
 
-    /// The whole session's eligibility and channels at once (every user not named has
-    /// none), everyone in the main session: what tests of the routing alone hand over.
-    func update(eligible: [Int: [PublishedStream]], channels: [Int: SignallingChannelID] = [:], now: Duration) -> Changes {
-        var handover = RoutingHandover()
-        for user in Set(eligible.keys).union(self.eligible.keys).union(subscribers.keys) {
-            handover.users[user] = RoutingHandover.Entry(eligible: eligible[user] ?? [], location: 0, channel: channels[user])
-        }
-        return update(handover, now: now)
-    }
-
     /// Moves `user`'s membership; returns whether it arrived somewhere new.
     private func relocate(_ user: Int, to location: Int?) -> Bool {
         let old = locations[user]
