@@ -8,4 +8,7 @@ struct ForwardedDatagram {
     let length: Int
     let destination: TransportAddress
     let socketAddress: SocketAddress
+    /// The SSRC it leaves on, for RTP (nil: RTCP). Copies of different streams to one
+    /// subscriber may leave in another order than queued (`SegmentationPlan`); one stream's never.
+    var stream: UInt32? = nil
 }

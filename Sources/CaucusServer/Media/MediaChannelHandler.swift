@@ -286,7 +286,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
                 return
             }
             let tcp = tcpConnections
-            let plan = SegmentationPlan(datagrams.lazy.map { ($0.destination, $0.length) }, joinable: { tcp.isEmpty || tcp[$0] == nil })
+            let plan = SegmentationPlan(datagrams.lazy.map { ($0.destination, $0.length, $0.stream) }, joinable: { tcp.isEmpty || tcp[$0] == nil })
             for run in plan.runs {
                 guard run.count > 1 else {
                     write(datagrams[run.first], from: bytes, context: context)

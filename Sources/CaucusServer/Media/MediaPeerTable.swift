@@ -168,7 +168,7 @@ final class MediaPeerTable {
         let room = packet.count + tagLength + (rtx == nil ? 0 : 2)
         let offset = outbox.writerIndex
         outbox.reserveCapacity(minimumWritableBytes: room)
-        let protected = outbox.withUnsafeMutableWritableBytes { writable -> (length: Int, destination: TransportAddress)? in
+        let protected = outbox.withUnsafeMutableWritableBytes { writable -> (length: Int, destination: TransportAddress, ssrc: UInt32)? in
             let bytes = UnsafeMutableRawBufferPointer(rebasing: writable[..<room])
             packet.withUnsafeBytes { bytes.copyMemory(from: $0) }
             UnsafeMutableRawBufferPointer(rebasing: bytes[packet.count...]).initializeMemory(as: UInt8.self, repeating: 0)
@@ -178,11 +178,15 @@ final class MediaPeerTable {
                 guard let wrapped = RTXPacket.wrap(bytes, length: length, as: rtx) else { return nil }
                 length = wrapped
             }
-            return peer.protect(rtp: bytes, length: length)
+            guard let (protected, destination) = peer.protect(rtp: bytes, length: length) else { return nil }
+            // The SSRC it leaves on (the RTX stream's, where wrapped): SRTP leaves the header in
+            // clear, and a packet it protected has one.
+            return (protected, destination, bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian)
         }
-        guard let (length, destination) = protected else { return nil }
+        guard let (length, destination, ssrc) = protected else { return nil }
         outbox.moveWriterIndex(forwardBy: length)
-        return ForwardedDatagram(offset: offset, length: length, destination: destination, socketAddress: entry.socketAddress(of: destination))
+        return ForwardedDatagram(
+            offset: offset, length: length, destination: destination, socketAddress: entry.socketAddress(of: destination), stream: ssrc)
     }
 
     /// Protects RTCP for `key`'s peer (the router's keyframe requests); nil when it is not connected.

@@ -4,19 +4,25 @@
 /// path (system call, route lookup, socket buffer, device queue) is then paid once per run
 /// instead of once per datagram; a video frame's packets to one subscriber are such a run.
 ///
-/// Runs keep each destination's order: a datagram that cannot join its destination's open run
-/// (longer than its segments, or the run is full) starts a new run, written after it. Runs are
-/// listed by their first datagram, and datagrams of different destinations may leave in another
-/// order than they were queued in (nothing orders them across destinations).
+/// Runs keep each stream's order: a datagram that cannot join its destination's open run
+/// (longer than its segments, or the run is full) starts a new run, written after it, except
+/// that a longer datagram of another stream leads an open run of one, the shorter one becoming
+/// its last. Audio needs that: a subscriber's copies in one flush are one packet from each of a
+/// few speakers, whose lengths differ (Opus), so in queued order only about half of them could
+/// join. Datagrams of different streams to one destination, and of different destinations, may
+/// so leave in another order than they were queued in (RTP orders each stream by its own
+/// numbers; nothing orders them across streams). Runs are listed by their earliest queued datagram.
 struct SegmentationPlan<Destination: Hashable> {
     /// Datagrams `first`, `next[first]`, … (as many as `count`), each `segment` bytes but the
     /// last.
     struct Run: Equatable {
-        let first: Int
-        let segment: Int
+        fileprivate(set) var first: Int
+        fileprivate(set) var segment: Int
         fileprivate(set) var count = 1
         fileprivate(set) var bytes: Int
         fileprivate(set) var last: Int
+        /// The stream of a run of one (nil: it has none, or the run has more).
+        fileprivate var loneStream: UInt32?
     }
 
     /// The kernel's limit on segments per send (`UDP_MAX_SEGMENTS`: 64 until Linux 6.9).
@@ -34,14 +40,21 @@ struct SegmentationPlan<Destination: Hashable> {
     private var next: [Int?] = []
     private var open: [Destination: Int] = [:]
 
-    /// Plans `datagrams` (destination and length, in the order queued); `joinable` false keeps a
-    /// datagram out of runs (it leaves alone, e.g. on an ICE-TCP connection).
-    init(_ datagrams: some Sequence<(destination: Destination, length: Int)>, joinable: (Destination) -> Bool = { _ in true }) {
+    /// Plans `datagrams` (destination, length and stream — an RTP SSRC, nil for datagrams that
+    /// keep their place — in the order queued); `joinable` false keeps a datagram out of runs (it
+    /// leaves alone, e.g. on an ICE-TCP connection).
+    init(
+        _ datagrams: some Sequence<(destination: Destination, length: Int, stream: UInt32?)>,
+        joinable: (Destination) -> Bool = { _ in true }
+    ) {
         for (index, datagram) in datagrams.enumerated() {
             next.append(nil)
             let canJoin = datagram.length <= Self.maximumSegmentBytes && joinable(datagram.destination)
-            if canJoin, let open = open[datagram.destination], join(index, length: datagram.length, to: open, of: datagram.destination) { continue }
-            runs.append(Run(first: index, segment: datagram.length, bytes: datagram.length, last: index))
+            if canJoin, let open = open[datagram.destination] {
+                if join(index, length: datagram.length, to: open, of: datagram.destination) { continue }
+                if lead(index, length: datagram.length, stream: datagram.stream, of: open, of: datagram.destination) { continue }
+            }
+            runs.append(Run(first: index, segment: datagram.length, bytes: datagram.length, last: index, loneStream: datagram.stream))
             open[datagram.destination] = canJoin ? runs.count - 1 : nil
         }
     }
@@ -61,7 +74,19 @@ struct SegmentationPlan<Destination: Hashable> {
         runs[at].last = index
         runs[at].count += 1
         runs[at].bytes += length
+        runs[at].loneStream = nil
         if length < run.segment || runs[at].count == Self.maximumSegments { open[destination] = nil }
+        return true
+    }
+
+    /// Puts datagram `index` ahead of run `at`'s one datagram when it is longer and of another
+    /// stream (both with one): the two leave as one send, and the run closes (its last is shorter).
+    private mutating func lead(_ index: Int, length: Int, stream: UInt32?, of at: Int, of destination: Destination) -> Bool {
+        let run = runs[at]
+        guard run.count == 1, let lone = run.loneStream, let stream, stream != lone, length > run.segment else { return false }
+        next[index] = run.first
+        runs[at] = Run(first: index, segment: length, count: 2, bytes: run.bytes + length, last: run.first)
+        open[destination] = nil
         return true
     }
 }
