@@ -50,14 +50,15 @@ extension ForwardingEngine {
 
     /// The engine's timers, to call every few milliseconds (the server's media tick): lost
     /// publisher packets asked for again, transport-cc feedback, simulcast layers ranked,
-    /// downlinks probed and their layers chosen, speakers ranked.
-    public func handleTimeout(now: Duration) {
+    /// downlinks probed and their layers chosen, speakers ranked (a large location's new order
+    /// recomputed in slices of about `slice`, as a handover is: ``isRoutingPending``).
+    public func handleTimeout(now: Duration, slice: Int = .max) {
         queue(tick(now: now))
         if let changes = rankSimulcastLayers(now: now) { perform(changes) }
         let (probes, layerChanges) = tickDownlinks(now: now)
         for copy in probes { outputs.append(.copy(copy, .probe)) }
         if let layerChanges { perform(layerChanges) }
-        if !rankings.isEmpty { perform(evaluateSpeakers(now: now)) }
+        if !rankings.isEmpty { perform(evaluateSpeakers(now: now, slice: slice)) }
     }
 
     // MARK: - Output

@@ -5,9 +5,9 @@
 /// stream it may no longer receive (its new room's are added with its slice), so nobody hears
 /// a room it has left for even one packet. Slices take a handover's users in the order of
 /// their numbers, each slice a recomputation of its users; a later handover's users join the
-/// queue behind (a user already in it keeps its place, and is recomputed from the latest
-/// state). Recomputations that do not come from a handover (a location's speakers changing,
-/// a layer chosen, a peer's offer) still run whole, for the users they concern.
+/// state). A large location's new speaker order joins the same queue
+/// (``evaluateSpeakers(now:slice:)``). Other recomputations (a layer chosen, a peer's offer)
+/// still run whole, for the users they concern.
 extension ForwardingEngine {
     /// Takes in `handover` and recomputes its users in slices costing about `slice` each (a
     /// user costs ``userCost`` plus one per stream it may receive), the first now; the rest wait
@@ -37,14 +37,14 @@ extension ForwardingEngine {
         return changes
     }
 
-    /// The next slice's recomputation; those who arrived somewhere new among its users learn
-    /// who speaks there, with their slot maps.
+    /// The next slice's recomputation; those among its users who arrived somewhere new, or
+    /// whose location's speaker order changed, learn who speaks there with their slot maps.
     func recomputePending(now: Duration, slice: Int) -> Changes {
         guard !pendingRouting.isEmpty else { return Changes() }
         let users = pendingRouting.takeSlice(budget: slice) { Self.userCost + (eligible[$0]?.count ?? 0) }
         var changes = recompute(users, now: now)
-        for user in pendingRouting.takeArrivals(among: users) {
-            guard let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty else { continue }
+        for (user, always) in pendingRouting.takeAnnouncements(among: users) {
+            guard let location = locations[user], let ranking = rankings[location], always || !ranking.speakers.isEmpty else { continue }
             announce(Array(ranking.speakers), to: [user], in: &changes)
         }
         return changes

@@ -17,7 +17,14 @@ extension ForwardingEngine {
     /// slots and is told to everyone there. Only publishers someone there may hear are ranked:
     /// one whose audio the location does not forward (a muted main session, a room without
     /// audio, a paused participant) is never listed as speaking.
-    func evaluateSpeakers(now: Duration) -> Changes {
+    ///
+    /// A location whose users cost more than `slice` to recompute (a main session where a
+    /// thousand publish: a thousand subscribers of a thousand streams each) joins the sliced
+    /// routing queue instead (`ForwardingEngine+SlicedRouting.swift`): its users keep their
+    /// slots until their slice, which re-fills them and tells them the new order with their
+    /// slot maps, and forwarding goes on between slices. Nothing is forbidden by a new order,
+    /// so nothing is cut meanwhile.
+    func evaluateSpeakers(now: Duration, slice: Int = .max) -> Changes {
         for location in staleAudible {
             // Everyone connected in a location may receive the same streams but its own: two
             // members' lists together name every publisher anyone there hears.
@@ -32,14 +39,22 @@ extension ForwardingEngine {
         }
         staleAudible.removeAll()
         var changes = Changes()
+        var enqueued = false
         for location in Array(rankings.keys) {
             rankings[location]?.retain(only: audible[location] ?? [])
             guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
             let here = (members[location] ?? []).sorted()
+            guard here.reduce(0, { $0 + Self.userCost + (eligible[$1]?.count ?? 0) }) <= slice else {
+                pendingRouting.enqueue(here, speakerNews: here)
+                enqueued = true
+                continue
+            }
             var recomputed = recompute(here, now: now)
             announce(Array(ranking.speakers), to: here, in: &recomputed)
             changes.append(recomputed)
         }
+        // The first slice now, as for a handover; the rest with `continueRouting`.
+        if enqueued { changes.append(recomputePending(now: now, slice: slice)) }
         return changes
     }
 }

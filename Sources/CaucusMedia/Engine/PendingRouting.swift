@@ -1,10 +1,13 @@
-/// The users whose slots a sliced handover has yet to recompute, first named first, each once,
-/// and which of them arrived somewhere new (they learn who speaks there with their slot map).
+/// The users whose slots a sliced handover or a large location's new speaker order has yet to
+/// recompute, first named first, each once, and which of them learn who speaks where they are
+/// with their slot map: those who arrived somewhere new (when someone speaks there) and those
+/// whose location's order changed (even to nobody).
 struct PendingRouting {
     private var queue: [Int] = []
     private var head = 0
     private var queued: Set<Int> = []
     private(set) var arrivals: Set<Int> = []
+    private(set) var speakerNews: Set<Int> = []
 
     var isEmpty: Bool { head == queue.count }
 
@@ -15,9 +18,10 @@ struct PendingRouting {
     func contains(_ user: Int) -> Bool { queued.contains(user) }
 
     /// Adds `users` behind those already waiting (one already waiting keeps its place).
-    mutating func enqueue(_ users: [Int], arrivals arrived: [Int]) {
+    mutating func enqueue(_ users: [Int], arrivals arrived: [Int] = [], speakerNews told: [Int] = []) {
         for user in users where queued.insert(user).inserted { queue.append(user) }
         arrivals.formUnion(arrived)
+        speakerNews.formUnion(told)
     }
 
     /// Takes the next users off the queue while their cost (`cost` each, positive) stays
@@ -43,9 +47,16 @@ struct PendingRouting {
         return slice
     }
 
-    /// Takes `users`' arrivals: they are announced with the slice that recomputes them.
-    mutating func takeArrivals(among users: [Int]) -> [Int] {
-        guard !arrivals.isEmpty else { return [] }
-        return users.filter { arrivals.remove($0) != nil }.sorted()
+    /// Takes who among `users` learns who speaks with the slice that recomputes them, in
+    /// order: `always` when their location's order changed, otherwise only when someone speaks.
+    mutating func takeAnnouncements(among users: [Int]) -> [(user: Int, always: Bool)] {
+        guard !arrivals.isEmpty || !speakerNews.isEmpty else { return [] }
+        var told: [(user: Int, always: Bool)] = []
+        for user in users.sorted() {
+            let arrived = arrivals.remove(user) != nil
+            let news = speakerNews.remove(user) != nil
+            if arrived || news { told.append((user, news)) }
+        }
+        return told
     }
 }

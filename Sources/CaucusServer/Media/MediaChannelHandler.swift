@@ -79,6 +79,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
             let now = MediaClock.now()
             handler.router.tick(now: now)
             handler.send(handler.table.handleDeadlines(now: now))
+            handler.continueRouting()
         }
         context.fireChannelActive()
     }

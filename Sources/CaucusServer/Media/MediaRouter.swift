@@ -170,11 +170,13 @@ final class MediaRouter {
         perform(session, key.session)
     }
 
-    /// The engines' timers.
+    /// The engines' timers. A large location's new speaker order is recomputed in slices, as a
+    /// handover is (`continueRouting`).
     func tick(now: Duration) {
         for (id, session) in sessions {
-            session.engine.handleTimeout(now: now)
+            session.engine.handleTimeout(now: now, slice: routingSlice)
             perform(session, id)
+            if session.engine.isRoutingPending { routingPending.insert(id) }
         }
     }
 

@@ -20,8 +20,11 @@ import Testing
         return packet + [UInt8](repeating: marker, count: 40)
     }
 
-    @Test func theLouderPublisherTakesTheListenersAudioSlot() async throws {
-        let server = try await TestServer.start()
+    /// Also with routing slices of one user: the new order then reaches the users slice by
+    /// slice (`evaluateSpeakers(now:slice:)`), the media loop going on to the next by itself.
+    @Test(arguments: [ServerConfiguration().mediaRoutingSlice, 1])
+    func theLouderPublisherTakesTheListenersAudioSlot(routingSlice: Int) async throws {
+        let server = try await TestServer.start(configure: { $0.mediaRoutingSlice = routingSlice })
         _ = try await server.joined("Ada", role: .host)
         let bo = try await server.joined("Bo")
         let cy = try await server.joined("Cy")
@@ -62,6 +65,14 @@ import Testing
         }
         #expect(speakers?.first == deeID, "the speakers the map follows put Dee first: \(String(describing: speakers))")
         #expect(Set(speakers ?? []) == [cyID, deeID])
+        // Everyone there is told the new order with its own slot map (slice after slice, when
+        // a slice is one user).
+        for (name, client) in [("Cy", cy), ("Dee", dee)] {
+            _ = try await within("\(name) told that Dee speaks loudest") {
+                try await MediaRoutingOrderTests.events(
+                    before: { (($0["media"] as? JSON)?["activeSpeakers"] as? [Int])?.first == deeID }, on: client)
+            }
+        }
 
         // What the slot carries now is Dee's.
         for sequence in UInt16(101)...110 {
