@@ -79,6 +79,15 @@ import Testing
         }
     }
 
+    /// `--speaker-turns`: none by default, up to 100 (1.5 s each), never negative.
+    @Test func speakerTurnsAreCountedWithinBounds() throws {
+        #expect(try MediaBench.parse([]).speakerTurns == 0)
+        #expect(try MediaBench.parse(["--speaker-turns", "6"]).speakerTurns == 6)
+        for refused in ["101", "-1"] {
+            #expect(throws: (any Error).self, "--speaker-turns \(refused)") { try MediaBench.parse(["--speaker-turns", refused]) }
+        }
+    }
+
     @Test func nothingPublishedOrNoSlotsIsRefused() {
         #expect(throws: MediaBenchShape.Refusal.self) { try self.shape(users: 10, rooms: 2, kinds: []) }
         #expect(throws: MediaBenchShape.Refusal.self) { try self.shape(users: 10, rooms: 2, kinds: .audio, audioSlots: 0) }

@@ -23,8 +23,8 @@ struct MediaMetrics: Sendable {
     /// what, a peer added or removed, a new speaker ranking): never for chat or a timer tick.
     let routingRecomputations: CoreMetrics.Counter
     /// How long each session routing update held its media loop (the engine's recomputation
-    /// and the copies, keyframe requests and slot maps it queued): forwarding on that loop
-    /// waits meanwhile.
+    /// and the copies, keyframe requests and slot maps it queued; a handover's slice, or a
+    /// timer tick that recomputed slots): forwarding on that loop waits meanwhile.
     let routingUpdateDuration: CoreMetrics.Timer
     /// Datagrams the kernel gave another loop's socket, handed to the loop of their peer.
     let datagramsHandedOver: CoreMetrics.Counter

@@ -174,8 +174,14 @@ final class MediaRouter {
     /// handover is (`continueRouting`).
     func tick(now: Duration) {
         for (id, session) in sessions {
+            let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
             session.engine.handleTimeout(now: now, slice: routingSlice)
             perform(session, id)
+            // A tick that recomputed slots (a new speaker order, a layer) held the loop for
+            // routing as a handover does: timed with them.
+            if session.engine.recomputations != recomputations {
+                metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
+            }
             if session.engine.isRoutingPending { routingPending.insert(id) }
         }
     }

@@ -28,12 +28,16 @@ import Testing
         #expect(packets(report["bare UDP relay: forwarded"]) > 0)
     }
 
-    /// Six rooms of five: the layout the bench refused before (`assign refused: emptyUserList`).
+    /// Six rooms of five: the layout the bench refused before (`assign refused: emptyUserList`);
+    /// before the start, two speakers take turns in the main session (RFC 6464 levels in their
+    /// packets), and the slots follow them.
     @Test func roomsOfFiveRun() async throws {
-        let report = try await bench(["--users", "30", "--room-size", "5", "--seconds", "1"])
+        let report = try await bench(["--users", "30", "--room-size", "5", "--seconds", "1", "--speaker-turns", "2"])
         #expect(report["session"]?.contains("into 6 rooms of 5") == true)
         #expect(report["users who heard another room"] == "0")
         #expect(report["users with no audio from the new room within 15 s"] == "0")
+        #expect(Int(report["audio slots switched while they took turns"] ?? "") ?? 0 > 0)
+        #expect(report["routing updates while 2 speakers took turns in the main session"]?.hasPrefix("0,") == false)
     }
 
     @Test func aShapeThatLeavesSomeoneAloneIsRefusedBeforeAnythingStarts() async throws {

@@ -28,6 +28,8 @@ struct MediaBench: AsyncParsableCommand {
     @Option(help: "RTP packets per video frame (a frame's packets leave together, as an encoder's do).") var videoPackets = 1
     @Option(help: "Audio receive slots per user.") var audioSlots = 3
     @Option(help: "Video receive slots per user.") var videoSlots = 4
+    @Option(help: "Speaker turns in the main session before the start, 1.5 s each: one publisher at a time speaks (RFC 6464 levels), and the routing holds of the new orders are reported.")
+    var speakerTurns = 0
     @Option(help: "Seconds each forwarding measurement lasts.") var seconds = 10
     @Option(help: "Seconds to wait for every user's new room after the start.") var moveTimeout = 15
     @Option(help: "Event-loop threads for the simulated users.") var clientThreads = 1
@@ -45,9 +47,10 @@ struct MediaBench: AsyncParsableCommand {
     func validate() throws {
         do { _ = try shape() } catch { throw ValidationError(error.description) }
         guard (1...1000).contains(rate), (1...120).contains(frameRate), (16...1200).contains(payloadBytes), (16...1200).contains(videoBytes),
-            (1...16).contains(videoPackets), seconds >= 1, moveTimeout >= 1, clientThreads >= 1
+            (1...16).contains(videoPackets), seconds >= 1, moveTimeout >= 1, clientThreads >= 1, (0...100).contains(speakerTurns)
         else {
-            throw ValidationError("--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --video-packets 1…16, --seconds, --move-timeout and --client-threads ≥ 1")
+            throw ValidationError(
+                "--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --video-packets 1…16, --speaker-turns 0…100, --seconds, --move-timeout and --client-threads ≥ 1")
         }
     }
 
@@ -72,6 +75,9 @@ struct MediaBench: AsyncParsableCommand {
         peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)
         let steps = MediaBenchSteps(shape: shape, peers: peers, seconds: seconds)
         try await steps.settle(inRooms: false)
+        let beforeTurns = try await ServerMetricsScrape.read(server)
+        if try await steps.speakerTurns(speakerTurns, turn: .milliseconds(1_500)) > 0 { progress("\(speakerTurns) speaker turns taken") }
+        let afterTurns = try await ServerMetricsScrape.read(server)
         // The start is timed on its own: what the publications asked of the routing is done
         // first (a teacher starts minutes after the class began publishing, not at once).
         let (waited, quiet) = try await ServerMetricsScrape.waitForQuiet(MediaMetricNames.routingUpdateDuration, on: server)
@@ -108,7 +114,13 @@ struct MediaBench: AsyncParsableCommand {
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
-        Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeStart, into: &report)
+        Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeTurns, into: &report)
+        if speakerTurns > 0 {
+            Self.reportRoutingUpdates("while \(speakerTurns) speakers took turns in the main session", between: beforeTurns, and: afterTurns, into: &report)
+            report.add(
+                "audio slots switched while they took turns",
+                "\(Int(afterTurns.value("caucus_media_slot_switches_total") - beforeTurns.value("caucus_media_slot_switches_total")))")
+        }
         Self.reportRoutingUpdates("for the plan and the start", between: beforeStart, and: afterStart, into: &report)
         move.report(into: &report, shape: shape, timeout: moveTimeout)
         report.print(json: json)

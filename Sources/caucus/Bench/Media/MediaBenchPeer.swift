@@ -54,6 +54,11 @@ final class MediaBenchPeer: ChannelInboundHandler {
 
     /// Decrypt and look into what arrives (true), or only count it (false).
     var inspecting = true
+    /// The RFC 6464 level (−dBov: 0 loudest, 127 silence) each audio packet carries, under
+    /// ``audioLevelID``; nil: none.
+    var audioLevel: UInt8?
+    /// The audio level extension's ID in the bench's offers.
+    static let audioLevelID: UInt8 = 1
     /// Packets sent and received since the last reset; whose audio and video arrived.
     private(set) var sent = 0
     private(set) var received = 0
@@ -131,6 +136,11 @@ final class MediaBenchPeer: ChannelInboundHandler {
         let mixed = (audioPackets &* 2_654_435_761) ^ UInt32(truncatingIfNeeded: index)
         let size = publication.audioBytes - spread + Int(mixed % UInt32(2 * spread + 1))
         var packet = audioStream.header(payloadType: SDPOffer.opusPayloadType, marker: false, ssrc: ssrc, size: 12 + size)
+        if let audioLevel {
+            // RFC 8285's one-byte header, one element: the level, with the voice bit (RFC 6464).
+            packet[0] |= 0x10
+            packet.replaceSubrange(12..<20, with: [0xBE, 0xDE, 0x00, 0x01, Self.audioLevelID << 4, 0x80 | audioLevel, 0, 0])
+        }
         stamp(&packet)
         send(packet)
     }

@@ -65,10 +65,12 @@ final class MediaBenchPeers: Sendable {
             NIOLoopBound(try channel.pipeline.syncOperations.handler(type: MediaBenchPeer.self), eventLoop: channel.eventLoop)
         }.get()
         let credentials = ICECredentials.random()
-        let offer = SDPOffer(
+        var offer = SDPOffer(
             sections: sections(.audio, slots: shape.audioSlots, publishing: publication.audioSSRC)
                 + sections(.video, slots: shape.videoSlots, publishing: publication.videoSSRC),
             credentials: credentials, fingerprint: certificate.fingerprint)
+        // As browsers do; the packets carry a level only while speakers take turns.
+        offer.audioLevelID = MediaBenchPeer.audioLevelID
         let sdp = String(decoding: try JSONEncoder().encode(offer.text), as: UTF8.self)
         let reply = try await user.request("mediaOffer", #""sdp":\#(sdp)"#)
         let object = try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any]
