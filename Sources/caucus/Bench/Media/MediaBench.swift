@@ -75,9 +75,14 @@ struct MediaBench: AsyncParsableCommand {
         peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)
         let steps = MediaBenchSteps(shape: shape, peers: peers, seconds: seconds)
         try await steps.settle(inRooms: false)
-        let beforeTurns = try await ServerMetricsScrape.read(server)
-        if try await steps.speakerTurns(speakerTurns, turn: .milliseconds(1_500)) > 0 { progress("\(speakerTurns) speaker turns taken") }
-        let afterTurns = try await ServerMetricsScrape.read(server)
+        var beforeTurns: ServerMetricsScrape?
+        if speakerTurns > 0 {
+            // The publications' routing done first, so that the turns' holds are their own.
+            _ = try await ServerMetricsScrape.waitForQuiet(MediaMetricNames.routingUpdateDuration, on: server)
+            beforeTurns = try await ServerMetricsScrape.read(server)
+            try await steps.speakerTurns(speakerTurns, turn: .milliseconds(1_500))
+            progress("\(speakerTurns) speaker turns taken")
+        }
         // The start is timed on its own: what the publications asked of the routing is done
         // first (a teacher starts minutes after the class began publishing, not at once).
         let (waited, quiet) = try await ServerMetricsScrape.waitForQuiet(MediaMetricNames.routingUpdateDuration, on: server)
@@ -114,12 +119,12 @@ struct MediaBench: AsyncParsableCommand {
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
-        Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeTurns, into: &report)
-        if speakerTurns > 0 {
-            Self.reportRoutingUpdates("while \(speakerTurns) speakers took turns in the main session", between: beforeTurns, and: afterTurns, into: &report)
-            report.add(
-                "audio slots switched while they took turns",
-                "\(Int(afterTurns.value("caucus_media_slot_switches_total") - beforeTurns.value("caucus_media_slot_switches_total")))")
+        Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeTurns ?? beforeStart, into: &report)
+        if let beforeTurns {
+            // Until the routing was quiet again after the last turn.
+            Self.reportRoutingUpdates("while \(speakerTurns) speakers took turns in the main session", between: beforeTurns, and: beforeStart, into: &report)
+            let switches = "caucus_media_slot_switches_total"
+            report.add("audio slots switched while they took turns", "\(Int(beforeStart.value(switches) - beforeTurns.value(switches)))")
         }
         Self.reportRoutingUpdates("for the plan and the start", between: beforeStart, and: afterStart, into: &report)
         move.report(into: &report, shape: shape, timeout: moveTimeout)

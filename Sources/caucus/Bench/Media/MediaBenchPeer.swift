@@ -137,9 +137,11 @@ final class MediaBenchPeer: ChannelInboundHandler {
         let size = publication.audioBytes - spread + Int(mixed % UInt32(2 * spread + 1))
         var packet = audioStream.header(payloadType: SDPOffer.opusPayloadType, marker: false, ssrc: ssrc, size: 12 + size)
         if let audioLevel {
-            // RFC 8285's one-byte header, one element: the level, with the voice bit (RFC 6464).
+            // RFC 8285's one-byte header, one element: the level, and the voice bit when not
+            // silent (RFC 6464).
             packet[0] |= 0x10
-            packet.replaceSubrange(12..<20, with: [0xBE, 0xDE, 0x00, 0x01, Self.audioLevelID << 4, 0x80 | audioLevel, 0, 0])
+            let voice: UInt8 = audioLevel < 127 ? 0x80 : 0
+            packet.replaceSubrange(12..<20, with: [0xBE, 0xDE, 0x00, 0x01, Self.audioLevelID << 4, voice | audioLevel, 0, 0])
         }
         stamp(&packet)
         send(packet)

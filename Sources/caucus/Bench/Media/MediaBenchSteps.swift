@@ -52,19 +52,17 @@ struct MediaBenchSteps {
 
     /// Audio publishers speak one at a time in the main session, `turns` turns of `turn` each
     /// (levels at −10 dBov, everyone else silent: each turn a new loudest speaker, so a new
-    /// order for everyone there); then no packet carries a level again. Returns how many turns
-    /// were taken.
-    func speakerTurns(_ turns: Int, turn: Duration) async throws -> Int {
+    /// order for everyone there); then no packet carries a level again.
+    func speakerTurns(_ turns: Int, turn: Duration) async throws {
         let speakers = shape.publishes.indices.filter { shape.publishes[$0].contains(.audio) }
-        guard turns > 0, !speakers.isEmpty else { return 0 }
+        guard turns > 0, !speakers.isEmpty else { return }
         for index in 0..<turns {
-            // Spread over the publishers, none twice in a row.
+            // Spread over the publishers (a prime stride).
             let speaker = speakers[(index * 7_919) % speakers.count]
             _ = try await peers.each { $0.audioLevel = $0.index == speaker ? 10 : 127 }
             try await Task.sleep(for: turn)
         }
         _ = try await peers.each { $0.audioLevel = nil }
-        return turns
     }
 
     /// The host starts the breakout (every user pre-assigned); waits until every user has its
