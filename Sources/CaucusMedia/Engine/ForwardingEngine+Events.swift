@@ -6,14 +6,16 @@ extension ForwardingEngine {
     // MARK: - Peers and handovers
 
     /// A user's new peer (its offer's plan): its slots are filled, and so are the slots of
-    /// those who may receive what it publishes.
-    public func addPeer(_ user: Int, plan: MediaSlotPlan, now: Duration) {
-        perform(add(user, plan: plan, now: now))
+    /// those who may receive what it publishes (in slices of about `slice` when they are many:
+    /// ``isRoutingPending``).
+    public func addPeer(_ user: Int, plan: MediaSlotPlan, now: Duration, slice: Int = .max) {
+        perform(add(user, plan: plan, now: now, slice: slice))
     }
 
-    /// A user's peer is gone: its slots, and what others received from it, with it.
-    public func removePeer(_ user: Int, now: Duration) {
-        perform(remove(user, now: now))
+    /// A user's peer is gone: its slots, and what others received from it, with it (their
+    /// slots refilled in slices, as for ``addPeer(_:plan:now:slice:)``).
+    public func removePeer(_ user: Int, now: Duration, slice: Int = .max) {
+        perform(remove(user, now: now, slice: slice))
     }
 
     /// The session's "who may receive what" for the users whose eligibility changed.

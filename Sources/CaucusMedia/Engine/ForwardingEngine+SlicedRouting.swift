@@ -5,9 +5,11 @@
 /// stream it may no longer receive (its new room's are added with its slice), so nobody hears
 /// a room it has left for even one packet. Slices take a handover's users in the order of
 /// their numbers, each slice a recomputation of its users; a later handover's users join the
+/// queue behind (a user already in it keeps its place, and is recomputed from the latest
 /// state). A large location's new speaker order joins the same queue
-/// (``evaluateSpeakers(now:slice:)``). Other recomputations (a layer chosen, a peer's offer)
-/// still run whole, for the users they concern.
+/// (``evaluateSpeakers(now:slice:)``), and so do the receivers of a peer that comes or goes
+/// (``recompute(receiversOf:and:now:slice:)``). A simulcast layer chosen still recomputes its
+/// receivers whole.
 extension ForwardingEngine {
     /// Takes in `handover` and recomputes its users in slices costing about `slice` each (a
     /// user costs ``userCost`` plus one per stream it may receive), the first now; the rest wait
@@ -37,16 +39,42 @@ extension ForwardingEngine {
         return changes
     }
 
-    /// The next slice's recomputation; those among its users who arrived somewhere new, or
-    /// whose location's speaker order changed, learn who speaks there with their slot maps.
+    /// The next slice's recomputation (those among its users who arrived somewhere new, or
+    /// whose location's speaker order changed, learn who speaks there with their slot maps:
+    /// ``tellWaitingWhoSpeaks(among:in:)``).
     func recomputePending(now: Duration, slice: Int) -> Changes {
         guard !pendingRouting.isEmpty else { return Changes() }
-        let users = pendingRouting.takeSlice(budget: slice) { Self.userCost + (eligible[$0]?.count ?? 0) }
-        var changes = recompute(users, now: now)
-        for (user, always) in pendingRouting.takeAnnouncements(among: users) {
+        return recompute(pendingRouting.takeSlice(budget: slice) { Self.userCost + (eligible[$0]?.count ?? 0) }, now: now)
+    }
+
+    /// Those among `users`, just recomputed, who wait to learn who speaks where they are (a
+    /// sliced handover's arrivals, a large location's new order) learn it with the slot map
+    /// they have now, whichever recomputation reached them first (their slice, or a layer
+    /// chosen, a peer coming or going): the order and the map they are told agree.
+    func tellWaitingWhoSpeaks(among users: some Collection<Int>, in changes: inout Changes) {
+        for (user, always) in pendingRouting.takeAnnouncements(among: Array(users)) {
             guard let location = locations[user], let ranking = rankings[location], always || !ranking.speakers.isEmpty else { continue }
             announce(Array(ranking.speakers), to: [user], in: &changes)
         }
+    }
+
+    /// Recomputes `user`'s own slots (`also`) now, and those of every subscriber who may
+    /// receive one of its streams (only users of its own location can): now too if they cost
+    /// at most `slice`, otherwise in slices from the queue, the first now. A peer coming or
+    /// going forbids nothing, so nothing is cut meanwhile: a receiver waiting for its slice
+    /// keeps its slots (from a peer gone, nothing more arrives).
+    func recompute(receiversOf user: Int, and also: [Int], now: Duration, slice: Int = .max) -> Changes {
+        var receivers: [Int] = []
+        let candidates = locations[user].flatMap { members[$0] } ?? Set(eligible.keys)
+        for subscriber in candidates where !also.contains(subscriber) && eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
+            receivers.append(subscriber)
+        }
+        guard receivers.reduce(0, { $0 + Self.userCost + (eligible[$1]?.count ?? 0) }) > slice else {
+            return recompute(Set(also).union(receivers), now: now)
+        }
+        var changes = recompute(also, now: now)
+        pendingRouting.enqueue(receivers.sorted())
+        changes.append(recomputePending(now: now, slice: slice))
         return changes
     }
 

@@ -110,8 +110,8 @@ public final class ForwardingEngine {
     public var isEmpty: Bool { subscribers.isEmpty }
 
     /// A user's new peer: its slots are filled, and so are the slots of those who may receive
-    /// what it publishes (its SSRCs are new).
-    func add(_ user: Int, plan: MediaSlotPlan, now: Duration) -> Changes {
+    /// what it publishes (its SSRCs are new; in slices of about `slice` when they are many).
+    func add(_ user: Int, plan: MediaSlotPlan, now: Duration, slice: Int = .max) -> Changes {
         if let old = subscribers[user] { unroute(user, old) }
         forgetRetransmissionSources(of: user)
         forgetTransportSequences(of: user)
@@ -123,7 +123,7 @@ public final class ForwardingEngine {
         learnDownlink(of: user, plan: plan)
         assignments[user] = nil
         learnStreams()
-        var changes = recompute(receiversOf: user, and: [user], now: now)
+        var changes = recompute(receiversOf: user, and: [user], now: now, slice: slice)
         // Its first slot map comes with the speakers it follows.
         if let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
             announce(Array(ranking.speakers), to: [user], in: &changes)
@@ -131,7 +131,7 @@ public final class ForwardingEngine {
         return changes
     }
 
-    func remove(_ user: Int, now: Duration) -> Changes {
+    func remove(_ user: Int, now: Duration, slice: Int = .max) -> Changes {
         guard let old = subscribers.removeValue(forKey: user) else { return Changes() }
         unroute(user, old)
         forgetRetransmissionSources(of: user)
@@ -140,7 +140,7 @@ public final class ForwardingEngine {
         forgetDownlink(of: user)
         assignments[user] = nil
         learnStreams()
-        return recompute(receiversOf: user, and: [], now: now)
+        return recompute(receiversOf: user, and: [], now: now, slice: slice)
     }
 
     /// The session's handover after events, every user it changed recomputed at once.
@@ -193,17 +193,6 @@ public final class ForwardingEngine {
         guard let location else { return false }
         members[location, default: []].insert(user)
         return true
-    }
-
-    /// Recomputes `user`'s own slots (`also`) and those of every subscriber who may receive
-    /// one of its streams: only users of its own location can.
-    func recompute(receiversOf user: Int, and also: [Int], now: Duration) -> Changes {
-        var users = Set(also)
-        let candidates = locations[user].flatMap { members[$0] } ?? Set(eligible.keys)
-        for subscriber in candidates where eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
-            users.insert(subscriber)
-        }
-        return recompute(users, now: now)
     }
 
     /// Reassigns `users`' slots (those with a peer) from their eligibility and their location's
@@ -312,20 +301,24 @@ public final class ForwardingEngine {
                 changes.slotMaps.append((user, map))
             }
         }
+        tellWaitingWhoSpeaks(among: users, in: &changes)
         return changes
     }
 
     /// Tells `users` who speaks, each in one frame with its current slot map, which replaces
-    /// any slot map `changes` already holds for it.
+    /// any slot map `changes` already holds for it (once: a user `changes` already tells is
+    /// skipped).
     func announce(_ speakers: [Int], to users: some Sequence<Int>, in changes: inout Changes) {
+        var already = Set(changes.activeSpeakers.map(\.user))
         var told = Set<Int>()
-        for user in users {
+        for user in users where !already.contains(user) {
             guard let channel = channels[user] else { continue }
             let map = subscribers[user]?.currentMap ?? .empty
             if subscribers[user] != nil {
                 subscribers[user]!.sentMap = map
                 subscribers[user]!.sentTo = channel
             }
+            already.insert(user)
             told.insert(user)
             changes.activeSpeakers.append((user, speakers, map))
         }

@@ -38,7 +38,8 @@ final class MediaRouter {
     private unowned let table: MediaPeerTable
     private let metrics: MediaMetrics
     private var sessions: [StoredSessionID: Session] = [:]
-    /// Sessions whose last handover still has users to recompute.
+    /// Sessions with users still waiting for their routing slice (a handover's, a new speaker
+    /// order's, a peer's receivers').
     private var routingPending: Set<StoredSessionID> = []
     /// What one routing slice may cost, in (subscriber, eligible stream) pairs
     /// (`ServerConfiguration.mediaRoutingSlice`).
@@ -72,14 +73,20 @@ final class MediaRouter {
     func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
         let session = sessions[key.session] ?? Session()
         sessions[key.session] = session
-        session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now())
-        perform(session, key.session)
+        timingRouting {
+            session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now(), slice: routingSlice)
+            perform(session, key.session)
+        }
+        if session.engine.isRoutingPending { routingPending.insert(key.session) }
     }
 
     func removePeer(_ key: MediaPeerKey) {
         guard let session = sessions[key.session] else { return }
-        session.engine.removePeer(key.user.rawValue, now: MediaClock.now())
-        perform(session, key.session)
+        timingRouting {
+            session.engine.removePeer(key.user.rawValue, now: MediaClock.now(), slice: routingSlice)
+            perform(session, key.session)
+        }
+        if session.engine.isRoutingPending { routingPending.insert(key.session) }
     }
 
     func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
@@ -114,10 +121,10 @@ final class MediaRouter {
         if session.engine.isRoutingPending { routingPending.insert(id) }
     }
 
-    /// Whether a session's handover still has users to recompute (`continueRouting`).
+    /// Whether a session still has users waiting for their routing slice (`continueRouting`).
     var hasPendingRouting: Bool { !routingPending.isEmpty }
 
-    /// Recomputes the next slice of each session's waiting handover.
+    /// Recomputes the next slice of each session's waiting users.
     func continueRouting() {
         for id in routingPending {
             guard let session = sessions[id] else {

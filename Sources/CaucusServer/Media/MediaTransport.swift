@@ -194,6 +194,7 @@ final class MediaTransport: Sendable {
                 let replaced = handler.value.table.add(peer, for: key, ssrcs: sendingSSRCs, now: now)
                 handler.value.router.addPeer(key, plan: acceptedPlan)
                 handler.value.send(replaced)
+                handler.value.continueRouting()
             }.get()
         } catch {
             throw CaucusError.serverFailure
@@ -207,6 +208,7 @@ final class MediaTransport: Sendable {
             let closing = handler.table.remove(key, now: MediaClock.now())
             handler.router.removePeer(key)
             handler.send(closing)
+            handler.continueRouting()
         }
     }
 

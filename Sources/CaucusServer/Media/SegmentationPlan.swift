@@ -10,8 +10,10 @@
 /// its last. Audio needs that: a subscriber's copies in one flush are one packet from each of a
 /// few speakers, whose lengths differ (Opus), so in queued order only about half of them could
 /// join. Datagrams of different streams to one destination, and of different destinations, may
-/// so leave in another order than they were queued in (RTP orders each stream by its own
-/// numbers; nothing orders them across streams). Runs are listed by their earliest queued datagram.
+/// so leave in another order than they were queued in: RTP orders each stream by its own
+/// numbers, and the one number across a subscriber's streams, transport-cc's, is made for
+/// reordering (the feedback names each number's arrival; `DownlinkEstimator` reads delays per
+/// number). Runs are listed by their earliest queued datagram.
 struct SegmentationPlan<Destination: Hashable> {
     /// Datagrams `first`, `next[first]`, … (as many as `count`), each `segment` bytes but the
     /// last.

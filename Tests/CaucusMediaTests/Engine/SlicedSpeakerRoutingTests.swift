@@ -80,6 +80,31 @@ import Testing
         }
     }
 
+    /// A user waiting for its slice whom another recomputation reaches first (a peer leaving
+    /// recomputes everyone who received it) is told the new order then, with that map, and
+    /// not again at its slice.
+    @Test func aWaitingUserIsToldByWhicheverRecomputationReachesItFirst() throws {
+        let channel = SignallingChannelID.Owner()
+        let router = Self.mainSession(channel: channel)
+        var firstSlice: [Int] = []
+        for step in 1...40 where firstSlice.isEmpty {
+            Self.speak([5, 9], step: step, to: [router])
+            firstSlice = router.evaluateSpeakers(now: .milliseconds(step * 20), slice: Self.oneUserASlice).activeSpeakers.map(\.user)
+        }
+        #expect(firstSlice == [1])
+        let speakers = try #require(router.rankings[0].map { Array($0.speakers) })
+        // User 2 leaves: everyone who received it is recomputed at once, and told.
+        let leaving = router.remove(2, now: .seconds(1))
+        #expect(leaving.activeSpeakers.map(\.user) == Array(3...12))
+        for (user, told, map) in leaving.activeSpeakers {
+            #expect(told == speakers)
+            #expect(map == router.subscribers[user]?.currentMap, "user \(user) told with the map it has")
+        }
+        var later: [Int] = []
+        while router.isRoutingPending { later += router.recomputePending(now: .seconds(2), slice: Self.oneUserASlice).activeSpeakers.map(\.user) }
+        #expect(later.allSatisfy { $0 == 2 }, "each told once: \(later)")
+    }
+
     @Test func aLocationWithinOneSliceChangesAtOnce() throws {
         let channel = SignallingChannelID.Owner()
         let router = Self.mainSession(channel: channel)

@@ -39,7 +39,9 @@ import Testing
 
     /// Bursts of 8 packets from Ada, each its own number in the payload's first two bytes and
     /// then that number's low byte, the last of each shorter (as a frame's last packet is; the
-    /// kernel cuts a run's last segment at its own length): until one left the server in a run (at most 200
+    /// kernel cuts a run's last segment at its own length), and the first too: a longer packet
+    /// of the same stream never leads a shorter one (only another stream's may), so a burst
+    /// that arrives in order leaves in order: until one left the server in a run (at most 200
     /// bursts; each burst's packets reach the server together, and its loop reads them in one
     /// batch when they have arrived before it woke), then 5 more. Returns what Bo's audio
     /// slot received, and the server's count of datagrams sent in runs.
@@ -63,7 +65,8 @@ import Testing
             let burst = (sequence + 1)...(sequence + 8)
             sequence += 8
             for number in burst {
-                publisher.socket.send(try packet(number, from: publisher, short: number == burst.upperBound), to: publisher.mediaPort)
+                let short = number == burst.lowerBound || number == burst.upperBound
+                publisher.socket.send(try packet(number, from: publisher, short: short), to: publisher.mediaPort)
             }
             while let next = receiver.next(reads: 4, { if case .rtp(let bytes) = $0 { try? RTPPacket(decoding: bytes) } else { nil } }) {
                 received.append(next)
@@ -78,7 +81,8 @@ import Testing
     }
 
     private func packet(_ number: UInt16, from client: MediaTestClient, short: Bool = false) throws -> [UInt8] {
-        var packet: [UInt8] = [0x80, 111, UInt8(number >> 8), UInt8(number & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]
+        // The timestamp moves with the number: only the SSRC says which packets are one stream's.
+        var packet: [UInt8] = [0x80, 111, UInt8(number >> 8), UInt8(number & 0xFF), 0, 0, UInt8(number >> 8), UInt8(number & 0xFF), 0xCA, 0xFE, 0, 1]
         packet += [UInt8(number >> 8), UInt8(number & 0xFF)] + [UInt8](repeating: UInt8(number & 0xFF), count: short ? 58 : 98)
         return try #require(client.peer.protect(rtp: packet)).bytes
     }
