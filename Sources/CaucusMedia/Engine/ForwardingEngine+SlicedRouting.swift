@@ -52,7 +52,7 @@ extension ForwardingEngine {
     /// they have now, whichever recomputation reached them first (their slice, or a layer
     /// chosen, a peer coming or going): the order and the map they are told agree.
     func tellWaitingWhoSpeaks(among users: some Collection<Int>, in changes: inout Changes) {
-        for (user, always) in pendingRouting.takeAnnouncements(among: Array(users)) {
+        for (user, always) in pendingRouting.takeAnnouncements(among: users) {
             guard let location = locations[user], let ranking = rankings[location], always || !ranking.speakers.isEmpty else { continue }
             announce(Array(ranking.speakers), to: [user], in: &changes)
         }

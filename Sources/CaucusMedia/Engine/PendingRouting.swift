@@ -49,7 +49,7 @@ struct PendingRouting {
 
     /// Takes who among `users` learns who speaks with the slice that recomputes them, in
     /// order: `always` when their location's order changed, otherwise only when someone speaks.
-    mutating func takeAnnouncements(among users: [Int]) -> [(user: Int, always: Bool)] {
+    mutating func takeAnnouncements(among users: some Collection<Int>) -> [(user: Int, always: Bool)] {
         guard !arrivals.isEmpty || !speakerNews.isEmpty else { return [] }
         var told: [(user: Int, always: Bool)] = []
         for user in users.sorted() {
