@@ -52,11 +52,12 @@ extension ForwardingEngine {
 
     /// The engine's timers, to call every few milliseconds (the server's media tick): lost
     /// publisher packets asked for again, transport-cc feedback, simulcast layers ranked,
-    /// downlinks probed and their layers chosen, speakers ranked (a large location's new order
-    /// recomputed in slices of about `slice`, as a handover is: ``isRoutingPending``).
+    /// downlinks probed and their layers chosen, speakers ranked (a large location's new order,
+    /// and a simulcast layer's many receivers, recomputed in slices of about `slice`, as a
+    /// handover is: ``isRoutingPending``).
     public func handleTimeout(now: Duration, slice: Int = .max) {
         queue(tick(now: now))
-        if let changes = rankSimulcastLayers(now: now) { perform(changes) }
+        if let changes = rankSimulcastLayers(now: now, slice: slice) { perform(changes) }
         let (probes, layerChanges) = tickDownlinks(now: now)
         for copy in probes { outputs.append(.copy(copy, .probe)) }
         if let layerChanges { perform(layerChanges) }

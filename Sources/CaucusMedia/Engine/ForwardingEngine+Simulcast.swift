@@ -71,8 +71,9 @@ extension ForwardingEngine {
     }
 
     /// Every ``layerRankingInterval``: each publication's forwarded layer, the one that carried
-    /// the most bytes (by a fifth over the current one). A recomputation's changes when one changed.
-    func rankSimulcastLayers(now: Duration) -> Changes? {
+    /// the most bytes (by a fifth over the current one). A recomputation's changes when one
+    /// changed (its receivers in slices of about `slice` when they are many).
+    func rankSimulcastLayers(now: Duration, slice: Int = .max) -> Changes? {
         guard !simulcast.isEmpty, now - lastLayerRanking >= Self.layerRankingInterval else { return nil }
         lastLayerRanking = now
         var changed: [Int] = []
@@ -99,7 +100,7 @@ extension ForwardingEngine {
         guard !changed.isEmpty else { return nil }
         learnStreams()
         var changes = Changes()
-        for publisher in changed.sorted() { changes.append(recompute(receiversOf: publisher, and: [], now: now)) }
+        for publisher in changed.sorted() { changes.append(recompute(receiversOf: publisher, and: [], now: now, slice: slice)) }
         return changes
     }
 

@@ -7,9 +7,9 @@
 /// their numbers, each slice a recomputation of its users; a later handover's users join the
 /// queue behind (a user already in it keeps its place, and is recomputed from the latest
 /// state). A large location's new speaker order joins the same queue
-/// (``evaluateSpeakers(now:slice:)``), and so do the receivers of a peer that comes or goes
-/// (``recompute(receiversOf:and:now:slice:)``). A simulcast layer chosen still recomputes its
-/// receivers whole.
+/// (``evaluateSpeakers(now:slice:)``), and so do the receivers of a peer that comes or goes,
+/// or of a simulcast publication whose forwarded layer changed
+/// (``recompute(receiversOf:and:now:slice:)``).
 extension ForwardingEngine {
     /// Takes in `handover` and recomputes its users in slices costing about `slice` each (a
     /// user costs ``userCost`` plus one per stream it may receive), the first now; the rest wait

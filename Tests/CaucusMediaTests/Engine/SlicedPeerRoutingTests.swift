@@ -48,6 +48,54 @@ import Testing
         #expect(Self.slots(sliced) == before, "back as it was")
     }
 
+    /// 2 publishes simulcast to eleven watchers; its busier layer takes over: the watchers are
+    /// moved to it in slices (each keeps the old layer until its slice) and end as they would
+    /// all at once, every one of them on the new layer at its keyframe.
+    @Test func aSimulcastLayerChangeMovesItsManyWatchersInSlices() throws {
+        typealias Simulcast = SimulcastRoutingTests
+        let watchers = [1] + Array(3...12)
+        func watched() throws -> ForwardingEngine {
+            let router = ForwardingEngine()
+            for user in watchers { _ = router.add(user, plan: ForwardingEngineTests.plan(audioSSRC: UInt32(user), videoSSRC: UInt32(user * 10)), now: .zero) }
+            _ = router.add(2, plan: try Simulcast.simulcastPlan(), now: .zero)
+            var eligible: [Int: [PublishedStream]] = [2: []]
+            for user in watchers { eligible[user] = [PublishedStream(publisher: 2, kind: .video)] }
+            _ = router.update(eligible: eligible, now: .zero)
+            // "l" is learned first and forwarded; "h" then carries ten times the bytes.
+            _ = router.observeSimulcast(Simulcast.layerPacket(ssrc: 501, sequenceNumber: 1, rid: "l"), from: 2, now: .milliseconds(1))
+            _ = router.observeSimulcast(Simulcast.layerPacket(ssrc: 502, sequenceNumber: 1, rid: "h"), from: 2, now: .milliseconds(2))
+            for index in 0..<20 {
+                _ = Simulcast.forwarded(router, Simulcast.layerPacket(ssrc: 501, sequenceNumber: UInt16(2 + index), rid: nil, size: 100), at: .milliseconds(10 + index))
+                _ = Simulcast.forwarded(router, Simulcast.layerPacket(ssrc: 502, sequenceNumber: UInt16(2 + index), rid: nil, keyframe: false, size: 1000), at: .milliseconds(10 + index))
+            }
+            return router
+        }
+        func watchersOf(_ ssrc: UInt32, _ router: ForwardingEngine, sequence: UInt16) -> Set<Int> {
+            var reached = Set<Int>()
+            _ = router.forward(rtp: Simulcast.layerPacket(ssrc: ssrc, sequenceNumber: sequence, rid: nil), arrival: .seconds(2)) { user, _, _ in reached.insert(user) }
+            return reached
+        }
+        let oneWatcherASlice = ForwardingEngine.userCost + 1
+        let sliced = try watched()
+        let whole = try watched()
+        _ = try #require(sliced.rankSimulcastLayers(now: .seconds(1), slice: oneWatcherASlice))
+        _ = try #require(whole.rankSimulcastLayers(now: .seconds(1)))
+        #expect(sliced.isRoutingPending)
+        // The new layer's keyframe: only the first slice's watcher has moved to it so far.
+        #expect(watchersOf(502, sliced, sequence: 40) == [1])
+        #expect(watchersOf(501, sliced, sequence: 40) == Set(3...12), "the ten waiting keep the old layer")
+        var slices = 0
+        while sliced.isRoutingPending {
+            sliced.continueRouting(now: .seconds(1), slice: oneWatcherASlice)
+            slices += 1
+        }
+        #expect(slices == 10)
+        // The next keyframe: every watcher on the new layer, as all at once.
+        #expect(watchersOf(502, sliced, sequence: 50) == Set(watchers))
+        #expect(watchersOf(502, whole, sequence: 50) == Set(watchers))
+        #expect(watchersOf(501, sliced, sequence: 41).isEmpty)
+    }
+
     @Test func aPeerWhoseReceiversFitOneSliceChangesThemAtOnce() {
         let channel = SignallingChannelID.Owner()
         let router = SlicedSpeakerRoutingTests.mainSession(channel: channel)
