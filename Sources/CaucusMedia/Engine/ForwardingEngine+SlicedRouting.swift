@@ -23,6 +23,12 @@ extension ForwardingEngine {
     /// took about 20 µs a user, one of a main session's thousand streams about 0.07 µs each.
     public static let userCost = 256
 
+    /// What recomputing `user` costs, in the units of a slice.
+    func routingCost(of user: Int) -> Int { Self.userCost + (eligible[user]?.count ?? 0) }
+
+    /// What recomputing `users` costs, in the units of a slice.
+    func routingCost(of users: some Sequence<Int>) -> Int { users.reduce(0) { $0 + routingCost(of: $1) } }
+
     /// Whether a sliced handover still has users to recompute.
     public var isRoutingPending: Bool { !pendingRouting.isEmpty }
 
@@ -44,7 +50,7 @@ extension ForwardingEngine {
     /// ``tellWaitingWhoSpeaks(among:in:)``).
     func recomputePending(now: Duration, slice: Int) -> Changes {
         guard !pendingRouting.isEmpty else { return Changes() }
-        return recompute(pendingRouting.takeSlice(budget: slice) { Self.userCost + (eligible[$0]?.count ?? 0) }, now: now)
+        return recompute(pendingRouting.takeSlice(budget: slice, cost: routingCost(of:)), now: now)
     }
 
     /// Those among `users`, just recomputed, who wait to learn who speaks where they are (a
@@ -69,7 +75,7 @@ extension ForwardingEngine {
         for subscriber in candidates where !also.contains(subscriber) && eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
             receivers.append(subscriber)
         }
-        guard receivers.reduce(0, { $0 + Self.userCost + (eligible[$1]?.count ?? 0) }) > slice else {
+        guard routingCost(of: receivers) > slice else {
             return recompute(Set(also).union(receivers), now: now)
         }
         var changes = recompute(also, now: now)

@@ -44,7 +44,7 @@ extension ForwardingEngine {
             rankings[location]?.retain(only: audible[location] ?? [])
             guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
             let here = (members[location] ?? []).sorted()
-            guard here.reduce(0, { $0 + Self.userCost + (eligible[$1]?.count ?? 0) }) <= slice else {
+            guard routingCost(of: here) <= slice else {
                 pendingRouting.enqueue(here, speakerNews: here)
                 enqueued = true
                 continue

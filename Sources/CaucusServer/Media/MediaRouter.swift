@@ -73,20 +73,12 @@ final class MediaRouter {
     func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
         let session = sessions[key.session] ?? Session()
         sessions[key.session] = session
-        timingRouting {
-            session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now(), slice: routingSlice)
-            perform(session, key.session)
-        }
-        if session.engine.isRoutingPending { routingPending.insert(key.session) }
+        routing(session, key.session) { session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now(), slice: routingSlice) }
     }
 
     func removePeer(_ key: MediaPeerKey) {
         guard let session = sessions[key.session] else { return }
-        timingRouting {
-            session.engine.removePeer(key.user.rawValue, now: MediaClock.now(), slice: routingSlice)
-            perform(session, key.session)
-        }
-        if session.engine.isRoutingPending { routingPending.insert(key.session) }
+        routing(session, key.session) { session.engine.removePeer(key.user.rawValue, now: MediaClock.now(), slice: routingSlice) }
     }
 
     func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
@@ -106,19 +98,17 @@ final class MediaRouter {
     /// `continueRouting` between reads.
     func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
         guard let session = sessions[id] else { return }
-        timingRouting {
+        routing(session, id) {
             if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
-            var routing = RoutingHandover()
+            var engineHandover = RoutingHandover()
             for (user, entry) in handover.users {
                 session.connections[user] = entry.connection
-                routing.users[user] = RoutingHandover.Entry(
+                engineHandover.users[user] = RoutingHandover.Entry(
                     eligible: entry.eligible, location: entry.location.map(session.number(of:)),
                     channel: entry.connection.map(SignallingChannelID.init), pinned: entry.pinned)
             }
-            session.engine.handle(routing, now: MediaClock.now(), slice: routingSlice)
-            perform(session, id)
+            session.engine.handle(engineHandover, now: MediaClock.now(), slice: routingSlice)
         }
-        if session.engine.isRoutingPending { routingPending.insert(id) }
     }
 
     /// Whether a session still has users waiting for their routing slice (`continueRouting`).
@@ -131,19 +121,22 @@ final class MediaRouter {
                 routingPending.remove(id)
                 continue
             }
-            timingRouting {
-                session.engine.continueRouting(now: MediaClock.now(), slice: routingSlice)
-                perform(session, id)
-            }
-            if !session.engine.isRoutingPending { routingPending.remove(id) }
+            routing(session, id) { session.engine.continueRouting(now: MediaClock.now(), slice: routingSlice) }
         }
     }
 
-    /// Times a hold of the media loop by routing (forwarding on it waits meanwhile).
-    private func timingRouting(_ body: () -> Void) {
+    /// A hold of the media loop by routing (forwarding on it waits meanwhile): `change` to the
+    /// session's engine and what it asks done, timed; then whether users still wait for a slice.
+    private func routing(_ session: Session, _ id: StoredSessionID, _ change: () -> Void) {
         let started = ContinuousClock.now
-        body()
+        change()
+        perform(session, id)
         metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
+        notePendingRouting(of: session, id)
+    }
+
+    private func notePendingRouting(of session: Session, _ id: StoredSessionID) {
+        if session.engine.isRoutingPending { routingPending.insert(id) } else { routingPending.remove(id) }
     }
 
     /// Sends the slot maps held since `update(_:_:holdingSlotMaps:)`, in order, one trip per
@@ -189,7 +182,7 @@ final class MediaRouter {
             if session.engine.recomputations != recomputations {
                 metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
             }
-            if session.engine.isRoutingPending { routingPending.insert(id) }
+            notePendingRouting(of: session, id)
         }
     }
 
