@@ -64,9 +64,18 @@ def why_impossible():
 
 
 def skip_unless_possible(test_class):
-    """Class decorator: skips every test of the class, with the reason, where no lab can be made."""
+    """Class decorator: skips every test of the class, with the reason, where no lab can be made;
+    with CAUCUS_NETWORK_LAB=required (scripts/test as root) they fail instead, with the reason."""
     reason = why_impossible()
-    return unittest.skip(reason)(test_class) if reason else test_class
+    if not reason:
+        return test_class
+    if os.environ.get("CAUCUS_NETWORK_LAB") == "required":
+        def refuse(cls):
+            raise AssertionError(f"CAUCUS_NETWORK_LAB=required, but {reason}")
+
+        test_class.setUpClass = classmethod(refuse)
+        return test_class
+    return unittest.skip(reason)(test_class)
 
 
 def lab_namespaces():

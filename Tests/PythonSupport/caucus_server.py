@@ -21,18 +21,19 @@ WAIT_SECONDS = 20
 class CaucusServer:
     """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
 
-    def __init__(self, apps=None, arguments=()):
+    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen):
         """`apps` (a list of {"key", "secret"}) configures production apps: no development app.
-        `arguments` are added to `caucus serve`'s."""
+        `arguments` are added to `caucus serve`'s. `host` is the address it listens on, and
+        `popen` starts the command (the network lab's runs it in a namespace)."""
         if not CAUCUS.exists():
             raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
         self.data = tempfile.mkdtemp(prefix="caucus-test-")
-        command = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning", *arguments]
+        command = [str(CAUCUS), "serve", "--host", host, "--port", "0", "--data", self.data, "--log-level", "warning", *arguments]
         if apps is not None:
             config = pathlib.Path(self.data) / "apps.json"
             config.write_text(json.dumps({"apps": apps}))
             command += ["--config", str(config)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output = []
         lines = queue.Queue()
 
@@ -51,9 +52,9 @@ class CaucusServer:
                 raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
             if line is None:
                 raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            match = re.search(r"listening on (https?)://" + re.escape(host) + r":(\d+)", line)
             if match:
-                self.base = f"http://127.0.0.1:{match.group(1)}"
+                self.base = f"{match.group(1)}://{host}:{match.group(2)}"
                 return
 
     def token(self, session, role, user_identity):
