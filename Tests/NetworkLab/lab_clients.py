@@ -222,23 +222,31 @@ class ChromiumStudent(JSONLinesProcess):
         deadline = time.monotonic() + timeout
         while not self.script(f"return Boolean({expression});"):
             if time.monotonic() > deadline:
-                raise AssertionError(f"Chromium: timed out waiting for {what}\n" + "\n".join(self.call("log")[-30:]))
+                page = self.script("return location.href + '\\n' + document.body.innerText.slice(0, 1500);")
+                raise AssertionError(f"Chromium: timed out waiting for {what}\n{page}\n" + "\n".join(self.call("log")[-30:]))
             time.sleep(0.2)
 
     def join_console(self, url, name):
         """Opens an invite link and joins as `name`, as a person would."""
         self.call("get", url=url)
-        self.wait("document.querySelector('[data-testid=\"join-form\"]')?.offsetParent", "the join form")
+        self.wait("document.querySelector('[data-testid=\"join-form\"]')?.offsetParent && !document.querySelector('[data-testid=\"join\"]').disabled",
+                  "the join form, ready")
         self.script("const field = document.querySelector('[data-testid=\"user-name\"]'); field.value = arguments[0];"
                     "field.dispatchEvent(new Event('input'));", name)
         self.script("document.querySelector('[data-testid=\"join\"]').click();")
+        self.wait("document.querySelector('[data-testid=\"participant-view\"]')?.offsetParent", "the participant's view")
         self.wait("window.caucusConsole?.media?.pc && window.caucusConsole.media.slots.size > 0", "the console's media peer")
 
     def observe(self, palette):
         self.script((HERE / "console_observer.js").read_text(), palette)
 
     def report(self, since):
-        return self.script("return window.labObserver.report(arguments[0]);", since * 1000)
+        """As aiortc_student's: times in seconds (the page keeps Date.now()'s milliseconds)."""
+        report = self.script("return window.labObserver.report(arguments[0]);", since * 1000)
+        for labels in report["kinds"].values():
+            for label, times in labels.items():
+                labels[label] = [at / 1000 for at in times]
+        return report
 
     def path(self):
         return self.promise("window.labObserver.path()")

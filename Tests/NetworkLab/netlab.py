@@ -262,19 +262,30 @@ class Home:
         }}
         """
 
-    def rebind(self):
-        """The NAT forgets its mappings and maps the student's flows anew, from other ports (as a
-        home router's restart or a carrier's NAT does mid-call): the masquerade's port range
-        switches and the connection-tracking entries are deleted."""
+    def rebind(self, protocols=("udp",)):
+        """The NAT forgets its mappings of `protocols` and maps those flows anew, from other ports,
+        as a NAT whose UDP mapping expired or a carrier's NAT does mid-call: the masquerade's port
+        range switches and those connection-tracking entries are deleted. With "tcp" too (a
+        router's restart), open TCP connections break: their next segment leaves from a new port."""
         self.range_index = 1 - self.range_index
         handle = self.masquerade_handle()
         self.lab.ip_netns_exec(self.router_namespace, "nft", "replace", "rule", "ip", "lab_nat", "postrouting", "handle", str(handle),
                                "oifname", "wan0", "meta", "l4proto", "{", "tcp,", "udp", "}", "masquerade", "to", f":{PORT_RANGES[self.range_index]}")
-        self.lab.ip_netns_exec(self.router_namespace, "conntrack", "-D", check=False)
+        for protocol in protocols:
+            self.lab.ip_netns_exec(self.router_namespace, "conntrack", "-D", "-p", protocol, check=False)
 
     def masquerade_handle(self):
         listing = self.lab.ip_netns_exec(self.router_namespace, "nft", "-a", "list", "chain", "ip", "lab_nat", "postrouting").stdout
         return int(re.search(r"masquerade to :\d+-\d+ # handle (\d+)", listing).group(1))
+
+    def mapped_ports(self, protocol, destination):
+        """The router's public ports of the student's `protocol` flows to `destination` (an address)."""
+        ports = set()
+        for line in self.mappings().splitlines():
+            fields = line.split()
+            if fields and fields[0] == protocol and f"dst={destination}" in fields:
+                ports.add(int([field for field in fields if field.startswith("dport=")][-1].split("=")[1]))
+        return ports
 
     def mappings(self):
         """The router's connection-tracking table, as `conntrack -L` prints it."""
