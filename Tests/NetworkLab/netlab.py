@@ -206,7 +206,11 @@ class Host:
         """A TCP connection from this host to `address`:`port`."""
         connection = self.socket()
         connection.settimeout(timeout)
-        connection.connect((address, port))
+        try:
+            connection.connect((address, port))
+        except BaseException:
+            connection.close()
+            raise
         return connection
 
     def exec(self, *argv, check=True, input=None):
