@@ -2,6 +2,7 @@
 moves people), an aiortc student, a `caucus client` (SDK) student and a Chromium student on the
 web console. Every student answers "what did you recognise since T" with wall-clock times."""
 
+import contextlib
 import http.client
 import json
 import pathlib
@@ -82,8 +83,9 @@ class Teacher:
         scheme, rest = server.base.split("://")
         address, port = rest.rsplit(":", 1)
         connection = host.connect(address, int(port))
-        self.ws = websocket_connect(f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws", sock=connection,
-                                    ssl=tls_context(ca_file), max_size=None, open_timeout=WAIT_SECONDS)
+        self.scope = contextlib.ExitStack()
+        self.ws = self.scope.enter_context(websocket_connect(f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws", sock=connection,
+                                                             ssl=tls_context(ca_file), max_size=None, open_timeout=WAIT_SECONDS))
         token = server.token(session, "host", "teacher")
         self.user = self.request("join", session=session, userName="Teacher", token=token, protocol=1)["user"]
 
@@ -108,7 +110,7 @@ class Teacher:
         return {room["name"]: room["id"] for room in self.request("getSnapshot")["snapshot"]["breakout"]["rooms"]}
 
     def close(self):
-        self.ws.close()
+        self.scope.close()
 
 
 def http_request(host, base, method, path, body=None, ca_file=None):

@@ -113,6 +113,19 @@ class TurnServer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def open_lab_with_turn(test_class):
+    """For a test class's setUpClass: its `lab` (netlab.Lab), `ca` (TestCA) and `turn` (coturn on
+    a public host of its own), each removed at the class's cleanup."""
+    from netlab import Lab
+
+    test_class.lab = Lab()
+    test_class.addClassCleanup(test_class.lab.close)
+    test_class.ca = TestCA()
+    test_class.addClassCleanup(test_class.ca.remove)
+    test_class.turn = TurnServer(test_class.lab.public_host("turn"), test_class.ca)
+    test_class.addClassCleanup(test_class.turn.stop)
+
+
 def lab_server(host, arguments=()):
     """`caucus serve` in `host`'s namespace, listening and announcing media at its address (UDP,
     and ICE-TCP on the same port number)."""

@@ -25,9 +25,9 @@ import time
 import unittest
 from pathlib import Path
 
-from netlab import PORT_RANGES, Lab, skip_unless_possible
+from netlab import PORT_RANGES, skip_unless_possible
 from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, http_request
-from lab_services import TestCA, TurnServer, lab_server, port_of
+from lab_services import lab_server, open_lab_with_turn, port_of
 
 SESSION = "Lab"
 CONVERGE_SECONDS = 40
@@ -58,17 +58,11 @@ PALETTE = {name: [student["tone"], student["colour"]] for name, student in STUDE
 class ClassAcrossNetworksTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.lab = Lab()
-        cls.addClassCleanup(cls.lab.close)
-        cls.ca = TestCA()
-        cls.addClassCleanup(cls.ca.remove)
+        open_lab_with_turn(cls)
         cls.server_host = cls.lab.public_host("server")
-        cls.turn_host = cls.lab.public_host("turn")
         cls.teacher_host = cls.lab.public_host("teacher")
         cls.server = lab_server(cls.server_host)
         cls.addClassCleanup(cls.server.stop)
-        cls.turn = TurnServer(cls.turn_host, cls.ca)
-        cls.addClassCleanup(cls.turn.stop)
         port = port_of(cls.server.base)
         cls.nat = cls.lab.home("nat")
         cls.no_udp = cls.lab.home("noudp", policy="no-udp")

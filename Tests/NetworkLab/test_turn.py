@@ -12,8 +12,8 @@ import unittest
 
 from aioice import turn
 
-from lab_services import TestCA, TurnServer, turn_credentials
-from netlab import Lab, in_namespace, skip_unless_possible
+from lab_services import TestCA, open_lab_with_turn, turn_credentials
+from netlab import in_namespace, skip_unless_possible
 
 ECHO_PORT = 5000
 WAIT = 5.0
@@ -31,13 +31,8 @@ class Receiver(asyncio.DatagramProtocol):
 class TurnTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.lab = Lab()
-        cls.addClassCleanup(cls.lab.close)
-        cls.ca = TestCA()
-        cls.addClassCleanup(cls.ca.remove)
+        open_lab_with_turn(cls)
         cls.peer = cls.lab.public_host("peer")
-        cls.turn = TurnServer(cls.lab.public_host("turn"), cls.ca)
-        cls.addClassCleanup(cls.turn.stop)
         cls.home = cls.lab.home("turnonly", policy="tcp-only-to", allowed=[(cls.turn.address, 3478), (cls.turn.address, 443)])
         cls.echo = cls.peer.socket(socket.AF_INET, socket.SOCK_DGRAM)
         cls.echo.bind((cls.peer.address, ECHO_PORT))
