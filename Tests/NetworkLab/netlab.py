@@ -287,7 +287,11 @@ class Home:
         ports = set()
         for line in self.mappings().splitlines():
             fields = line.split()
-            if fields and fields[0] == protocol and f"dst={destination}" in fields:
+            sources = [field for field in fields if field.startswith("src=")]
+            destinations = [field for field in fields if field.startswith("dst=")]
+            # The student's own flows: original direction from the student to `destination` (not
+            # the server's datagrams to a forgotten port, which conntrack lists as well).
+            if fields and fields[0] == protocol and sources[:1] == [f"src={self.student.address}"] and destinations[:1] == [f"dst={destination}"]:
                 ports.add(int([field for field in fields if field.startswith("dport=")][-1].split("=")[1]))
         return ports
 

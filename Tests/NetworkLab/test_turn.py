@@ -9,10 +9,11 @@ import socket
 import ssl
 import threading
 import unittest
+from pathlib import Path
 
 from aioice import turn
 
-from lab_services import TestCA, open_lab_with_turn, turn_credentials
+from lab_services import TURN_CONFIG, TestCA, open_lab_with_turn, turn_credentials
 from netlab import in_namespace, skip_unless_possible
 
 ECHO_PORT = 5000
@@ -93,6 +94,14 @@ class TurnTests(unittest.TestCase):
         self.addCleanup(other_ca.remove)
         with self.assertRaises(ssl.SSLCertVerificationError):
             self.allocate_and_relay(443, ssl.create_default_context(cafile=str(other_ca.certificate)), username, password)
+
+
+class QuotedConfigurationTests(unittest.TestCase):
+    def test_the_configuration_in_the_docs_is_the_one_the_lab_runs(self):
+        docs = (Path(__file__).resolve().parents[2] / "docs" / "network-lab.md").read_text()
+        quoted = docs.split("```conf\n", 1)[1].split("```", 1)[0].splitlines()
+        running = [line for line in TURN_CONFIG.read_text().splitlines() if line and not line.startswith("#")]
+        self.assertEqual(quoted, running)
 
 
 if __name__ == "__main__":
