@@ -224,19 +224,28 @@ class ChromiumStudent(JSONLinesProcess):
         deadline = time.monotonic() + timeout
         while not self.script(f"return Boolean({expression});"):
             if time.monotonic() > deadline:
-                page = self.script("return location.href + '\\n' + document.body.innerText.slice(0, 1500);")
+                page = self.script("return location.href + '\\n' + document.body.innerText.slice(0, 1500)"
+                                   " + '\\nname field: ' + document.querySelector('[data-testid=\"user-name\"]')?.value;")
                 raise AssertionError(f"Chromium: timed out waiting for {what}\n{page}\n" + "\n".join(self.call("log")[-30:]))
             time.sleep(0.2)
 
     def join_console(self, url, name):
-        """Opens an invite link and joins as `name`, as a person would."""
+        """Opens an invite link and joins as `name`, as a person would (typing, clicking Join)."""
         self.call("get", url=url)
-        self.wait("document.querySelector('[data-testid=\"join-form\"]')?.offsetParent && !document.querySelector('[data-testid=\"join\"]').disabled",
-                  "the join form, ready")
-        self.script("const field = document.querySelector('[data-testid=\"user-name\"]'); field.value = arguments[0];"
-                    "field.dispatchEvent(new Event('input'));", name)
-        self.script("document.querySelector('[data-testid=\"join\"]').click();")
-        self.wait("document.querySelector('[data-testid=\"participant-view\"]')?.offsetParent", "the participant's view")
+        ready = "document.querySelector('[data-testid=\"join-form\"]')?.offsetParent && !document.querySelector('[data-testid=\"join\"]').disabled"
+        joined = "document.querySelector('[data-testid=\"participant-view\"]')?.offsetParent"
+        for attempt in range(3):
+            self.wait(ready, "the join form, ready")
+            self.script("const field = document.querySelector('[data-testid=\"user-name\"]'); field.value = arguments[0];"
+                        "field.dispatchEvent(new Event('input'));", name)
+            self.script("document.querySelector('[data-testid=\"join\"]').click();")
+            try:
+                self.wait(joined, "the participant's view", timeout=WAIT_SECONDS / 2)
+                break
+            except AssertionError:
+                # A click the page did not take (still loading under load): the form is there again.
+                if attempt == 2:
+                    raise
         self.wait("window.caucusConsole?.media?.pc && window.caucusConsole.media.slots.size > 0", "the console's media peer")
 
     def observe(self, palette):
