@@ -103,6 +103,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                // HTTPS and WSS (`--tls-cert`), and SIGHUP, which reloads the certificate.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // The web console's HTML, CSS and ES modules are built into the binary, served as
             // they are (so `caucus` alone is the whole install).
