@@ -133,6 +133,8 @@ let package = Package(
                 // packetisers; not re-exported (`internal import`), so apps see only the SDK's types.
                 "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
+                // wss: the trust roots an app adds (a private CA), and what a failed handshake says.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Each connection runs on its own event loop, so that an attempt given up
                 // before the upgrade can be torn down with its channel (see Socket.swift).
                 .product(name: "NIOCore", package: "swift-nio"),

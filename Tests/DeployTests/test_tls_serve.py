@@ -12,20 +12,11 @@ import time
 import unittest
 import warnings
 
-from tls_support import WAIT_SECONDS, Seat, TLSFiles, curl, header, served_serial, tls_server, wait_for_serial, run_to_end
+from tls_support import WAIT_SECONDS, Seat, TLSFiles, TLSServerTestCase, curl, header, served_serial, tls_server, wait_for_serial, run_to_end
 from caucus_server import CaucusServer
 
 
-class HTTPSAndWSSTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.files = TLSFiles()
-        cls.server = tls_server(cls.files)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
+class HTTPSAndWSSTests(TLSServerTestCase):
     def test_the_startup_line_says_https_and_wss(self):
         line = next(line for line in self.server.output if "listening on" in line)
         self.assertRegex(line, r"listening on https://127\.0\.0\.1:\d+ \(WebSocket: wss://127\.0\.0\.1:\d+/ws\)")
@@ -137,17 +128,10 @@ class ReloadTests(unittest.TestCase):
         self.fail(f"no {text!r} in:\n" + "".join(self.server.output))
 
 
-class StrangersTests(unittest.TestCase):
+class StrangersTests(TLSServerTestCase):
     """What arrives on the TLS port that is not TLS closes that one connection."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.files = TLSFiles()
-        cls.server = tls_server(cls.files, "--join-deadline", "2")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
+    server_arguments = ("--join-deadline", "2")
 
     def closed_within(self, raw, seconds):
         """Whether the server closed `raw` within `seconds` (reading whatever it sent first)."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "PythonSupport"))
 from caucus_server import CAUCUS, CaucusServer  # noqa: E402
@@ -48,6 +49,21 @@ class TLSFiles:
 def tls_server(files, *extra):
     """`caucus serve` over TLS with a check of the files every second."""
     return CaucusServer(arguments=[*files.arguments(), "--tls-check-seconds", "1", *extra])
+
+
+class TLSServerTestCase(unittest.TestCase):
+    """One `caucus serve` over TLS (with `server_arguments`) for a whole test class."""
+
+    server_arguments = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = TLSFiles()
+        cls.server = tls_server(cls.files, *cls.server_arguments)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
 
 
 def served_serial(port, files):

@@ -4,8 +4,9 @@ gets them from an ACME client or their own CA. Uses the `cryptography` package (
 installed by scripts/test, brings).
 
 As a command, `python3 test_ca.py DIR` writes DIR/ca.pem, DIR/server.pem (the server
-certificate followed by the CA: a full chain), DIR/server.key and DIR/other-ca.pem (a CA that
-issued nothing of this server's), for tests in other languages."""
+certificate followed by the CA: a full chain), DIR/server.key, DIR/elsewhere.pem and .key (a
+certificate for elsewhere.test only) and DIR/other-ca.pem (a CA that issued nothing of this
+server's), for tests in other languages."""
 
 import datetime
 import ipaddress
@@ -56,9 +57,11 @@ class TestCA:
         self.path = self.directory / f"{name}.pem"
         self.path.write_bytes(self.pem)
 
-    def issue(self, name, serial, valid_for=datetime.timedelta(days=90), not_before=None, common_name=None):
-        """A server certificate for 127.0.0.1 and localhost, and its key: writes
-        `<name>.pem` (certificate then CA) and `<name>.key`; returns both paths."""
+    def issue(self, name, serial, valid_for=datetime.timedelta(days=90), not_before=None, common_name=None,
+              names=("127.0.0.1", "localhost")):
+        """A server certificate for `names` (IP addresses and DNS names; by default 127.0.0.1
+        and localhost), and its key: writes `<name>.pem` (certificate then CA) and
+        `<name>.key`; returns both paths."""
         key = ec.generate_private_key(ec.SECP256R1())
         start = not_before or (_now() - datetime.timedelta(hours=1))
         certificate = (
@@ -69,9 +72,7 @@ class TestCA:
             .serial_number(serial)
             .not_valid_before(start)
             .not_valid_after(start + valid_for)
-            .add_extension(
-                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
-                critical=False)
+            .add_extension(x509.SubjectAlternativeName([_general_name(name) for name in names]), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), critical=False)
@@ -84,6 +85,13 @@ class TestCA:
         return certificate_path, key_path
 
 
+def _general_name(name):
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
+
+
 def stray_key(path):
     """A private key that belongs to no certificate here."""
     path = pathlib.Path(path)
@@ -94,6 +102,7 @@ def stray_key(path):
 def main(directory):
     ca = TestCA(directory, "ca")
     ca.issue("server", serial=1001)
+    ca.issue("elsewhere", serial=1002, names=("elsewhere.test",))
     TestCA(directory, "other-ca")
 
 
