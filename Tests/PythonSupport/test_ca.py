@@ -5,7 +5,8 @@ installed by scripts/test, brings).
 
 As a command, `python3 test_ca.py DIR` writes DIR/ca.pem, DIR/server.pem (the server
 certificate followed by the CA: a full chain), DIR/server.key, DIR/elsewhere.pem and .key (a
-certificate for elsewhere.test only) and DIR/other-ca.pem (a CA that issued nothing of this
+certificate for elsewhere.test only), DIR/soon.pem and .key (valid for 5 more days) and
+DIR/other-ca.pem (a CA that issued nothing of this
 server's), for tests in other languages."""
 
 import datetime
@@ -103,6 +104,7 @@ def main(directory):
     ca = TestCA(directory, "ca")
     ca.issue("server", serial=1001)
     ca.issue("elsewhere", serial=1002, names=("elsewhere.test",))
+    ca.issue("soon", serial=1003, valid_for=datetime.timedelta(days=5))
     TestCA(directory, "other-ca")
 
 

@@ -102,6 +102,10 @@ final class ServedCertificate: Sendable {
             return state.current
         }
         guard let due else { return }
+        guard due.notValidAfter > now else {
+            return logger.warning(
+                "TLS certificate \(files.certificatePath) (serial \(due.serial)) has expired, on \(ServingCertificate.day(due.notValidAfter)): clients refuse it; renew it")
+        }
         let days = Int(due.notValidAfter.timeIntervalSince(now) / (24 * 3600))
         logger.warning(
             "TLS certificate \(files.certificatePath) (serial \(due.serial)) expires on \(ServingCertificate.day(due.notValidAfter)), in \(days) day(s): renew it; caucus serves the new one as soon as the files change (or on SIGHUP)")
