@@ -32,6 +32,12 @@ class HTTPSAndWSSTests(TLSServerTestCase):
             status, output = curl("--cacert", str(self.files.ca.path), "-D", "-", "-o", "/dev/null", f"{self.server.base}{path}")
             self.assertEqual(status, 0, output)
             self.assertEqual(header(output, "Strict-Transport-Security"), "max-age=31536000", path)
+        # What the server answers outside its routes: a method it does not know, a refused upgrade.
+        refused_upgrade = ["-H", "Upgrade: websocket", "-H", "Connection: Upgrade", "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: x"]
+        for extra, status_line in [(["-X", "BREW"], "HTTP/1.1 501"), (refused_upgrade, "HTTP/1.1 400")]:
+            status, output = curl("--cacert", str(self.files.ca.path), "-D", "-", "-o", "/dev/null", *extra, f"{self.server.base}/other")
+            self.assertTrue(output.startswith(status_line), output)
+            self.assertEqual(header(output, "Strict-Transport-Security"), "max-age=31536000", output)
 
     def test_a_client_that_does_not_trust_the_ca_is_refused_the_handshake(self):
         status, output = curl("-o", "/dev/null", f"{self.server.base}/healthz")
