@@ -51,9 +51,11 @@ class CaucusServer:
                 raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
             if line is None:
                 raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            # https with --tls-cert and --tls-key.
+            match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
             if match:
-                self.base = f"http://127.0.0.1:{match.group(1)}"
+                self.port = int(match.group(2))
+                self.base = f"{match.group(1)}://127.0.0.1:{self.port}"
                 return
 
     def token(self, session, role, user_identity):
