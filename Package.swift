@@ -103,6 +103,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                // HTTPS and WSS (`--tls-cert`), and SIGHUP, which reloads the certificate.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // The web console's HTML, CSS and ES modules are built into the binary, served as
             // they are (so `caucus` alone is the whole install).
@@ -129,6 +133,8 @@ let package = Package(
                 // packetisers; not re-exported (`internal import`), so apps see only the SDK's types.
                 "CaucusMedia",
                 .product(name: "WSClient", package: "swift-websocket"),
+                // wss: the trust roots an app adds (a private CA), and what a failed handshake says.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Each connection runs on its own event loop, so that an attempt given up
                 // before the upgrade can be torn down with its channel (see Socket.swift).
                 .product(name: "NIOCore", package: "swift-nio"),

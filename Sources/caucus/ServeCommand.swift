@@ -14,9 +14,11 @@ struct Serve: AsyncParsableCommand {
             With no options it listens on 127.0.0.1:8080, keeps its data in ./caucus-data, and makes a \
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
             CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_STORE, CAUCUS_SYNC, CAUCUS_SNAPSHOT_EVERY, \
-            CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_JOIN_DEADLINE, CAUCUS_MAX_WAITING_PER_ADDRESS, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS. Sessions \
+            CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_JOIN_DEADLINE, CAUCUS_MAX_WAITING_PER_ADDRESS, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS, \
+            CAUCUS_TLS_CERT, CAUCUS_TLS_KEY, CAUCUS_TLS_CHECK_SECONDS, CAUCUS_HTTP_REDIRECT_PORT, CAUCUS_PUBLIC_URL. Sessions \
             are stored in SQLite in the data folder unless --store names a PostgreSQL database. Media (WebRTC) \
-            goes to one UDP port on the media address, 127.0.0.1 and a free port by default.
+            goes to one UDP port on the media address, 127.0.0.1 and a free port by default. With --tls-cert and \
+            --tls-key the port speaks HTTPS and WSS (docs/deploy.md); a SIGHUP or a change of the files reloads them.
             """)
 
     @Option(help: "Address to listen on.") var host: String?
@@ -54,6 +56,14 @@ struct Serve: AsyncParsableCommand {
     var joinDeadline: Int?
     @Option(help: "WebSocket connections not joined yet that one address may hold at once (4009 beyond; default 100).")
     var maxWaitingPerAddress: Int?
+    @Option(help: "PEM certificate (the server's first, then its chain, like certbot's fullchain.pem): the port speaks HTTPS and WSS. Reloaded on SIGHUP and when the file changes.")
+    var tlsCert: String?
+    @Option(help: "PEM private key of --tls-cert (unencrypted).") var tlsKey: String?
+    @Option(help: "Seconds between two checks of the certificate files for a change (default 5).") var tlsCheckSeconds: Int?
+    @Option(help: "With TLS: a plain HTTP port answering every request 308 to the same path over HTTPS (80 in production; 0 picks a free one).")
+    var httpRedirectPort: Int?
+    @Option(help: "The address students and other machines open (https://host[:port]): invite links follow it, and so do the node URL (with --store postgres) and the media address unless given.")
+    var publicURL: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -112,7 +122,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
-        if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] {
+        try applyNetworkOptions(to: &configuration, environment: environment)
+        if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] ?? derivedNodeURL(configuration) {
             guard configuration.storeURL != nil else { throw ValidationError("--node-url runs several nodes on one PostgreSQL store: give --store postgres://….") }
             var cluster = ClusterConfiguration(nodeURL: try Self.nodeURL(url))
             if let seconds = try leaseSeconds ?? environment["CAUCUS_LEASE_SECONDS"].map(Self.count) {
@@ -128,9 +139,9 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = logLevel
         let server = try await SessionServer.open(configuration, logger: logger)
         let dataFolder = configuration.dataDirectory
-        try await server.run { port in
-            Self.announce(server: server, port: port, data: dataFolder)
-        }
+        try await server.run(
+            onRunning: { port in Self.announce(server: server, port: port, data: dataFolder) },
+            onRedirectRunning: { port in Self.announceRedirect(server: server, port: port) })
     }
 
     private static func milliseconds(_ text: String) throws -> Int {
@@ -187,8 +198,12 @@ struct Serve: AsyncParsableCommand {
     }
 
     private static func announce(server: SessionServer, port: Int, data: String) {
-        let base = "http://\(server.configuration.host):\(port)"
-        var lines = ["Caucus is listening on \(base) (WebSocket: ws://\(server.configuration.host):\(port)/ws)"]
+        let secure = server.configuration.tls != nil
+        let base = "\(secure ? "https" : "http")://\(server.configuration.host):\(port)"
+        var lines = ["Caucus is listening on \(base) (WebSocket: \(secure ? "wss" : "ws")://\(server.configuration.host):\(port)/ws)"]
+        if let publicURL = server.configuration.publicURL {
+            lines.append("Public URL: \(publicURL.origin) (invite links: \(publicURL.origin)/console/, WebSocket: \(publicURL.webSocketURL))")
+        }
         if let app = server.developmentApp {
             let dataOption = data == "./caucus-data" ? "" : " --data \(data)"
             lines += [

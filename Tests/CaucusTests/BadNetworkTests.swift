@@ -67,13 +67,7 @@ import Glibc
         let host = try await Self.client("Teacher", role: .host, via: steady, server)
         let ann = try await Self.client("Ann", via: flaky, server)
         let ben = try await Self.client("Ben", via: steady, server)
-        try await #require(host.session.subsessionHelper).addToPreList("Red")
-        try await #require(host.session.subsessionHelper).commit()
-        try await #require(host.session.subsessionManager).start()
-        let red = try #require(try host.snapshot.subsession(named: "Red"))
-        try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
-        try await #require(try ann.snapshot.subsession(red.id)).join()
-        try await #require(try ben.snapshot.subsession(red.id)).join()
+        let red = try await host.startRoom("Red", joinedBy: [ann, ben])
         let annID = try ann.id
         var said: [String] = []
         // Each cycle takes its own `.reconnecting` and `.connected`, after the join's.

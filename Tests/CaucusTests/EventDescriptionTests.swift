@@ -8,12 +8,7 @@ import Testing
         let server = try await TestServer.start()
         let host = try await server.client("Teacher", role: .host)
         let ann = try await server.client("Ann")
-        try await #require(host.session.subsessionHelper).addToPreList("Red")
-        try await #require(host.session.subsessionHelper).commit()
-        try await #require(host.session.subsessionManager).start()
-        let red = try #require(try host.snapshot.subsession(named: "Red"))
-        try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
-        try await #require(try ann.snapshot.subsession(red.id)).join()
+        _ = try await host.startRoom("Red", joinedBy: [ann])
         try await ann.session.chat.send("hello from Red")
         try await #require(ann.session.subsessionParticipant).requestHelp()
         try await host.log.next("help asked") { if case .helpRequested = $0 { true } else { nil } }

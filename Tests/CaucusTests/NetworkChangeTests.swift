@@ -39,13 +39,7 @@ import Testing
         let host = try await server.client("Teacher", session: "Moving", role: .host, configuration: configuration)
         let ann = try await server.client("Ann", session: "Moving", url: proxy.url, configuration: annConfiguration)
         let ben = try await server.client("Ben", session: "Moving", configuration: configuration)
-        try await #require(host.session.subsessionHelper).addToPreList("Red")
-        try await #require(host.session.subsessionHelper).commit()
-        try await #require(host.session.subsessionManager).start()
-        let red = try #require(try host.snapshot.subsession(named: "Red"))
-        try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
-        try await #require(try ann.snapshot.subsession(red.id)).join()
-        try await #require(try ben.snapshot.subsession(red.id)).join()
+        let red = try await host.startRoom("Red", joinedBy: [ann, ben])
         try await ann.log.next("connected by the join") { $0.isConnectionState(.connected) ? true : nil }
         return (host, ann, ben, red)
     }

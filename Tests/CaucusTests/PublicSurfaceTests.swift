@@ -32,7 +32,7 @@ import Testing
                 BreakoutTimer.self, HelpRequest.self, HelpResult.self, ChatMessage.self, LeaveReason.self, UserMove.self,
                 MediaKind.self, MediaKinds.self, ConnectionState.self, SessionLeftReason.self, SettingsChange.self,
                 EndReason.self, RoomCreators.self, AudioHelper.self, VideoHelper.self, ShareHelper.self, EncodedFrame.self, RemoteFrame.self,
-                MediaCodec.self,
+                MediaCodec.self, CaucusSession.Configuration.TrustRoot.self, CaucusSession.Configuration.TrustRoot.Unreadable.self,
             ]
 
             """)

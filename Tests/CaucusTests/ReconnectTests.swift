@@ -11,13 +11,7 @@ import Testing
         let host = try await server.client("Teacher", session: "Flaky", role: .host)
         let ann = try await server.client("Ann", session: "Flaky", url: proxy.url)
         let ben = try await server.client("Ben", session: "Flaky")
-        try await #require(host.session.subsessionHelper).addToPreList("Red")
-        try await #require(host.session.subsessionHelper).commit()
-        try await #require(host.session.subsessionManager).start()
-        let red = try #require(try host.snapshot.subsession(named: "Red"))
-        try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
-        try await #require(try ann.snapshot.subsession(red.id)).join()
-        try await #require(try ben.snapshot.subsession(red.id)).join()
+        let red = try await host.startRoom("Red", joinedBy: [ann, ben])
         let annID = try ann.id
 
         // The drop: the server notices, and the host sees Ann's seat held.

@@ -43,12 +43,7 @@ import Glibc
         try await eventually(seconds: 30, "the host sees Ann: one session, on one node") {
             try host.snapshot.users.map(\.name).sorted() == ["Ann", "Teacher"]
         }
-        try await #require(host.session.subsessionHelper).addToPreList("Red")
-        try await #require(host.session.subsessionHelper).commit()
-        try await #require(host.session.subsessionManager).start()
-        let red = try #require(try host.snapshot.subsession(named: "Red"))
-        try await ann.log.next("started") { SeedWalkthroughTests.status($0) == .started ? true : nil }
-        try await #require(try ann.snapshot.subsession(red.id)).join()
+        let red = try await host.startRoom("Red", joinedBy: [ann])
         try await ann.session.chat.send("before the node died")
         try await ann.log.next("connected by the join") { $0.isConnectionState(.connected) ? true : nil }
 

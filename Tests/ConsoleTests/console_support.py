@@ -27,13 +27,13 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
-def chromium():
+def chromium(extra_arguments=()):
     options = Options()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1600,1000",
                      # A camera and microphone that need no person: a test pattern and a beep, allowed without a prompt.
                      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                     "--autoplay-policy=no-user-gesture-required"):
+                     "--autoplay-policy=no-user-gesture-required", *extra_arguments):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
@@ -78,10 +78,10 @@ def essentials(session):
 class Page:
     """One person's browser on the console, with waits that fail loudly."""
 
-    def __init__(self, who, base):
+    def __init__(self, who, base, extra_arguments=()):
         self.who = who
         self.base = base
-        self.driver = chromium()
+        self.driver = chromium(extra_arguments)
 
     def quit(self):
         self.driver.quit()

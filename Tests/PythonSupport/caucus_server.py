@@ -52,9 +52,11 @@ class CaucusServer:
                 raise RuntimeError("caucus serve did not announce its port:\n" + "".join(self.output))
             if line is None:
                 raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
+            # https with --tls-cert and --tls-key.
             match = re.search(r"listening on (https?)://" + re.escape(host) + r":(\d+)", line)
             if match:
-                self.base = f"{match.group(1)}://{host}:{match.group(2)}"
+                self.port = int(match.group(2))
+                self.base = f"{match.group(1)}://{host}:{self.port}"
                 return
 
     def token(self, session, role, user_identity):

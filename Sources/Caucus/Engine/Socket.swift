@@ -6,7 +6,9 @@ import WSClient
 #if canImport(Network)
 import Network
 import NIOTransportServices
+import Security
 #else
+internal import NIOSSL
 import NIOPosix
 #endif
 
@@ -37,7 +39,7 @@ final class Socket: Sendable {
     let inbound: AsyncStream<Inbound>
     private let outgoing: AsyncStream<String>.Continuation
     /// Why opening failed, if it did.
-    private let failure = NIOLockedValueBox<String?>(nil)
+    private let failure = NIOLockedValueBox<SessionError?>(nil)
     private let loop: OwnedEventLoop
 
     private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation, loop: OwnedEventLoop) {
@@ -55,6 +57,7 @@ final class Socket: Sendable {
     /// cancelled; a failed attempt leaves no channel open and its task ends.
     static func connect(to url: String, configuration: CaucusSession.Configuration) async throws(SessionError) -> Socket {
         guard !Task.isCancelled else { throw .connectionFailed("cancelled") }
+        if let refusal = TLSFailure.refusal(of: url) { throw refusal }
         let (inbound, received) = AsyncStream.makeStream(of: Inbound.self)
         let (outbound, sender) = AsyncStream.makeStream(of: String.self)
         let (opened, opening) = AsyncStream.makeStream(of: Void.self)
@@ -70,7 +73,7 @@ final class Socket: Sendable {
             do {
                 // Given up before it began: the loop is already shut, nothing may run on it.
                 guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
-                let close = try await open(url, client, on: loop.group, logger: logger) { inbound, writer, _ in
+                let close = try await open(url, client, trusting: configuration.trustRoots, on: loop.group, logger: logger) { inbound, writer, _ in
                     opening.yield()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -88,7 +91,7 @@ final class Socket: Sendable {
                     reason = close.reason
                 }
             } catch {
-                socket.failure.withLockedValue { $0 = $0 ?? "\(error)" }
+                socket.failure.withLockedValue { $0 = $0 ?? TLSFailure.sessionError(for: error, url: url) }
                 reason = "\(error)"
             }
             opening.finish()
@@ -102,7 +105,7 @@ final class Socket: Sendable {
         let limit = configuration.connectTimeout
         let watchdog = Task {
             try await Task.sleep(for: limit)
-            socket.failure.withLockedValue { $0 = $0 ?? "no WebSocket upgrade within \(limit)" }
+            socket.failure.withLockedValue { $0 = $0 ?? .connectionFailed("no WebSocket upgrade within \(limit)") }
             opening.finish()
         }
         defer { watchdog.cancel() }
@@ -110,31 +113,38 @@ final class Socket: Sendable {
         var iterator = opened.makeAsyncIterator()
         guard await iterator.next() != nil, !Task.isCancelled else {
             socket.abandon()
-            throw .connectionFailed(socket.failure.withLockedValue { $0 } ?? "the connection closed while opening")
+            throw socket.failure.withLockedValue { $0 } ?? .connectionFailed("the connection closed while opening")
         }
         return socket
     }
 
     #if canImport(Network)
     /// Network.framework: WSClient takes a Network.framework bootstrap for a
-    /// `NIOTSEventLoopGroup`, and for `wss` its TLS; default options are the system's trust
-    /// and the URL's host as the server name.
+    /// `NIOTSEventLoopGroup`, and for `wss` its TLS: the system's trust, the `roots` added as
+    /// anchors beside it, and the URL's host as the server name.
     private static func open(
-        _ url: String, _ configuration: WebSocketClientConfiguration, on group: NIOTSEventLoopGroup, logger: Logger,
-        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+        _ url: String, _ configuration: WebSocketClientConfiguration, trusting roots: [CaucusSession.Configuration.TrustRoot],
+        on group: NIOTSEventLoopGroup, logger: Logger, handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
     ) async throws -> WebSocketCloseFrame? {
         try await WebSocketClient.connect(
-            url: url, configuration: configuration, transportServicesTLSOptions: .options(NWProtocolTLS.Options()),
+            url: url, configuration: configuration, transportServicesTLSOptions: .options(TrustedTLSOptions.make(trusting: roots.map(\.derBytes))),
             eventLoopGroup: group, logger: logger, handler: handler)
     }
     #else
-    /// POSIX sockets; for `wss`, BoringSSL with the system's trust roots.
+    /// POSIX sockets; for `wss`, BoringSSL with the system's trust roots and `roots` beside
+    /// them, TLS 1.2 at least.
     private static func open(
-        _ url: String, _ configuration: WebSocketClientConfiguration, on group: MultiThreadedEventLoopGroup, logger: Logger,
-        handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
+        _ url: String, _ configuration: WebSocketClientConfiguration, trusting roots: [CaucusSession.Configuration.TrustRoot],
+        on group: MultiThreadedEventLoopGroup, logger: Logger, handler: @escaping WebSocketDataHandler<WebSocketClient.Context>
     ) async throws -> WebSocketCloseFrame? {
-        try await WebSocketClient.connect(
-            url: url, configuration: configuration, eventLoopGroup: group, logger: logger, handler: handler)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        if !roots.isEmpty {
+            // Each was read as a certificate when the app made it (`TrustRoot.init`).
+            tls.additionalTrustRoots = [.certificates(try roots.map { try NIOSSLCertificate(bytes: $0.derBytes, format: .der) })]
+        }
+        return try await WebSocketClient.connect(
+            url: url, configuration: configuration, tlsConfiguration: tls, eventLoopGroup: group, logger: logger, handler: handler)
     }
     #endif
 

@@ -45,6 +45,11 @@ extension CaucusSession {
         /// never transcodes: users who chose another codec do not see each other's video
         /// (their slot maps say `unplayable`), so a session's apps agree on one.
         public var videoCodec = VideoCodec.vp8
+        /// Certificate authorities trusted for `wss://` beside the system's: a private CA's
+        /// certificate (see `TrustRoot`). Empty by default: the system's trust alone. A server
+        /// whose certificate none of them signed fails `join` at once with
+        /// `SessionError.tlsFailed`.
+        public var trustRoots: [TrustRoot] = []
 
         /// The codecs camera video and screen share may use.
         public enum VideoCodec: Sendable, Hashable {

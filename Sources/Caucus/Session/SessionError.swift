@@ -13,6 +13,10 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case alreadyJoined
     /// The server could not be reached.
     case connectionFailed(String)
+    /// A `wss://` server could not be spoken to securely: its certificate is not trusted (not
+    /// signed by the system's roots or `Configuration.trustRoots`), does not name the server,
+    /// has expired, or the handshake failed; the reason says which. Trying again does not help.
+    case tlsFailed(String)
     /// The connection dropped before the reply: the request may or may not have been carried
     /// out. The snapshot says which once the session has reconnected.
     case connectionLost
@@ -42,6 +46,7 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notJoined: "Not in a session."
         case .alreadyJoined: "This session object has already joined."
         case .connectionFailed(let reason): "Could not connect: \(reason)"
+        case .tlsFailed(let reason): "Could not connect securely: \(reason)"
         case .connectionLost: "The connection dropped before the server replied."
         case .timedOut: "The server did not reply in time."
         case .invalidRequest(let reason): "Invalid request: \(reason)"

@@ -88,7 +88,9 @@ struct ConsoleToken: Encodable, Sendable {
     var name: String?
 }
 
-/// `GET /console/dev`: whether the development helpers are on.
+/// `GET /console/dev`: whether the development helpers are on, and the public URL
+/// (`--public-url`) the links handed to others name, when the server has one.
 struct DevelopmentStatus: Encodable, Sendable {
     let development: Bool
+    var publicURL: String?
 }

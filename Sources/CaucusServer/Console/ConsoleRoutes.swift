@@ -18,7 +18,7 @@ extension SessionServer {
             Self.asset(context.parameters.get("file") ?? "", in: assets)
         }
         router.get("/console/dev") { _, _ in
-            Self.json(DevelopmentStatus(development: self.developmentApp != nil))
+            Self.json(DevelopmentStatus(development: self.developmentApp != nil, publicURL: self.configuration.publicURL?.origin))
         }
         router.post("/console/dev/session") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }

@@ -6,10 +6,13 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
+import NIOSSL
 
 /// Each accepted socket: HTTP/1.1 for the control API, or, for `GET /ws` with an upgrade,
 /// a WebSocket served entirely inside the channel pipeline. The WebSocket branch returns at
-/// once: an idle socket costs its pipeline and nothing else (no task waits on it).
+/// once: an idle socket costs its pipeline and nothing else (no task waits on it). With a
+/// certificate, all of it runs over TLS: the context is the one served when the socket was
+/// accepted, which a later reload does not change.
 struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         case webSocket
@@ -25,6 +28,10 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let maxFrameBytes: Int
     let makeWebSocketHandler: @Sendable (any Channel) -> WebSocketConnectionHandler
+    /// HTTPS and WSS: the certificate served; nil for plain HTTP.
+    var tls: ServedCertificate? = nil
+    /// How long a TLS handshake may take before the socket is closed.
+    var handshakeDeadline = TimeAmount.seconds(10)
 
     /// Each socket keeps its last receive buffer for reuse; NIO's default first size (2 KiB)
     /// would be a quarter of an idle user's memory budget. It grows when reads fill it.
@@ -33,13 +40,18 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.syncOptions?.setOption(.recvAllocator, value: Self.receiveBuffers)
+            if let tls {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+                try channel.pipeline.syncOperations.addHandler(TLSHandshakeDeadline(deadline: handshakeDeadline))
+            }
+            let secure = tls != nil
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = WebSocketUpgrader(maxFrameBytes: maxFrameBytes, makeHandler: makeWebSocketHandler)
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
                 upgraders: [TrackingUpgrader(upgrader: upgrader, attempted: upgradeAttempted)],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
@@ -51,6 +63,11 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            if secure {
+                let upgrader = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<UpgradeResult>.self)
+                try channel.pipeline.syncOperations.addHandler(
+                    StrictTransportSecurity(), name: StrictTransportSecurity.name, position: .before(upgrader))
+            }
             try channel.pipeline.syncOperations.addHandler(UnreadableRequestResponder(), name: UnreadableRequestResponder.name)
             return Value(upgradeResult: result, channel: channel)
         }

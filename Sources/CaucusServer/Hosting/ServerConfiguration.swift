@@ -71,6 +71,16 @@ public struct ServerConfiguration: Sendable {
     /// Several nodes on one PostgreSQL store (`storeURL`): this node's address and the lease
     /// duration. Nil: one node, which serves every session of its store.
     public var cluster: ClusterConfiguration?
+    /// HTTPS and WSS on `port` from this certificate and key (`--tls-cert`, `--tls-key`),
+    /// reloaded on SIGHUP and when the files change; nil: plain HTTP.
+    public var tls: TLSFiles?
+    /// How often the certificate files are checked for a change.
+    public var tlsCheckInterval: Duration = .seconds(5)
+    /// With `tls`: a plain HTTP port that answers every request 308 to the HTTPS URL.
+    public var httpRedirectPort: Int?
+    /// The address students and other machines reach this server at (`--public-url`): the
+    /// base of the console's invite links and of the redirect's Location.
+    public var publicURL: PublicURL?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],

@@ -3,12 +3,14 @@ import CaucusCore
 import CaucusStore
 import CaucusStorePostgres
 import CaucusStoreSQLite
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
 /// metrics, over one session registry and one store.
@@ -43,12 +45,24 @@ public final class SessionServer: Sendable {
     let clock: @Sendable () -> Instant
     /// The console's personal links on their way into a session (development app).
     let personalClaims = ConsolePersonalClaims()
+    /// HTTPS and WSS: the certificate new connections get; nil for plain HTTP.
+    let tls: ServedCertificate?
+    /// The port the main listener bound (the redirect's Location names it).
+    let boundPort = BoundPort()
 
     /// Opens the data folder and store, and rebuilds the sessions that were live.
     public static func open(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "caucus"),
         clock: @escaping @Sendable () -> Instant = Instant.wallClock
     ) async throws -> SessionServer {
+        // First: a certificate that cannot be served ends the start before anything is opened.
+        if configuration.httpRedirectPort != nil && configuration.tls == nil {
+            throw ServerConfigurationError("--http-redirect-port redirects to HTTPS: give --tls-cert and --tls-key too.")
+        }
+        let tls = try configuration.tls.map { files in
+            ServedCertificate(try ServingCertificate.load(files, now: Date()), files: files, logger: logger)
+        }
+        tls?.warnIfExpiring(now: Date())
         let data = DataDirectory(path: configuration.dataDirectory)
         try data.create()
         var apps = configuration.apps
@@ -82,7 +96,7 @@ public final class SessionServer: Sendable {
         }
         let server = SessionServer(
             configuration: configuration, apps: apps, development: development, store: store, storeService: postgres,
-            secrets: ResumeSecrets(key: try data.serverKey()), media: media, logger: logger, clock: clock)
+            secrets: ResumeSecrets(key: try data.serverKey()), media: media, tls: tls, logger: logger, clock: clock)
         // PostgreSQL's pool works only while it runs as a service: `run` restores then.
         if postgres == nil { try await server.restoreSessions() }
         return server
@@ -103,9 +117,10 @@ public final class SessionServer: Sendable {
 
     private init(
         configuration: ServerConfiguration, apps: [AppCredentials], development: (app: AppCredentials, created: Bool)?,
-        store: any SessionStore, storeService: PostgresSessionStore?, secrets: ResumeSecrets, media: MediaTransport, logger: Logger,
-        clock: @escaping @Sendable () -> Instant
+        store: any SessionStore, storeService: PostgresSessionStore?, secrets: ResumeSecrets, media: MediaTransport, tls: ServedCertificate?,
+        logger: Logger, clock: @escaping @Sendable () -> Instant
     ) {
+        self.tls = tls
         self.storeService = storeService
         self.configuration = configuration
         self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -154,12 +169,30 @@ public final class SessionServer: Sendable {
         Application(
             router: controlRouter(),
             server: HTTPServerBuilder { responder in
-                CaucusChannel(responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: self.webSocketHandler)
+                CaucusChannel(
+                    responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: self.webSocketHandler,
+                    tls: self.tls, handshakeDeadline: TimeAmount(self.configuration.joinDeadline))
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "caucus"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                await onRunning(port)
+                self.boundPort.set(port)
+            },
             logger: logger
         )
+    }
+
+    /// `--http-redirect-port`'s listener: every request answered 308 to HTTPS.
+    func redirectApplication(port: Int, onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
+        let boundPort = self.boundPort
+        return HTTPSRedirectService(
+            httpsPort: boundPort,
+            application: Application(
+                responder: HTTPSRedirectResponder(publicURL: configuration.publicURL, httpsPort: { boundPort.value }),
+                configuration: .init(address: .hostname(configuration.host, port: port), serverName: "caucus"),
+                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+                logger: logger))
     }
 
     /// The handler serving one upgraded WebSocket, and its conversation.
@@ -179,7 +212,10 @@ public final class SessionServer: Sendable {
     /// A PostgreSQL store's pool is the group's first service: a group stops its services in
     /// reverse order, each once the one after it has returned, so the pool outlives the
     /// shutdown notice, which waits for every session's last write and snapshot.
-    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// `onRedirectRunning` gets the redirect listener's port (`--http-redirect-port`).
+    public func run(
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }, onRedirectRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let storeService { services.append(.init(service: storeService)) }
         // Stops after everything but the pool: the lock says this node lives until its
@@ -192,6 +228,14 @@ public final class SessionServer: Sendable {
             .init(service: ShutdownNotice(server: self)), .init(service: MediaService(transport: media)),
         ]
         if let leaseKeeper { services.append(.init(service: leaseKeeper)) }
+        if let tls {
+            // Trapped now, before the port opens: from then on a SIGHUP reloads and never kills.
+            let hangups = await UnixSignalsSequence(trapping: .sighup)
+            services.append(.init(service: CertificateReloader(served: tls, hangups: hangups, checkInterval: configuration.tlsCheckInterval)))
+        }
+        if let port = configuration.httpRedirectPort {
+            services.append(.init(service: redirectApplication(port: port, onRunning: onRedirectRunning)))
+        }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try await store.close()

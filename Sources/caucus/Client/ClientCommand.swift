@@ -28,6 +28,8 @@ struct ClientCommand: AsyncParsableCommand {
     @Option(help: "The session's password, if it is private.") var password: String?
     @Option(help: "The server's data directory, where the development app is kept.") var data = "./caucus-data"
     @Option(help: "A join token; without it, one is minted with the development app.") var token: String?
+    @Option(help: "A PEM file of certificate authorities to trust for a wss:// server beside the system's (a private CA).")
+    var ca: String?
     @OptionGroup(title: "Media") var media: ClientMediaOptions
 
     func run() async throws {
@@ -35,7 +37,9 @@ struct ClientCommand: AsyncParsableCommand {
             throw ValidationError("--url must be a WebSocket address, like ws://127.0.0.1:8080/ws")
         }
         let jwt = try token ?? mintToken()
-        let caucus = CaucusSession()
+        var configuration = CaucusSession.Configuration()
+        if let ca { configuration.trustRoots = try Self.trustRoots(in: ca) }
+        let caucus = CaucusSession(configuration: configuration)
         let console = Console()
         // Subscribe before joining, to hear the join itself.
         let printer = Task { [events = caucus.events] in
@@ -94,6 +98,18 @@ struct ClientCommand: AsyncParsableCommand {
         }
         let publisher = media.publishTone || media.publishPattern ? ClientPublisher.start(caucus, options: media) : nil
         return (receiver, publisher)
+    }
+
+    /// The certificates of `--ca`'s PEM file.
+    static func trustRoots(in path: String) throws -> [CaucusSession.Configuration.TrustRoot] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("--ca \(path): the file cannot be read.")
+        }
+        do {
+            return try CaucusSession.Configuration.TrustRoot.certificates(pem: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw ValidationError("--ca \(path): \(error)")
+        }
     }
 
     private func mintToken() throws -> String {

@@ -66,6 +66,7 @@ struct ClientShell: Sendable {
         case .notJoined: "notJoined"
         case .alreadyJoined: "alreadyJoined"
         case .connectionFailed: "connectionFailed"
+        case .tlsFailed: "tlsFailed"
         case .connectionLost: "connectionLost"
         case .timedOut: "timedOut"
         case .invalidRequest: "invalidRequest"

@@ -14,13 +14,13 @@ import Testing
         await server.media.breakSockets()
         let logged = try await within("the error logged") {
             while true {
-                if let record = records.withLockedValue({ $0.first }) { return record }
+                if let record = records.all.first { return record }
                 try await Task.sleep(for: .milliseconds(10))
             }
         }
         #expect(logged.level == .error)
         #expect(logged.message.contains("media port's socket closed"))
-        #expect(logged.hint.contains("--media-gso off"))
+        #expect(logged.metadata["hint"]?.contains("--media-gso off") == true)
         await server.closeMedia()
     }
 
@@ -28,39 +28,14 @@ import Testing
         let (server, records) = try await Self.open(offload: .on)
         await server.closeMedia()
         try await Task.sleep(for: .milliseconds(100))
-        #expect(records.withLockedValue { $0 }.isEmpty)
+        #expect(records.all.isEmpty)
     }
 
-    struct Record: Sendable {
-        let level: Logger.Level
-        let message: String
-        let hint: String
-    }
-
-    private static func open(offload: MediaSegmentationOffload) async throws -> (SessionServer, NIOLockedValueBox<[Record]>) {
-        let records = NIOLockedValueBox<[Record]>([])
-        var logger = Logger(label: "media-port-failure") { _ in Recorder(records: records) }
-        logger.logLevel = .error
+    private static func open(offload: MediaSegmentationOffload) async throws -> (SessionServer, RecordedLogs) {
+        let records = RecordedLogs()
+        let logger = records.logger(level: .error)
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: NSTemporaryDirectory() + "caucus-\(UUID().uuidString)")
         configuration.mediaSegmentationOffload = offload
         return (try await SessionServer.open(configuration, logger: logger), records)
-    }
-
-    /// Keeps what is logged at error and above.
-    private struct Recorder: LogHandler {
-        let records: NIOLockedValueBox<[Record]>
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .error
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            guard event.level >= .error else { return }
-            let hint = event.metadata?["hint"].map { "\($0)" } ?? ""
-            records.withLockedValue { $0.append(Record(level: event.level, message: "\(event.message)", hint: hint)) }
-        }
     }
 }

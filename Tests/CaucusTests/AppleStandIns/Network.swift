@@ -1,7 +1,9 @@
 // A stand-in for Apple's Network framework, for AppleOnlyCodeTests: only what
-// PlatformNetworkSources.swift calls, declared as Apple's SDK declares it (`NWPathMonitor` is
-// `@unchecked Sendable` with a `@Sendable` path handler). Not part of any target.
+// PlatformNetworkSources.swift and TrustedTLSOptions.swift call, declared as Apple's SDK
+// declares it (`NWPathMonitor` is `@unchecked Sendable` with a `@Sendable` path handler). Not
+// part of any target.
 import Dispatch
+import Security
 
 public struct NWInterface: Sendable {
     public let name: String
@@ -22,4 +24,12 @@ final public class NWPathMonitor: @unchecked Sendable {
     final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)?
     final public func start(queue: DispatchQueue) {}
     final public func cancel() {}
+}
+
+public enum NWProtocolTLS {
+    final public class Options {
+        public init() {}
+        // Only typechecked, never run.
+        final public var securityProtocolOptions: sec_protocol_options_t { fatalError("a stand-in") }
+    }
 }

@@ -132,7 +132,9 @@ final class TCPProxy: Sendable {
     struct Refused: Error {}
 
     /// Listens on 127.0.0.1:`port` (a free port when 0) and relays to 127.0.0.1:`target`.
-    static func start(to target: Int, port: Int = 0) async throws -> TCPProxy {
+    /// `readingFrames`: the server's WebSocket frames are read on their way (to drop one, to
+    /// note ICE ufrags); false relays bytes it cannot read, TLS's.
+    static func start(to target: Int, port: Int = 0, readingFrames: Bool = true) async throws -> TCPProxy {
         let connections = Connections(target: target)
         let dropping = ServerFrameFilter.Marker()
         let ufrags = ServerFrameFilter.ICEUfrags()
@@ -158,7 +160,7 @@ final class TCPProxy: Sendable {
                     }
                 case .forward, .stallAfterUpgrade:
                     let relayed = relay(
-                        inbound, to: connections.target, connections: connections, dropping: dropping, ufrags: ufrags,
+                        inbound, to: connections.target, connections: connections, dropping: readingFrames ? dropping : nil, ufrags: ufrags,
                         stallAfterUpgrade: admitted == .stallAfterUpgrade)
                     relayed.whenFailure { _ in connections.noteUnreachableServer() }
                     return relayed
@@ -170,15 +172,15 @@ final class TCPProxy: Sendable {
     }
 
     private static func relay(
-        _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker,
+        _ inbound: any Channel, to target: Int, connections: Connections, dropping: ServerFrameFilter.Marker?,
         ufrags: ServerFrameFilter.ICEUfrags, stallAfterUpgrade: Bool
     ) -> EventLoopFuture<Void> {
         // Both sides on the inbound channel's loop, so each relay is set up on its own loop.
         ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
                 outbound.eventLoop.makeCompletedFuture {
-                    try outbound.pipeline.syncOperations.addHandlers(
-                        ServerFrameFilter(dropping: dropping, noting: ufrags),
+                    if let dropping { try outbound.pipeline.syncOperations.addHandler(ServerFrameFilter(dropping: dropping, noting: ufrags)) }
+                    try outbound.pipeline.syncOperations.addHandler(
                         Relay(to: inbound, connections: connections, stallAfterFirstRead: stallAfterUpgrade))
                 }
             }

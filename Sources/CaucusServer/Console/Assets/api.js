@@ -15,10 +15,15 @@ async function call(method, path, { body } = {}) {
   return json;
 }
 
-/** Whether this server runs on its development app. */
+// The server's public URL (`--public-url`), when it has one: the links handed to others name it.
+let publicURL = null;
+
+/** Whether this server runs on its development app (and learns its public URL). */
 export async function developmentMode() {
   try {
-    return (await call("GET", "/console/dev")).development === true;
+    const status = await call("GET", "/console/dev");
+    publicURL = typeof status.publicURL === "string" ? status.publicURL : null;
+    return status.development === true;
   } catch {
     return false;
   }
@@ -42,9 +47,13 @@ export function createPersonalLink(session, hostInvite, name) {
   return call("POST", "/console/dev/person", { body: { session, invite: hostInvite, name } });
 }
 
-/** The console link for an invite code (with the name a personal link was made for). */
-export function inviteLink(session, invite, name) {
-  const link = new URL("/console/", location.href);
+/**
+ * The console link for an invite code (with the name a personal link was made for): on the
+ * server's public URL when it has one, since others open it from their own machines; on this
+ * page's own address otherwise, or with `here` (this page's own URL may name only its origin).
+ */
+export function inviteLink(session, invite, name, { here = false } = {}) {
+  const link = new URL("/console/", here || publicURL == null ? location.href : publicURL);
   link.search = new URLSearchParams(name == null ? { session, invite } : { session, invite, name }).toString();
   return link.toString();
 }

@@ -168,7 +168,7 @@ async function create(event) {
     details = { session, userName, invite: links.hostInvite };
     const result = await joinWith({ session, userName, token: hostToken, password: createForm.elements.namedItem("password").value }, button);
     // From now on this page is the host link: a reload or reopening it resumes this seat.
-    history.replaceState(null, "", inviteLink(session, links.hostInvite));
+    history.replaceState(null, "", inviteLink(session, links.hostInvite, undefined, { here: true }));
     started(new SessionModel(result.snapshot));
     // Participants choose rooms only when the host lets them (Settings).
     if (model.users.size === 1 && model.settings.selfSelectAllowed) act("updateSettings", { settings: { selfSelectAllowed: false } });

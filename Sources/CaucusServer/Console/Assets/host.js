@@ -46,10 +46,14 @@ export class HostView {
       this.bulk, this.people);
     this.hostLinkRow = h("div", {}, h("p", { class: "muted small" }, "Your host link: keep it to yourself. Opening it again in this browser brings you back to your seat."),
       h("div", { class: "row" }, this.hostLink));
+    // A link on this machine's own loopback address opens nowhere else: say so, and how to fix it.
+    this.loopbackNote = h("p", { class: "muted small", testid: "loopback-link-note", hidden: true },
+      "This link names this computer's own address: only this computer can open it. Open the console at the address others reach, or start the server with --public-url.");
     const inviteCard = h("section", { class: "card area-invite" }, h("h3", {}, "Invite people"),
       h("p", { class: "muted small" }, "Send this link to participants: it lets them join, never host."),
       h("div", { class: "row" }, this.inviteLink,
         h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")),
+      this.loopbackNote,
       this.personal.element, this.hostLinkRow);
     fill(root, h("div", { class: "host-grid" },
       h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
@@ -203,6 +207,7 @@ export class HostView {
     if (document.activeElement !== this.warnAt) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
     const links = this.links();
     this.inviteLink.value = links.participant ?? "";
+    this.loopbackNote.hidden = !onLoopback(links.participant);
     this.hostLink.value = links.host ?? "";
     this.hostLinkRow.hidden = !links.host || model.myRole !== "host";
     this.personal.render(model, links.hostInvite);
@@ -284,4 +289,11 @@ export class HostView {
         h("button", { type: "button", class: "primary", testid: "help-join", onclick: (event) => this.move("answerHelp", { request: request.id, answer: "join" }, event.currentTarget) }, "Join"),
         h("button", { type: "button", class: "quiet", testid: "help-ignore", onclick: (event) => this.act("answerHelp", { request: request.id, answer: "ignore" }, event.currentTarget) }, "Ignore"))));
   }
+}
+
+/** Whether a link names a loopback address (127.0.0.0/8, ::1, localhost). */
+function onLoopback(link) {
+  if (!link) return false;
+  const host = new URL(link).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
