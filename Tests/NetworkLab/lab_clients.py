@@ -5,8 +5,10 @@ web console. Every student answers "what did you recognise since T" with wall-cl
 import contextlib
 import http.client
 import json
+import os
 import pathlib
 import queue
+import shutil
 import socket
 import ssl
 import subprocess
@@ -139,7 +141,7 @@ class AiortcStudent(JSONLinesProcess):
         env = None
         if ca_file:
             # aiortc's TURN over TLS and the WebSocket verify with the default context: the test CA.
-            env = {**__import__("os").environ, "SSL_CERT_FILE": str(ca_file)}
+            env = {**os.environ, "SSL_CERT_FILE": str(ca_file)}
         super().__init__(home.student, [sys.executable, str(HERE / "aiortc_student.py"), json.dumps(config)], env=env)
         self.name = name
         self.user = self.answer()["user"]
@@ -158,11 +160,16 @@ class SDKStudent:
     """`caucus client` publishing a tone and a test pattern, reporting what it receives once a
     second as JSON (README, "Media from the terminal"); each report kept with its wall time."""
 
-    def __init__(self, home, server, session, name, tone, size, rate=10, extra=()):
+    def __init__(self, home, server, session, name, tone, size, rate=10, url=None, ca_file=None):
+        """`url`: the server's WebSocket (by default the one at the server's address); `ca_file`:
+        the private CA the client trusts for wss (`--ca`)."""
         scheme, rest = server.base.split("://")
-        command = [str(CAUCUS), "client", "--session", session, "--name", name, "--url", f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws",
+        url = url or f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws"
+        command = [str(CAUCUS), "client", "--session", session, "--name", name, "--url", url,
                    "--data", server.data, "--publish-tone", "--tone-hertz", str(tone), "--publish-pattern",
-                   "--pattern-size", "x".join(map(str, size)), "--pattern-rate", str(rate), "--media-report", "json", *extra]
+                   "--pattern-size", "x".join(map(str, size)), "--pattern-rate", str(rate), "--media-report", "json"]
+        if ca_file:
+            command += ["--ca", str(ca_file)]
         self.name = name
         self.process = home.student.popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.reports = []  # (wall time, rows)
@@ -188,16 +195,26 @@ class SDKStudent:
                 self.process.wait()
 
 
+def trust_in_nss(home, ca_file):
+    """Makes `home`'s NSS database (where Chromium on Linux finds the user's own trust anchors)
+    trust `ca_file` to identify web sites, as an administrator installing a school's CA would."""
+    database = pathlib.Path(home) / ".pki" / "nssdb"
+    database.mkdir(parents=True, exist_ok=True)
+    for argv in (["certutil", "-d", f"sql:{database}", "-N", "--empty-password"],
+                 ["certutil", "-d", f"sql:{database}", "-A", "-t", "C,,", "-n", "Caucus network lab CA", "-i", str(ca_file)]):
+        subprocess.run(argv, check=True, capture_output=True, timeout=30)
+
+
 class ChromiumStudent(JSONLinesProcess):
     """Headless Chromium on the web console, driven from inside its namespace
     (chromium_student.py), its fake microphone and camera playing `tone` and `colour`."""
 
-    def __init__(self, home, tone, colour, size, extra_arguments=(), prepare_home=None):
+    def __init__(self, home, tone, colour, size, extra_arguments=(), ca_file=None):
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="caucus-lab-chromium-"))
         write_tone(self.folder / "tone.wav", tone)
         write_picture(self.folder / "picture.y4m", colour, size=tuple(size))
-        if prepare_home:
-            prepare_home(self.folder)
+        if ca_file:
+            trust_in_nss(self.folder, ca_file)
         config = {"fixtures": str(self.folder), "home": str(self.folder), "extraArguments": list(extra_arguments)}
         super().__init__(home.student, [sys.executable, str(HERE / "chromium_student.py"), json.dumps(config)])
         self.answer()
@@ -248,6 +265,11 @@ class ChromiumStudent(JSONLinesProcess):
                     raise
         self.wait("window.caucusConsole?.media?.pc && window.caucusConsole.media.slots.size > 0", "the console's media peer")
 
+    def secure_context(self):
+        """What the page says of itself: a secure context, with camera and microphone on offer."""
+        return self.script("return {secure: window.isSecureContext, mediaDevices: Boolean(navigator.mediaDevices?.getUserMedia),"
+                           " protocol: location.protocol};")
+
     def observe(self, palette):
         self.script((HERE / "console_observer.js").read_text(), palette)
 
@@ -264,8 +286,6 @@ class ChromiumStudent(JSONLinesProcess):
 
     def close(self):
         self.stop({"op": "quit"})
-        import shutil
-
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

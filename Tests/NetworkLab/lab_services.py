@@ -1,6 +1,6 @@
 """What runs on the lab's public hosts: `caucus serve` at the host's own address, coturn from
-turnserver.conf, and a test certificate authority (openssl) whose certificates name a host by
-its IP address."""
+turnserver.conf, and a throwaway certificate authority (Tests/PythonSupport/test_ca.py) whose
+certificates name a host by its IP address, and the server by a name too."""
 
 import base64
 import hashlib
@@ -17,40 +17,24 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "PythonSupport"))
 from caucus_server import CaucusServer, WAIT_SECONDS  # noqa: E402  (the path is set just above)
+from test_ca import TestCA  # noqa: E402
 
 TURN_CONFIG = HERE / "turnserver.conf"
 TURN_REALM = "caucus.lab"
 
 
-def openssl(*arguments):
-    subprocess.run(["openssl", *arguments], check=True, capture_output=True, timeout=30)
+SERVER_NAME = "caucus.test"  # the server's name in the students' hosts files (RFC 2606)
+SERVER_PORT = 443
 
 
-class TestCA:
-    """A certificate authority of the test's own, in a temporary folder: `issue` makes a P-256
-    key and a certificate for an IP address (its subjectAltName), signed by the CA."""
+def new_ca(name="ca"):
+    """A throwaway CA (test_ca.TestCA) in a temporary folder: `.path` is its certificate; remove
+    the folder with `remove_ca`."""
+    return TestCA(tempfile.mkdtemp(prefix="caucus-lab-ca-"), name)
 
-    def __init__(self):
-        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="caucus-lab-ca-"))
-        self.key = self.folder / "ca.key"
-        self.certificate = self.folder / "ca.pem"
-        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                "-subj", "/CN=Caucus network lab test CA", "-keyout", str(self.key), "-out", str(self.certificate),
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
 
-    def issue(self, name, address):
-        """(certificate, key) paths for a server reached at `address`."""
-        key, request, certificate = (self.folder / f"{name}.{suffix}" for suffix in ("key", "csr", "pem"))
-        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={address}",
-                "-keyout", str(key), "-out", str(request))
-        extensions = self.folder / f"{name}.ext"
-        extensions.write_text(f"subjectAltName=IP:{address}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
-        openssl("x509", "-req", "-in", str(request), "-CA", str(self.certificate), "-CAkey", str(self.key), "-CAcreateserial",
-                "-days", "2", "-out", str(certificate), "-extfile", str(extensions))
-        return certificate, key
-
-    def remove(self):
-        shutil.rmtree(self.folder, ignore_errors=True)
+def remove_ca(ca):
+    shutil.rmtree(ca.directory, ignore_errors=True)
 
 
 def turn_credentials(secret, name, lifetime=3600):
@@ -80,7 +64,7 @@ class TurnServer:
         self.address = host.address
         self.secret = secrets.token_hex(24)
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="caucus-lab-turn-"))
-        certificate, key = ca.issue("turn", host.address)
+        certificate, key = ca.issue("turn", serial=2, names=(host.address,))
         fields = {"ADDRESS": host.address, "CERT": certificate, "KEY": key, "SECRET": self.secret, "REALM": TURN_REALM, "FOLDER": self.folder}
         text = TURN_CONFIG.read_text()
         for field, value in fields.items():
@@ -120,17 +104,22 @@ def open_lab_with_turn(test_class):
 
     test_class.lab = Lab()
     test_class.addClassCleanup(test_class.lab.close)
-    test_class.ca = TestCA()
-    test_class.addClassCleanup(test_class.ca.remove)
+    test_class.ca = new_ca()
+    test_class.addClassCleanup(remove_ca, test_class.ca)
     test_class.turn = TurnServer(test_class.lab.public_host("turn"), test_class.ca)
     test_class.addClassCleanup(test_class.turn.stop)
 
 
-def lab_server(host, arguments=()):
+def lab_server(host, ca=None, arguments=()):
     """`caucus serve` in `host`'s namespace, listening and announcing media at its address (UDP,
-    and ICE-TCP on the same port number)."""
-    return CaucusServer(host=host.address, popen=host.popen,
-                        arguments=["--media-address", host.address, "--media-port", "0", *arguments])
+    and ICE-TCP on the same port number). With `ca`: HTTPS and WSS on 443, its certificate (from
+    `ca`) naming the address and SERVER_NAME."""
+    tls = []
+    if ca is not None:
+        certificate, key = ca.issue("server", serial=3, names=(host.address, SERVER_NAME))
+        tls = ["--tls-cert", str(certificate), "--tls-key", str(key)]
+    return CaucusServer(host=host.address, popen=host.popen, port=SERVER_PORT if ca is not None else 0,
+                        arguments=["--media-address", host.address, "--media-port", "0", *tls, *arguments])
 
 
 def port_of(base):

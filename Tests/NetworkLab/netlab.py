@@ -29,6 +29,8 @@ import unittest
 PREFIX = "caucuslab"
 CLONE_NEWNET = 0x40000000
 NETNS_DIR = "/run/netns"
+# `ip netns exec NS` bind-mounts the files of /etc/netns/NS over /etc: a namespace's own hosts file.
+NETNS_ETC = "/etc/netns"
 INTERNET = ipaddress.ip_network("203.0.113.0/24")  # TEST-NET-3 (RFC 5737): never a real host
 HOME_LAN = ipaddress.ip_network("192.168.1.0/24")  # every home uses the same private range
 # The masquerade's source ports, before and after a rebinding: disjoint, so a new mapping
@@ -100,6 +102,7 @@ def delete_namespace(namespace):
         while pids and namespace_pids(namespace) and time.monotonic() < deadline:
             time.sleep(0.05)
     run("ip", "netns", "delete", namespace, check=False)
+    shutil.rmtree(os.path.join(NETNS_ETC, namespace), ignore_errors=True)
 
 
 def sweep():
@@ -215,6 +218,15 @@ class Host:
 
     def exec(self, *argv, check=True, input=None):
         return self.lab.ip_netns_exec(self.namespace, *argv, check=check, input=input)
+
+    def know(self, names):
+        """Programs run in this host's namespace resolve `names` (name -> address) through its own
+        hosts file (/etc/netns/<namespace>/hosts, removed with the namespace)."""
+        folder = os.path.join(NETNS_ETC, self.namespace)
+        os.makedirs(folder, exist_ok=True)
+        lines = ["127.0.0.1 localhost", "::1 localhost"] + [f"{address} {name}" for name, address in names.items()]
+        with open(os.path.join(folder, "hosts"), "w") as hosts:
+            hosts.write("\n".join(lines) + "\n")
 
 
 class Home:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from netlab import PORT_RANGES, skip_unless_possible
 from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, http_request
-from lab_services import lab_server, open_lab_with_turn, port_of
+from lab_services import SERVER_NAME, SERVER_PORT, lab_server, open_lab_with_turn, port_of
 
 SESSION = "Lab"
 CONVERGE_SECONDS = 40
@@ -68,10 +68,12 @@ class ClassAcrossNetworksTests(unittest.TestCase):
         open_lab_with_turn(cls)
         cls.server_host = cls.lab.public_host("server")
         cls.teacher_host = cls.lab.public_host("teacher")
-        cls.server = lab_server(cls.server_host)
+        cls.server = lab_server(cls.server_host, ca=cls.ca)
         cls.addClassCleanup(cls.server.stop)
         port = port_of(cls.server.base)
         cls.nat = cls.lab.home("nat")
+        # The SDK connects by name (its TLS names the host it connects to, and no IP address).
+        cls.nat.student.know({SERVER_NAME: cls.server_host.address})
         cls.no_udp = cls.lab.home("noudp", policy="no-udp")
         cls.turn_only = cls.lab.home("turnonly", policy="tcp-only-to",
                                      allowed=[(cls.turn.address, 3478), (cls.turn.address, 443), (cls.server_host.address, port)])
@@ -135,18 +137,22 @@ class ClassAcrossNetworksTests(unittest.TestCase):
 
     def test_a_class_behind_nats_firewalls_and_turn_follows_rooms_and_survives_a_rebinding(self):
         base = self.server.base
-        invites = http_request(self.teacher_host, base, "POST", "/console/dev/session", {"session": SESSION})
-        teacher = Teacher(self.teacher_host, self.server, SESSION)
+        self.assertEqual(base, f"https://{self.server_host.address}:{SERVER_PORT}")
+        ca = self.ca.path
+        invites = http_request(self.teacher_host, base, "POST", "/console/dev/session", {"session": SESSION}, ca_file=ca)
+        teacher = Teacher(self.teacher_host, self.server, SESSION, ca_file=ca)
         self.addCleanup(teacher.close)
 
-        self.students["Sam"] = SDKStudent(self.nat, self.server, SESSION, "Sam", STUDENTS["Sam"]["tone"], STUDENTS["Sam"]["size"])
+        self.students["Sam"] = SDKStudent(self.nat, self.server, SESSION, "Sam", STUDENTS["Sam"]["tone"], STUDENTS["Sam"]["size"],
+                                          url=f"wss://{SERVER_NAME}:{SERVER_PORT}/ws", ca_file=ca)
         turn_servers = self.turn.ice_servers("Ada", [f"turns:{self.turn.address}:443?transport=tcp"])
         self.students["Ada"] = AiortcStudent(self.turn_only, self.server, SESSION, "Ada", STUDENTS["Ada"]["tone"], STUDENTS["Ada"]["colour"],
-                                             STUDENTS["Ada"]["size"], PALETTE, ice_servers=turn_servers, ca_file=self.ca.certificate)
-        cleo = ChromiumStudent(self.no_udp, STUDENTS["Cleo"]["tone"], STUDENTS["Cleo"]["colour"], STUDENTS["Cleo"]["size"],
-                               extra_arguments=[f"--unsafely-treat-insecure-origin-as-secure={base}"])
+                                             STUDENTS["Ada"]["size"], PALETTE, ice_servers=turn_servers, ca_file=ca)
+        cleo = ChromiumStudent(self.no_udp, STUDENTS["Cleo"]["tone"], STUDENTS["Cleo"]["colour"], STUDENTS["Cleo"]["size"], ca_file=ca)
         self.students["Cleo"] = cleo
         cleo.join_console(f"{base}/console/?session={SESSION}&invite={invites['participantInvite']}", "Cleo")
+        # Trusted through the CA in its NSS database, no flag: a secure page, given camera and microphone.
+        self.assertEqual(cleo.secure_context(), {"secure": True, "mediaDevices": True, "protocol": "https:"})
         cleo.observe({name: {"tone": tone, "colour": colour} for name, (tone, colour) in PALETTE.items()})
         users = self.users = teacher.users()
         self.teacher = teacher

@@ -4,10 +4,11 @@ through a mapped port, which a rebinding changes; the UDP-blocking firewall lets
 no UDP; the TURN-only firewall lets through only its listed TCP destinations; a blackout and a
 random loss drop what they should; and closing the lab leaves no namespace behind."""
 
+import os
 import socket
 import unittest
 
-from netlab import PORT_RANGES, Lab, lab_namespaces, skip_unless_possible
+from netlab import NETNS_ETC, PORT_RANGES, Lab, lab_namespaces, skip_unless_possible
 
 WAIT = 2.0
 
@@ -159,11 +160,16 @@ class CleanupTests(unittest.TestCase):
         before = set(lab_namespaces())
         lab = Lab()
         host = lab.public_host("sleeper")
+        host.know({"sleeper.test": host.address})
         process = host.popen(["sleep", "60"])
+        resolved = host.exec("getent", "hosts", "sleeper.test").stdout.split()
+        self.assertEqual(resolved[:2], [host.address, "sleeper.test"], "the namespace's own hosts file")
         self.assertGreater(len(set(lab_namespaces()) - before), 0)
         lab.close()
         self.assertEqual(set(lab_namespaces()), before)
         self.assertIsNotNone(process.poll(), "the lab's process still runs")
+        self.assertFalse(os.path.exists(os.path.join(NETNS_ETC, host.namespace)), "its hosts file is left")
+        self.assertNotIn("sleeper.test", open("/etc/hosts").read())
 
     def test_a_failure_while_building_still_removes_what_was_made(self):
         before = set(lab_namespaces())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aioice import turn
 
-from lab_services import TURN_CONFIG, TestCA, open_lab_with_turn, turn_credentials
+from lab_services import TURN_CONFIG, new_ca, open_lab_with_turn, remove_ca, turn_credentials
 from netlab import in_namespace, skip_unless_possible
 
 ECHO_PORT = 5000
@@ -67,7 +67,7 @@ class TurnTests(unittest.TestCase):
         return in_namespace(self.home.student_namespace, lambda: asyncio.run(exchange()))
 
     def trusted(self):
-        return ssl.create_default_context(cafile=str(self.ca.certificate))
+        return ssl.create_default_context(cafile=str(self.ca.path))
 
     def test_turn_over_tcp_and_over_tls_on_443_relays_both_ways(self):
         for port, tls in ((3478, None), (443, self.trusted())):
@@ -90,10 +90,10 @@ class TurnTests(unittest.TestCase):
 
     def test_tls_from_an_untrusted_authority_is_refused(self):
         username, password = turn_credentials(self.turn.secret, "ada")
-        other_ca = TestCA()
-        self.addCleanup(other_ca.remove)
+        other_ca = new_ca("other-ca")
+        self.addCleanup(remove_ca, other_ca)
         with self.assertRaises(ssl.SSLCertVerificationError):
-            self.allocate_and_relay(443, ssl.create_default_context(cafile=str(other_ca.certificate)), username, password)
+            self.allocate_and_relay(443, ssl.create_default_context(cafile=str(other_ca.path)), username, password)
 
 
 class QuotedConfigurationTests(unittest.TestCase):

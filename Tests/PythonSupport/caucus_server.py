@@ -21,14 +21,14 @@ WAIT_SECONDS = 20
 class CaucusServer:
     """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
 
-    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen):
+    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen, port=0):
         """`apps` (a list of {"key", "secret"}) configures production apps: no development app.
-        `arguments` are added to `caucus serve`'s. `host` is the address it listens on, and
-        `popen` starts the command (the network lab's runs it in a namespace)."""
+        `arguments` are added to `caucus serve`'s. `host` and `port` are where it listens (0: a
+        free port), and `popen` starts the command (the network lab's runs it in a namespace)."""
         if not CAUCUS.exists():
             raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
         self.data = tempfile.mkdtemp(prefix="caucus-test-")
-        command = [str(CAUCUS), "serve", "--host", host, "--port", "0", "--data", self.data, "--log-level", "warning", *arguments]
+        command = [str(CAUCUS), "serve", "--host", host, "--port", str(port), "--data", self.data, "--log-level", "warning", *arguments]
         if apps is not None:
             config = pathlib.Path(self.data) / "apps.json"
             config.write_text(json.dumps({"apps": apps}))
