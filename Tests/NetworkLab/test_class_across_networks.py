@@ -1,6 +1,8 @@
 """One class across real networks, in the lab of namespaces (netlab.py; docs/network-lab.md):
 
-- the server (`caucus serve`) on a public host, reached at its own address, never 127.0.0.1;
+- the server (`caucus serve`) on a public host, reached at its own address, never 127.0.0.1,
+  over HTTPS and WSS on 443 with a certificate from a throwaway CA that every client verifies
+  (Chromium through its NSS database: a secure page, given camera and microphone);
 - Sam, an SDK user (`caucus client`), behind an ordinary NAT: media over UDP through the NAT;
 - Cleo, a Chromium user on the web console, behind a firewall that blocks UDP: media over ICE-TCP
   to the server's passive TCP candidate (the only client here that speaks ICE-TCP);
@@ -17,7 +19,8 @@ there; the SDK by user, with each one's picture size). Then Sam's NAT forgets it
 Sam anew from other ports (a rebinding): media goes on both ways at once, since the server moves
 the path on Sam's first authenticated SRTP packet from the new address, without waiting for the
 next consent check (~5 s); the interruption each side saw is printed, and bounded well below the
-consent interval."""
+consent interval. Then Sam's router restarts (TCP forgotten too): the WebSocket breaks, and media
+comes back once `caucus client` has resumed."""
 
 import statistics
 import sys
