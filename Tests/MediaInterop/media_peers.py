@@ -131,8 +131,9 @@ class Peer:
     """A user of a session: its WebSocket (requests matched to replies by `id`, events kept in
     order) and, once `start_media` ran, its one RTCPeerConnection."""
 
-    def __init__(self, server, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE):
-        """`server`: the CaucusServer to join (its WebSocket, and its development app's tokens)."""
+    def __init__(self, server, session, name, role, tone, colour, palette, size=VIDEO_SIZE, rate=VIDEO_RATE, ice_servers=None):
+        """`server`: the CaucusServer to join (its WebSocket, and its development app's tokens).
+        `ice_servers`: the RTCConfiguration's (RTCIceServer list; None: aiortc's default)."""
         self.server = server
         self.base = server.base
         self.session = session
@@ -143,6 +144,7 @@ class Peer:
         self.size = size
         self.rate = rate
         self.palette = palette  # name -> (tone, colour) of every publisher of the test
+        self.ice_servers = ice_servers
         self.events = []
         self.replies = {}
         self.next_id = 1
@@ -193,7 +195,7 @@ class Peer:
         # max-bundle: aiortc's default (balanced) puts each later transceiver on the transport of
         # the first one of its kind, and when the answer bundles everything on the first section
         # it moves only those first transceivers, so later video ones would never start.
-        self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+        self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE, iceServers=self.ice_servers))
         self.tone_track = ToneTrack(self.tone)
         self.pc.addTransceiver(self.tone_track, direction="sendonly")
         self.video_track = ColourTrack(self.colour, self.size, self.rate)

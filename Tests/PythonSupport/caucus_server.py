@@ -21,18 +21,19 @@ WAIT_SECONDS = 20
 class CaucusServer:
     """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
 
-    def __init__(self, apps=None, arguments=()):
+    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen, port=0):
         """`apps` (a list of {"key", "secret"}) configures production apps: no development app.
-        `arguments` are added to `caucus serve`'s."""
+        `arguments` are added to `caucus serve`'s. `host` and `port` are where it listens (0: a
+        free port), and `popen` starts the command (the network lab's runs it in a namespace)."""
         if not CAUCUS.exists():
             raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
         self.data = tempfile.mkdtemp(prefix="caucus-test-")
-        command = [str(CAUCUS), "serve", "--host", "127.0.0.1", "--port", "0", "--data", self.data, "--log-level", "warning", *arguments]
+        command = [str(CAUCUS), "serve", "--host", host, "--port", str(port), "--data", self.data, "--log-level", "warning", *arguments]
         if apps is not None:
             config = pathlib.Path(self.data) / "apps.json"
             config.write_text(json.dumps({"apps": apps}))
             command += ["--config", str(config)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output = []
         lines = queue.Queue()
 
@@ -52,10 +53,10 @@ class CaucusServer:
             if line is None:
                 raise RuntimeError("caucus serve exited:\n" + "".join(self.output))
             # https with --tls-cert and --tls-key.
-            match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
+            match = re.search(r"listening on (https?)://" + re.escape(host) + r":(\d+)", line)
             if match:
                 self.port = int(match.group(2))
-                self.base = f"{match.group(1)}://127.0.0.1:{self.port}"
+                self.base = f"{match.group(1)}://{host}:{self.port}"
                 return
 
     def token(self, session, role, user_identity):

@@ -1,0 +1,92 @@
+"""An aiortc student, run inside a lab namespace (`ip netns exec NS python3 aiortc_student.py
+CONFIG`): a media_peers.Peer that joins, publishes its tone and colour, and answers the test's
+questions as JSON lines (one request on stdin, one answer on stdout).
+
+CONFIG (JSON): base (http(s)://address:port), session, name, token, tone, colour, size, palette
+(name -> [tone, colour]), iceServers (RTCIceServer fields) and audioSlots / videoSlots.
+Requests: {"op": "report", "since": wall time} -> per kind, label -> wall times it was recognised
+(one per audio window or video frame); per slot, its kind, the user the slot map puts there and
+the labels recognised; {"op": "path"} -> the selected ICE pair's local candidate type and
+transport; {"op": "close"}."""
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "MediaInterop"))
+from aiortc import RTCIceServer  # noqa: E402
+from media_peers import Peer  # noqa: E402  (the path is set just above)
+
+# Reception times are monotonic; answers are in wall-clock time, which the test shares.
+WALL_OFFSET = time.time() - time.monotonic()
+
+
+class FixedToken:
+    """The Peer's `server`: where to connect and the token the test minted."""
+
+    def __init__(self, base, token):
+        self.base = base
+        self._token = token
+
+    def token(self, *_):
+        return self._token
+
+
+def report(peer, since):
+    moment = since - WALL_OFFSET
+    kinds = {"audio": {}, "video": {}}
+    slots = {}
+    users = {slot["mid"]: slot.get("user") for slot in peer.slot_map}
+    for mid, reception in peer.receptions.items():
+        labels = set()
+        for at, label, _ in reception.seen:
+            if at >= moment and label is not None:
+                kinds[reception.kind].setdefault(label, []).append(round(at + WALL_OFFSET, 3))
+                labels.add(label)
+        slots[mid] = {"kind": reception.kind, "user": users.get(mid), "labels": sorted(labels)}
+    return {"kinds": kinds, "slots": slots, "user": peer.user}
+
+
+def selected_path(peer):
+    """The nominated pair of the one (bundled) ICE transport."""
+    transport = peer.pc.getTransceivers()[0].sender.transport.transport
+    connection = transport._connection  # aioice's Connection: aiortc keeps the pair there
+    pair = next(iter(connection._nominated.values()), None)
+    if pair is None:
+        return {"state": transport.state}
+    local, remote = pair.local_candidate, pair.remote_candidate
+    return {"state": transport.state, "localType": local.type, "localTransport": local.transport,
+            "remote": f"{remote.host}:{remote.port}", "remoteTransport": remote.transport}
+
+
+async def main(config):
+    palette = {name: (tone, tuple(colour)) for name, (tone, colour) in config["palette"].items()}
+    ice_servers = [RTCIceServer(urls=server["urls"], username=server.get("username"), credential=server.get("credential"))
+                   for server in config.get("iceServers", [])]
+    peer = Peer(FixedToken(config["base"], config["token"]), config["session"], config["name"], "participant",
+                config["tone"], tuple(config["colour"]), palette, size=tuple(config["size"]), ice_servers=ice_servers)
+    await peer.join()
+    await peer.start_media(config.get("audioSlots", 3), config.get("videoSlots", 3))
+    print(json.dumps({"ready": True, "user": peer.user}), flush=True)
+    loop = asyncio.get_running_loop()
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            break
+        request = json.loads(line)
+        if request["op"] == "report":
+            answer = report(peer, request["since"])
+        elif request["op"] == "path":
+            answer = selected_path(peer)
+        elif request["op"] == "close":
+            break
+        else:
+            answer = {"error": f"unknown op {request['op']}"}
+        print(json.dumps(answer), flush=True)
+    await peer.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(json.loads(sys.argv[1])))
