@@ -84,16 +84,21 @@ extension ForwardingEngine {
     }
 
     /// Called on the media loop's timer: the publishers' lost packets still missing after
-    /// ``UpstreamLoss/retryInterval``, asked for again, and each publisher's transport-wide
+    /// ``UpstreamLoss/retryInterval``, asked for again; a keyframe asked for where one was given
+    /// up (its gap stays open for every subscriber); and each publisher's transport-wide
     /// feedback on what arrived since the last tick. (The subscribers' probes and layers:
     /// ``tickDownlinks(now:interval:)``.)
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
         var feedback = transportFeedbackDue()
         // In place, by index: no array of keys, no lookup or copy of each track, every tick.
         for index in upTracks.indices {
-            guard let due = upTracks.values[index].repair?.loss.due(at: now), !due.isEmpty else { continue }
+            guard let due = upTracks.values[index].repair?.loss.dueAndGivenUp(at: now), !due.ask.isEmpty || due.givenUp > 0
+            else { continue }
             let (ssrc, track) = upTracks[index]
-            feedback.append((track.stream.publisher, Self.nack(due, of: ssrc)))
+            if !due.ask.isEmpty { feedback.append((track.stream.publisher, Self.nack(due.ask, of: ssrc))) }
+            if due.givenUp > 0, keyframeRequests.shouldRequestOnBehalf(ssrc, at: now) {
+                feedback.append((track.stream.publisher, Self.pli(ssrc)))
+            }
         }
         return feedback
     }
@@ -157,21 +162,36 @@ extension ForwardingEngine {
         guard let subscriber = subscribers[user],
             let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == nack.mediaSSRC })
         else { return }
+        judgeRetransmissions(of: subscriber, by: nack, at: now)
         var missing: [(source: UInt32, lost: [UInt16])] = []
         // What the slot is routed from now: a user waiting for its slice of a handover keeps
         // its rewriter's source, but not the route from a stream it may no longer receive.
         let routedFrom = self.routed[SlotDestination(subscriber: user, slot: slot)] ?? []
+        var missesStalePackets = false
         for lost in nack.lostSequenceNumbers {
+            guard let origin = rewriter.origin(of: lost) else { continue }
             // Only the slot's current source is repaired: an earlier one's packets would show a
             // picture (perhaps of a room the subscriber has left) the slot no longer carries.
-            guard let origin = rewriter.origin(of: lost), origin.source == rewriter.source, routedFrom.contains(origin.source) else { continue }
+            guard origin.source == rewriter.source, routedFrom.contains(origin.source) else {
+                missesStalePackets = true
+                continue
+            }
+            // Too far behind to help: a receiver has moved on (aiortc's jitter buffer, handed a
+            // packet 100 numbers back, drops everything it holds); a keyframe mends it.
+            guard let last = rewriter.lastSequenceNumber, last &- lost <= Self.repairReach else {
+                if keyframeRequests.shouldRequestOnBehalf(origin.source, at: now), let stream = upTracks[origin.source]?.stream {
+                    routed.rtcp.append((stream.publisher, Self.pli(origin.source)))
+                }
+                continue
+            }
             if let cached = upTracks[origin.source]?.repair?.cache.packet(origin.sequenceNumber),
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
+                let rtx = nextRetransmission(to: user, in: slot)
+                if rtx != nil { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, at: now) }
                 routed.retransmissions.append(Copy(
-                    subscriber: user, packet: cached, header: header, translation: translation,
-                    retransmittedAs: nextRetransmission(to: user, in: slot),
+                    subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,
                     transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
             } else if upTracks[origin.source]?.repair?.loss.isMissing(origin.sequenceNumber) == true {
                 // Already being asked for on its own schedule; it is forwarded when it comes.
@@ -182,8 +202,21 @@ extension ForwardingEngine {
                 missing.append((origin.source, [origin.sequenceNumber]))
             }
         }
+        // A receiver that waits behind the gap (aiortc) would wait long, then show what it
+        // held: the slot's numbers jump past it instead, and the new picture starts at a keyframe.
+        if missesStalePackets, subscriber.rewriters[slot]?.skipPastStaleNumbers() == true,
+            let current = rewriter.pending ?? rewriter.source, let stream = upTracks[current]?.stream,
+            keyframeRequests.shouldRequest(current, at: now)
+        {
+            routed.rtcp.append((stream.publisher, Self.pli(current)))
+        }
         for (source, lost) in missing {
             guard let stream = upTracks[source]?.stream else { continue }
+            // The cache cannot repair it (gone from it, or never sent again): the publisher may
+            // still hold it, and a keyframe mends the picture if it does not.
+            if keyframeRequests.shouldRequestOnBehalf(source, at: now) {
+                routed.rtcp.append((stream.publisher, Self.pli(source)))
+            }
             let ask = upstreamNACKs.toAsk(lost, of: source, at: now)
             guard !ask.isEmpty else { continue }
             let upstream = RTCPGenericNACK(senderSSRC: Self.routerSSRC, mediaSSRC: source, lost: ask)
@@ -197,6 +230,12 @@ extension ForwardingEngine {
         guard let format = upTracks[source]?.format, let slotFormat = subscriber.slotFormats[slot] else { return nil }
         return catalog.translation(from: format, to: slotFormat)
     }
+
+    /// How far behind a slot's last number a NACKed packet is still repaired: short of the 100
+    /// at which aiortc's jitter buffer takes a late packet for a restart and drops what it
+    /// holds; about a third of a second of a 2.5 Mbit/s stream, past which a receiver is better
+    /// served by a keyframe.
+    public static let repairReach: UInt16 = 96
 
     /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
     static let routerSSRC: UInt32 = 1

@@ -2,7 +2,8 @@
 /// repairs on its RTX SSRC; the router restores each to the original packet before anything
 /// else sees it, so a repair is cached, ends an upstream NACK and fills the subscribers' gaps
 /// like the late packet it is. Towards a subscriber whose slot negotiated RTX, repairs from the
-/// cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`).
+/// cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
+/// NACKs show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
 extension ForwardingEngine {
     /// What a publisher's RTX stream restores: its media SSRC and payload type.
     struct RetransmissionSource {
@@ -35,5 +36,15 @@ extension ForwardingEngine {
         guard let current = subscribers[user]?.retransmissionStreams[slot] else { return nil }
         subscribers[user]!.retransmissionStreams[slot]!.sequenceNumber &+= 1
         return current
+    }
+
+    /// Judges, by a subscriber's NACK, whether it takes the RTX repairs sent to it; once it is
+    /// known to drop them, its slots have no RTX stream any more: repairs go on each slot's own
+    /// SSRC, and it is not probed with RTX repeats it would drop.
+    func judgeRetransmissions(of subscriber: Subscriber, by nack: RTCPGenericNACK, at now: Duration) {
+        guard subscriber.retransmissionAcceptance.nacked(ssrc: nack.mediaSSRC, lost: nack.lostSequenceNumbers, at: now),
+            !subscriber.retransmissionAcceptance.sendsRetransmissions
+        else { return }
+        subscriber.retransmissionStreams = [:]
     }
 }

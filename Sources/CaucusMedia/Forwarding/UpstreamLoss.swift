@@ -52,18 +52,24 @@ public struct UpstreamLoss: Sendable {
 
     /// The numbers to ask for again at `now`: unanswered for ``retryInterval``; those asked
     /// ``maximumAsks`` times are given up.
-    public mutating func due(at now: Duration) -> [UInt16] {
-        guard !missing.isEmpty else { return [] }
+    public mutating func due(at now: Duration) -> [UInt16] { dueAndGivenUp(at: now).ask }
+
+    /// As ``due(at:)``, and how many numbers were given up now: gaps that stay open for every
+    /// subscriber, which only a keyframe mends.
+    public mutating func dueAndGivenUp(at now: Duration) -> (ask: [UInt16], givenUp: Int) {
+        guard !missing.isEmpty else { return ([], 0) }
         var ask: [UInt16] = []
+        var givenUp = 0
         for (sequenceNumber, state) in missing where now - state.askedAt >= Self.retryInterval {
             if state.asks >= Self.maximumAsks {
                 missing[sequenceNumber] = nil
+                givenUp += 1
             } else {
                 missing[sequenceNumber] = (now, state.asks + 1)
                 ask.append(sequenceNumber)
             }
         }
         let newest = highest ?? 0
-        return ask.sorted { (newest &- $0) > (newest &- $1) }
+        return (ask.sorted { (newest &- $0) > (newest &- $1) }, givenUp)
     }
 }

@@ -37,6 +37,12 @@ public struct RewrittenHeader: Hashable, Sendable {
 ///   collide with an earlier source's).
 /// - Dropped besides: other sources' packets, and a new packet whose timestamp would precede
 ///   the slot's last.
+/// - A video slot whose subscriber still misses packets of an earlier source (which are never
+///   repaired: they would show what the slot no longer carries) skips ``staleSkip`` numbers
+///   at its next packet, once per source (``skipPastStaleNumbers()``): a receiver that waits
+///   behind a gap (aiortc's jitter buffer holds every later frame until 128 packets past it,
+///   then releases what it held, pictures of the room its user left) sees a jump too large
+///   to wait for, drops what it holds and asks for a keyframe.
 /// - A video slot may switch at the new source's keyframe (``SwitchPolicy/atKeyframe(keepingCurrent:)``):
 ///   until the new source's first keyframe packet, its packets are dropped and the current
 ///   source goes on (or, when it may no longer be forwarded, nothing does), so the subscriber
@@ -89,6 +95,14 @@ public struct SlotRewriter: Sendable {
     static let historyLimit = 4
     /// The largest timestamp step at a switch: a slot idle for an hour resumes a minute on.
     static let maximumGapSeconds: UInt64 = 60
+
+    /// How far the numbers jump past stale ones: more than aiortc's video jitter buffer holds
+    /// (128), less than the gap past which the SDK's receiver takes a jump for a new stream (512).
+    public static let staleSkip: UInt16 = 256
+    /// The next new packet's number jumps by ``staleSkip``.
+    private var skipAhead = false
+    /// Whether this source already skipped (one jump per source is enough).
+    private var skippedSinceSwitch = false
 
     private var last: (sequenceNumber: UInt16, timestamp: UInt32, arrival: Duration)?
     /// The sequence number of the last packet the slot sent.
@@ -148,12 +162,28 @@ public struct SlotRewriter: Sendable {
     }
 
     private mutating func switchTo(_ newSource: UInt32?) {
+        retireRun()
+        source = newSource
+        skippedSinceSwitch = false
+    }
+
+    private mutating func retireRun() {
         if let run {
             history.append(run)
             if history.count > Self.historyLimit { history.removeFirst() }
         }
         run = nil
-        source = newSource
+    }
+
+    /// The subscriber still misses numbers of an earlier source, which will not be repaired:
+    /// the next new packet jumps ``staleSkip`` numbers on. Returns whether it will (a video
+    /// slot, and not once already since its source changed): the current source should then
+    /// be asked for a keyframe, since the receiver drops what it holds.
+    public mutating func skipPastStaleNumbers() -> Bool {
+        guard slot.kind.needsKeyframe, !skippedSinceSwitch else { return false }
+        skippedSinceSwitch = true
+        skipAhead = true
+        return true
     }
 
     /// The header a packet from `ssrc` leaves with, or nil to drop it.
@@ -184,15 +214,26 @@ public struct SlotRewriter: Sendable {
                     ssrc: outgoingSSRC, sequenceNumber: sequenceNumber &+ current.sequenceOffset,
                     timestamp: timestamp &+ current.timestampOffset, translation: translation)
             }
-            outSequence = sequenceNumber &+ current.sequenceOffset
             outTimestamp = timestamp &+ current.timestampOffset
-            if let last, SerialNumber.isNewer(last.timestamp, than: outTimestamp) { return nil }
-            current.highestIn = sequenceNumber
-            current.lastOut = outSequence
-            run = current
+            if skipAhead, let last {
+                // The same source on, in a run of its own past the jump.
+                skipAhead = false
+                retireRun()
+                outSequence = last.sequenceNumber &+ Self.staleSkip
+                run = Run(
+                    source: ssrc, sequenceOffset: outSequence &- sequenceNumber, timestampOffset: current.timestampOffset,
+                    firstIn: sequenceNumber, firstOut: outSequence, lastOut: outSequence, highestIn: sequenceNumber)
+            } else {
+                outSequence = sequenceNumber &+ current.sequenceOffset
+                if let last, SerialNumber.isNewer(last.timestamp, than: outTimestamp) { return nil }
+                current.highestIn = sequenceNumber
+                current.lastOut = outSequence
+                run = current
+            }
         } else {
             if let last {
-                outSequence = last.sequenceNumber &+ 1
+                outSequence = last.sequenceNumber &+ (skipAhead ? Self.staleSkip : 1)
+                skipAhead = false
                 outTimestamp = last.timestamp &+ step(after: arrival - last.arrival)
             } else {
                 outSequence = initialSequenceNumber
