@@ -88,5 +88,6 @@ extension ForwardingEngine {
         // Who speaks, each with the slot map that follows from it.
         for (user, speakers, map) in changes.activeSpeakers { outputs.append(.slotMap(user: user, map, activeSpeakers: speakers)) }
         for (user, map) in changes.slotMaps { outputs.append(.slotMap(user: user, map, activeSpeakers: nil)) }
+        for closing in changes.closings { outputs.append(.copy(closing, .closing)) }
     }
 }

@@ -169,6 +169,13 @@ extension ForwardingEngine {
         let routedFrom = self.routed[SlotDestination(subscriber: user, slot: slot)] ?? []
         var missesStalePackets = false
         for lost in nack.lostSequenceNumbers {
+            if lost == rewriter.closing?.sequenceNumber,
+                let receiveSlot = subscriber.plan.receiveSlots.first(where: { $0.slot == slot }),
+                let closing = closingCopy(to: user, in: receiveSlot, header: rewriter.closing)
+            {
+                routed.retransmissions.append(closing)
+                continue
+            }
             guard let origin = rewriter.origin(of: lost) else { continue }
             // Only the slot's current source is repaired: an earlier one's packets would show a
             // picture (perhaps of a room the subscriber has left) the slot no longer carries.

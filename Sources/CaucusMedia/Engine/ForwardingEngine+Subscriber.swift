@@ -63,3 +63,15 @@ extension ForwardingEngine {
         }
     }
 }
+
+extension ForwardingEngine {
+    /// The padding-only packet (RFC 3550 §5.1: P set, four octets of padding) in `slot`'s own
+    /// payload type that ends what the slot showed (``SlotRewriter/closingHeader(at:)``), as a
+    /// copy for `user`; nil when the slot has sent nothing or its section has no format.
+    func closingCopy(to user: Int, in slot: MediaSlotPlan.ReceiveSlot, header: RewrittenHeader?) -> Copy? {
+        guard let header, let format = slot.format, let identity = HeaderTranslation(from: format, to: format) else { return nil }
+        var packet: [UInt8] = [0xA0, format.codec.payloadType & 0x7F, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4]
+        packet.withUnsafeMutableBytes { header.write(into: $0) }
+        return Copy(subscriber: user, packet: packet, header: header, translation: identity)
+    }
+}

@@ -20,6 +20,8 @@ public final class ForwardingEngine {
         /// user's current slot map (one frame: the map and the speakers it follows agree).
         var activeSpeakers: [(user: Int, speakers: [Int], map: SubscriberSlotMap)] = []
         var slotMaps: [(user: Int, map: SubscriberSlotMap)] = []
+        /// Padding packets ending what video slots showed.
+        var closings: [Copy] = []
         /// Receive slots whose source changed.
         var slotSwitches = 0
         /// Recomputations made (each of some users' slots).
@@ -31,6 +33,7 @@ public final class ForwardingEngine {
             keyframeRequests += other.keyframeRequests
             activeSpeakers += other.activeSpeakers
             slotMaps += other.slotMaps
+            closings += other.closings
             slotSwitches += other.slotSwitches
             recomputed += other.recomputed
             subscribersRecomputed += other.subscribersRecomputed
@@ -279,6 +282,11 @@ public final class ForwardingEngine {
                 }
                 let (newSource, newPending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
                 reroute(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
+                if slot.kind.needsKeyframe, source != nil, newSource == nil,
+                    let closing = closingCopy(to: user, in: receiveSlot, header: subscriber.rewriters.values[rewriter].closingHeader(at: now))
+                {
+                    changes.closings.append(closing)
+                }
             }
             assignments[user] = assignment
         }

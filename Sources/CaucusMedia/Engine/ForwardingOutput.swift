@@ -18,6 +18,8 @@ public enum ForwardingOutput {
         case repair
         /// A cached packet repeated to probe a subscriber's downlink.
         case probe
+        /// A padding packet that ends what a video slot showed (``SlotRewriter/closingHeader(at:)``).
+        case closing
     }
 
     public enum RTCPPurpose: Sendable {

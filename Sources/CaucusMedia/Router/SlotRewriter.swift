@@ -103,6 +103,10 @@ public struct SlotRewriter: Sendable {
     private var skipAhead = false
     /// Whether this source already skipped (one jump per source is enough).
     private var skippedSinceSwitch = false
+    /// The last padding packet that ended what the slot showed, sent again if it is NACKed.
+    public private(set) var closing: RewrittenHeader?
+    /// The next source's first packet takes the closing packet's timestamp.
+    private var nextRunSharesTimestamp = false
 
     private var last: (sequenceNumber: UInt16, timestamp: UInt32, arrival: Duration)?
     /// The sequence number of the last packet the slot sent.
@@ -175,6 +179,23 @@ public struct SlotRewriter: Sendable {
         run = nil
     }
 
+    /// The header of a padding packet that ends what the slot showed, once it shows nothing
+    /// (its source may no longer be seen): the next number, and a timestamp of its own that the
+    /// next source's first frame shares. A receiver that hands a frame on only when a packet of
+    /// another timestamp arrives (aiortc) then shows the previous source's last frame now, not
+    /// whenever the slot is filled again (seconds later, perhaps from another room), and takes
+    /// the padding as part of the next source's first frame, never as a frame of its own (an
+    /// empty frame ends aiortc's decoder). Nil while the slot shows a source or has sent nothing.
+    public mutating func closingHeader(at now: Duration) -> RewrittenHeader? {
+        guard source == nil, let last else { return nil }
+        let header = RewrittenHeader(
+            ssrc: outgoingSSRC, sequenceNumber: last.sequenceNumber &+ 1, timestamp: last.timestamp &+ step(after: now - last.arrival))
+        self.last = (header.sequenceNumber, header.timestamp, now)
+        closing = header
+        nextRunSharesTimestamp = true
+        return header
+    }
+
     /// The subscriber still misses numbers of an earlier source, which will not be repaired:
     /// the next new packet jumps ``staleSkip`` numbers on. Returns whether it will (a video
     /// slot, and not once already since its source changed): the current source should then
@@ -234,7 +255,8 @@ public struct SlotRewriter: Sendable {
             if let last {
                 outSequence = last.sequenceNumber &+ (skipAhead ? Self.staleSkip : 1)
                 skipAhead = false
-                outTimestamp = last.timestamp &+ step(after: arrival - last.arrival)
+                outTimestamp = nextRunSharesTimestamp ? last.timestamp : last.timestamp &+ step(after: arrival - last.arrival)
+                nextRunSharesTimestamp = false
             } else {
                 outSequence = initialSequenceNumber
                 outTimestamp = initialTimestamp
@@ -253,7 +275,8 @@ public struct SlotRewriter: Sendable {
     private func step(after gap: Duration) -> UInt32 {
         let rate = UInt64(slot.kind.clockRate)
         let (seconds, attoseconds) = gap.components
-        guard seconds >= 0 else { return 1 }
+        // A gap of no time, or less (an arrival stamped before the last), steps the least.
+        guard gap > .zero else { return 1 }
         let whole = min(UInt64(seconds), Self.maximumGapSeconds) * rate
         let fraction = seconds >= Int64(Self.maximumGapSeconds) ? 0 : UInt64(attoseconds / 1_000_000_000) * rate / 1_000_000_000
         return UInt32(max(1, whole + fraction))

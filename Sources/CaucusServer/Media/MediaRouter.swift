@@ -207,6 +207,7 @@ final class MediaRouter {
                     bytes += datagram.length
                 case .repair: metrics.retransmissions.increment()
                 case .probe: metrics.probePackets.increment()
+                case .closing: break
                 }
             case .rtcp(let user, let packet, let purpose):
                 switch purpose {

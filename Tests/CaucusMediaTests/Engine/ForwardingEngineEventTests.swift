@@ -136,7 +136,10 @@ import CaucusMedia
         #expect(before.count == 2)
 
         watch([3], at: .milliseconds(30))
-        #expect(Self.rtcp(outputs(), to: 3, .keyframeRequest).count == 1)
+        let switching = outputs()
+        #expect(Self.rtcp(switching, to: 3, .keyframeRequest).count == 1)
+        // The slot goes dark until 3's keyframe: a padding packet ends what it showed.
+        #expect(Self.copies(switching, .closing).map(\.header.sequenceNumber) == [before[1].header.sequenceNumber &+ 1])
         engine.receive(rtp: Self.video(ssrc: 30, sequenceNumber: 7, keyframe: false), from: 3, at: .milliseconds(40))
         engine.receive(rtp: Self.video(ssrc: 20, sequenceNumber: 103, keyframe: false), from: 2, at: .milliseconds(45))
         #expect(Self.copies(outputs(), .forward).isEmpty, "2 may no longer be shown, 3 not before its keyframe")
@@ -146,7 +149,7 @@ import CaucusMedia
         #expect(switched.count == 1)
         let first = try #require(switched.first)
         #expect(first.header.ssrc == slotSSRC(of: 1))
-        #expect(first.header.sequenceNumber == before[1].header.sequenceNumber &+ 1, "one numbering across the switch")
+        #expect(first.header.sequenceNumber == before[1].header.sequenceNumber &+ 2, "one numbering across the switch, the closing packet between")
 
         let lost = before[1].header.sequenceNumber &- 1  // 2's packet 101, never received
         engine.receive(rtcp: RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 99, mediaSSRC: slotSSRC(of: 1), lost: [lost, before[1].header.sequenceNumber])).encoded(), from: 1, at: .milliseconds(60))

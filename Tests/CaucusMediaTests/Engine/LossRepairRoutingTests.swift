@@ -150,7 +150,7 @@ import Testing
         _ = router.update(eligible: [1: [PublishedStream(publisher: 3, kind: .video)], 2: [], 3: []], now: .seconds(1))
         var first: UInt16?
         _ = router.forward(rtp: Routing.rtp(ssrc: 30, sequenceNumber: 7), arrival: .seconds(1)) { _, header, _ in first = header.sequenceNumber }
-        #expect(first == sent[2] &+ 1)
+        #expect(first == sent[2] &+ 2, "after the padding packet that ended 2's picture")
         _ = router.forward(rtp: Routing.rtp(ssrc: 30, sequenceNumber: 8), arrival: .seconds(2)) { _, _, _ in }
 
         let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
@@ -160,5 +160,52 @@ import Testing
         var next: UInt16?
         _ = router.forward(rtp: Routing.rtp(ssrc: 30, sequenceNumber: 9), arrival: .seconds(3)) { _, header, _ in next = header.sequenceNumber }
         #expect(next == first! &+ 1 &+ SlotRewriter.staleSkip)
+    }
+}
+
+/// A video slot that stops showing its source (its user may no longer see it) is ended by a
+/// padding packet, so a receiver that hands a frame on only when a packet of another timestamp
+/// arrives (aiortc) shows the last frame now, not when the slot is filled again, maybe from
+/// another room; the next source's first frame shares the padding's timestamp, so the padding
+/// is never a frame of its own (an empty frame ends aiortc's decoder).
+@Suite struct ClosingPacketRoutingTests {
+    typealias Events = ForwardingEngineEventTests
+
+    @Test func aSlotThatGoesDarkIsEndedByOnePaddingPacketThatTheNextSourceFollows() throws {
+        let events = Events()
+        events.watch([2], at: .zero)
+        var last: RewrittenHeader?
+        for number in UInt16(500)...502 {
+            events.engine.receive(rtp: Events.video(ssrc: 20, sequenceNumber: number, keyframe: number == 500), from: 2, at: .milliseconds(Int(number) - 500))
+            last = Events.copies(events.outputs(), .forward).last?.header ?? last
+        }
+        // 1 moves where it may no longer see 2, and nobody else publishes: the slot goes dark,
+        // a second after 2's last packet (a second of video clock later).
+        events.watch([], at: .milliseconds(1002))
+        let closings = Events.copies(events.outputs(), .closing)
+        let slot = try #require(events.plans[1]!.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        #expect(closings.count == 1 && closings.first?.subscriber == 1)
+        let closing = try #require(closings.first)
+        #expect(closing.header == RewrittenHeader(ssrc: slot.outgoingSSRC, sequenceNumber: last!.sequenceNumber &+ 1, timestamp: last!.timestamp &+ 90_000))
+        let packet = try RTPPacket(decoding: closing.packet)
+        #expect(packet.payload.isEmpty && !packet.marker && closing.packet[0] & 0x20 != 0, "padding only, no frame of its own")
+        #expect(closing.packet[1] & 0x7F == closing.translation.payloadType, "in the slot's own payload type")
+        events.watch([], at: .seconds(2))
+        #expect(Events.copies(events.outputs(), .closing).isEmpty, "once")
+
+        // Lost, it is sent again when NACKed.
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: slot.outgoingSSRC, lost: [closing.header.sequenceNumber])).encoded()
+        events.engine.receive(rtcp: nack, from: 1, at: .milliseconds(2100))
+        #expect(Events.copies(events.outputs(), .repair).map(\.packet) == [closing.packet])
+
+        // 3 comes into view: the slot is filled again, not ended, and 3's keyframe follows the
+        // closing packet, in its timestamp.
+        events.watch([3], at: .seconds(3))
+        #expect(Events.copies(events.outputs(), .closing).isEmpty)
+        events.engine.receive(rtp: Events.video(ssrc: 30, sequenceNumber: 9, keyframe: true), from: 3, at: .milliseconds(3500))
+        events.engine.receive(rtp: Events.video(ssrc: 30, sequenceNumber: 10, keyframe: false), from: 3, at: .milliseconds(3533))
+        let first = Events.copies(events.outputs(), .forward).map(\.header)
+        #expect(first.map(\.sequenceNumber) == [closing.header.sequenceNumber &+ 1, closing.header.sequenceNumber &+ 2])
+        #expect(first.first?.timestamp == closing.header.timestamp)
     }
 }

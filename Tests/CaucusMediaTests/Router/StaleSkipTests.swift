@@ -45,4 +45,15 @@ import Testing
         #expect(!skips)
         #expect(Self.numbers(&slot, from: 20, 4...4) == [3])
     }
+
+    /// A new source's first packet stamped a few milliseconds before the slot's last (arrival
+    /// stamps from a batch read out of order) steps the timestamp by one, and never traps.
+    @Test func anArrivalBeforeTheLastStepsTheTimestampByOne() {
+        var slot = SlotRewriter(slot: SlotID(kind: .video, index: 0), outgoingSSRC: 1)
+        slot.select(source: 20)
+        let last = slot.rewrite(ssrc: 20, sequenceNumber: 1, timestamp: 0, payloadLength: 10, arrival: .milliseconds(500))
+        slot.select(source: 30)
+        let first = slot.rewrite(ssrc: 30, sequenceNumber: 9, timestamp: 77, payloadLength: 10, arrival: .milliseconds(495), startsKeyframe: true)
+        #expect(first?.timestamp == last!.timestamp &+ 1)
+    }
 }
