@@ -7,7 +7,6 @@ import http.client
 import json
 import os
 import pathlib
-import queue
 import shutil
 import socket
 import ssl
@@ -22,58 +21,13 @@ from websockets.sync.client import connect as websocket_connect
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "PythonSupport"))
 from caucus_server import CAUCUS, WAIT_SECONDS  # noqa: E402  (the path is set just above)
+from json_lines_process import JSONLinesProcess  # noqa: E402
 
 sys.path.insert(0, str(HERE.parent / "MediaInterop"))
 from chromium_page import write_picture, write_tone  # noqa: E402
 
-ANSWER_SECONDS = 90
-
-
 def tls_context(ca_file):
     return ssl.create_default_context(cafile=str(ca_file)) if ca_file else None
-
-
-class JSONLinesProcess:
-    """A program in a namespace that answers each JSON line on its stdin with one on its stdout
-    (lines that are not JSON answers are kept as its log)."""
-
-    def __init__(self, host, argv, env=None):
-        self.process = host.popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        self.answers = queue.Queue()
-        self.log = []
-        threading.Thread(target=self.read, daemon=True).start()
-
-    def read(self):
-        for line in self.process.stdout:
-            try:
-                self.answers.put(json.loads(line))
-            except json.JSONDecodeError:
-                self.log.append(line)
-        self.answers.put(None)
-
-    def answer(self, timeout=ANSWER_SECONDS):
-        try:
-            answer = self.answers.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no answer within {timeout} s; its log:\n{''.join(self.log[-40:])}") from None
-        if answer is None:
-            raise AssertionError(f"it exited ({self.process.poll()}); its log:\n{''.join(self.log[-40:])}")
-        return answer
-
-    def ask(self, request):
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        return self.answer()
-
-    def stop(self, request):
-        if self.process.poll() is None:
-            try:
-                self.process.stdin.write(json.dumps(request) + "\n")
-                self.process.stdin.close()
-                self.process.wait(timeout=20)
-            except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait()
 
 
 class Teacher:
@@ -142,7 +96,7 @@ class AiortcStudent(JSONLinesProcess):
         if ca_file:
             # aiortc's TURN over TLS and the WebSocket verify with the default context: the test CA.
             env = {**os.environ, "SSL_CERT_FILE": str(ca_file)}
-        super().__init__(home.student, [sys.executable, str(HERE / "aiortc_student.py"), json.dumps(config)], env=env)
+        super().__init__(home.student, [sys.executable, str(HERE.parent / "PythonSupport" / "aiortc_process.py"), json.dumps(config)], env=env)
         self.name = name
         self.user = self.answer()["user"]
 

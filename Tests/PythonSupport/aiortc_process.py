@@ -1,12 +1,17 @@
-"""An aiortc student, run inside a lab namespace (`ip netns exec NS python3 aiortc_student.py
-CONFIG`): a media_peers.Peer that joins, publishes its tone and colour, and answers the test's
-questions as JSON lines (one request on stdin, one answer on stdout).
+"""An aiortc peer in a process of its own (`python3 aiortc_process.py CONFIG`, in a lab
+namespace through `ip netns exec NS …`, or beside others on one machine, where one Python process
+cannot carry many peers' packets): a media_peers.Peer that joins, publishes its tone and colour,
+and answers the test's questions as JSON lines (one request on stdin, one answer on stdout).
 
 CONFIG (JSON): base (http(s)://address:port), session, name, token, tone, colour, size, palette
-(name -> [tone, colour]), iceServers (RTCIceServer fields) and audioSlots / videoSlots.
+(name -> [tone, colour]), and optionally iceServers (RTCIceServer fields), audioSlots /
+videoSlots, recogniseTones (false: received audio is decoded and dropped).
 Requests: {"op": "report", "since": wall time} -> per kind, label -> wall times it was recognised
 (one per audio window or video frame); per slot, its kind, the user the slot map puts there and
-the labels recognised; {"op": "path"} -> the selected ICE pair's local candidate type and
+the labels recognised; {"op": "history"} -> every video frame recognised per slot (wall time,
+label) and every slot map received (wall time, its video slots' mid and user);
+{"op": "request", "name": op, "arguments": {…}} -> the reply's result to a request on the peer's
+WebSocket (or {"error": …}); {"op": "path"} -> the selected ICE pair's local candidate type and
 transport; {"op": "close"}."""
 
 import asyncio
@@ -49,6 +54,21 @@ def report(peer, since):
     return {"kinds": kinds, "slots": slots, "user": peer.user}
 
 
+def history(peer):
+    frames = {mid: [[round(at + WALL_OFFSET, 3), label] for at, label, _ in reception.seen]
+              for mid, reception in peer.receptions.items() if reception.kind == "video"}
+    maps = [[round(at + WALL_OFFSET, 3), [[slot["mid"], slot.get("user")] for slot in slots if slot["kind"] == "video"]]
+            for at, slots, _ in peer.slot_maps]
+    return {"frames": frames, "maps": maps, "user": peer.user}
+
+
+async def relay_request(peer, name, arguments):
+    try:
+        return {"result": await peer.request(name, **arguments)}
+    except AssertionError as refused:
+        return {"error": str(refused)}
+
+
 def selected_path(peer):
     """The nominated pair of the one (bundled) ICE transport."""
     transport = peer.pc.getTransceivers()[0].sender.transport.transport
@@ -68,7 +88,7 @@ async def main(config):
     peer = Peer(FixedToken(config["base"], config["token"]), config["session"], config["name"], "participant",
                 config["tone"], tuple(config["colour"]), palette, size=tuple(config["size"]), ice_servers=ice_servers)
     await peer.join()
-    await peer.start_media(config.get("audioSlots", 3), config.get("videoSlots", 3))
+    await peer.start_media(config.get("audioSlots", 3), config.get("videoSlots", 3), recognise_tones=config.get("recogniseTones", True))
     print(json.dumps({"ready": True, "user": peer.user}), flush=True)
     loop = asyncio.get_running_loop()
     while True:
@@ -78,6 +98,10 @@ async def main(config):
         request = json.loads(line)
         if request["op"] == "report":
             answer = report(peer, request["since"])
+        elif request["op"] == "history":
+            answer = history(peer)
+        elif request["op"] == "request":
+            answer = await relay_request(peer, request["name"], request.get("arguments", {}))
         elif request["op"] == "path":
             answer = selected_path(peer)
         elif request["op"] == "close":
