@@ -149,7 +149,14 @@ extension SessionPipeline {
     ) throws(CaucusError) -> (user: UserID, last: Int, actions: [Action]) {
         try requireOpen()
         let events = try state.decide(.join(request), by: .server, at: now, entropy: 0)
-        guard case .userJoined(let user, _)? = events.last else {
+        // The user's arrival is not always the last event: a host token reclaiming the role
+        // from an heir who broadcasts or listens in ends those after it. The reply's snapshot
+        // is taken after them all.
+        let joined = events.lazy.compactMap { event -> SessionUser? in
+            guard case .userJoined(let user, _) = event else { return nil }
+            return user
+        }.last
+        guard let user = joined else {
             throw CaucusError(.internalError, "A join made no user.")
         }
         let last = record(events, at: now)
