@@ -123,11 +123,13 @@ import Testing
             let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
             let operation = (schemas?["Operation"] as? [String: Any])?["properties"] as? [String: Any]
             let ops = try #require((operation?["op"] as? [String: Any])?["enum"] as? [String])
-            // Exactly the operations the endpoint runs: each decodes to a command or a settings change.
+            // Exactly the operations the endpoint runs: each decodes to a command that does not
+            // act on the caller's own seat (refused over HTTP, 3006), or a settings change.
             for op in Operation.allCases.map(\.rawValue) {
                 let runs: Bool
                 switch Result(catching: { () throws(FrameError) in try ClientFrame.decodeOperation(Data(Self.sample(op).utf8)) }) {
-                case .success(.command), .success(.updateSettings): runs = true
+                case .success(.command(let command)): runs = !command.needsOwnSeat
+                case .success(.updateSettings): runs = true
                 default: runs = false
                 }
                 #expect(ops.contains(op) == runs, "\(op): in the schema \(ops.contains(op)), runs \(runs)")

@@ -262,6 +262,10 @@ struct SessionView: Codable, Sendable {
     let breakout: BreakoutSnapshot
     let preList: [PlannedRoom]
     let helpRequests: [HelpRequest]
+    /// Absent when nobody broadcasts.
+    let voiceBroadcaster: UserID?
+    let listeners: [Listener]
+    let invitations: [PendingInvitation]
 }
 
 extension SessionActor {
@@ -273,6 +277,8 @@ extension SessionActor {
         SessionView(
             id: id, name: state.name, createdAt: state.createdAt, seq: seq, hostID: state.hostID, mode: state.mode,
             settings: state.settings, users: state.users.values.map { UserView($0, role: state.role(of: $0)) },
-            breakout: state.snapshot, preList: state.preList, helpRequests: state.helpRequests)
+            breakout: state.snapshot, preList: state.preList, helpRequests: state.helpRequests, voiceBroadcaster: state.voiceBroadcaster,
+            listeners: state.listeners.map { Listener(user: $0.key, room: $0.value) },
+            invitations: state.invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue })
     }
 }

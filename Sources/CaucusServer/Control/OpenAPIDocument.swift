@@ -5,12 +5,20 @@ import CaucusProtocol
 /// operations, bounds and methods are the server's own.
 enum OpenAPIDocument {
     /// The operations `POST /v1/sessions/{id}/operations` runs: every command and
-    /// `updateSettings`; not the connection's own requests (media is a connected user's), nor the reads.
+    /// `updateSettings`; not the connection's own requests (media is a connected user's), nor the
+    /// reads, nor what acts on the caller's own seat (always refused there, 3006).
     static let operations: [String] = {
         let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer].map(\.rawValue)
-        let notHere = Set(Query.allCases.map(\.rawValue) + connectionOnly)
+        let notHere = Set(Query.allCases.map(\.rawValue) + connectionOnly + ownSeat.map(\.rawValue))
         return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
     }()
+
+    /// The operations whose commands act on the caller's own seat (`Command.needsOwnSeat`):
+    /// nobody's over HTTP. `ControlRouterTests` checks this list against the commands they decode to.
+    static let ownSeat: Set<Operation> = [
+        .leave, .joinRoom, .returnToMain, .disconnect, .requestHelp, .answerHelp, .acceptInvitation, .rejectInvitation, .chat,
+        .publish, .muteUser, .startVoiceBroadcast, .listenIn, .stopListening,
+    ]
 
     /// The largest id a path takes: ids are positive 64-bit integers.
     static let maximumID = Int64.max
@@ -56,14 +64,17 @@ enum OpenAPIDocument {
       },
       "Session": {
         "type": "object",
-        "description": "A live session: users (with role, location, presence), the committed list with each room's occupants, the pre-list, settings and pending help requests. The shapes are those of docs/protocol.md.",
+        "description": "A live session: users (with role, location, presence), the committed list with each room's occupants, the pre-list, settings, pending help requests and invitations, who broadcasts voice and who listens in. The shapes are those of docs/protocol.md.",
         "required": ["id", "name", "seq", "users", "breakout"],
         "properties": {
           "id": {"type": "integer"}, "name": {"type": "string"}, "createdAt": {"type": "integer"}, "seq": {"type": "integer"},
           "hostID": {"type": ["integer", "null"]}, "mode": {"type": "string", "enum": ["group", "lecture"]},
           "settings": {"type": "object"}, "users": {"type": "array", "items": {"type": "object"}},
           "breakout": {"type": "object"}, "preList": {"type": "array", "items": {"type": "object"}},
-          "helpRequests": {"type": "array", "items": {"type": "object"}}
+          "helpRequests": {"type": "array", "items": {"type": "object"}},
+          "voiceBroadcaster": {"type": "integer", "description": "Who broadcasts its voice to every room; absent if nobody"},
+          "listeners": {"type": "array", "description": "Who listens in to which room, in the order they began", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}},
+          "invitations": {"type": "array", "description": "Pending invitations to rooms, by user", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}}
         }
       },
       "Operation": {
