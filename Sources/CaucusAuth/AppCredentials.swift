@@ -34,7 +34,17 @@ public struct AppCredentials: Sendable, Hashable, Codable {
         key = try container.decode(String.self, forKey: .key)
         secret = try container.decode(String.self, forKey: .secret)
         limits = try container.decodeIfPresent(SessionLimits.self, forKey: .limits) ?? .standard
-        maxSessions = try container.decodeIfPresent(Int.self, forKey: .maxSessions) ?? Self.standardMaxSessions
+        // Read as any JSON number first: Foundation reports 1.5 for an Int as JSON that is not
+        // JSON at all, with no field named; this names it.
+        if let number = try container.decodeIfPresent(Double.self, forKey: .maxSessions) {
+            guard let whole = Int(exactly: number) else {
+                throw DecodingError.typeMismatch(
+                    Int.self, .init(codingPath: container.codingPath + [CodingKeys.maxSessions], debugDescription: "\(number) is not a whole number"))
+            }
+            maxSessions = whole
+        } else {
+            maxSessions = Self.standardMaxSessions
+        }
     }
 }
 

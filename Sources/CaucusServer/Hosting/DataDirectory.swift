@@ -55,10 +55,55 @@ struct DataDirectory: Sendable {
 public struct AppsFile: Codable, Sendable {
     public var apps: [AppCredentials]
 
-    public static func load(_ path: String) throws -> [AppCredentials] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+    /// The apps of the file at `path`; a file that cannot be read, is not such JSON or holds a
+    /// value no server could run with (`maxSessions` below 1) is refused with a sentence
+    /// naming the file and the field (`AppsFileError`).
+    public static func load(_ path: String) throws(AppsFileError) -> [AppCredentials] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw AppsFileError(path: path, reason: "cannot be read") }
+        let apps: [AppCredentials]
+        do {
+            apps = try JSONDecoder().decode(AppsFile.self, from: data).apps
+        } catch let error as DecodingError {
+            throw AppsFileError(path: path, decoding: error)
+        } catch {
+            throw AppsFileError(path: path, reason: "is not JSON of {\"apps\": [{\"key\", \"secret\", …}]}")
         }
-        return try JSONDecoder().decode(AppsFile.self, from: data).apps
+        for (index, app) in apps.enumerated() where app.maxSessions < 1 {
+            throw AppsFileError(
+                path: path, reason: "apps[\(index)].maxSessions is \(app.maxSessions): an app may have 1 or more live sessions at once")
+        }
+        return apps
     }
+}
+
+/// Why `caucus serve --config FILE` cannot use a file, in a sentence naming the field.
+public struct AppsFileError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    init(path: String, decoding error: DecodingError) {
+        func field(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            let expected = type == Int.self || type == Double.self ? "a whole number" : type == String.self ? "a string" : "\(type)"
+            self.init(path: path, reason: "\(field(context.codingPath)) must be \(expected)")
+        case .valueNotFound(_, let context):
+            self.init(path: path, reason: "\(field(context.codingPath)) is missing")
+        case .keyNotFound(let key, let context):
+            self.init(path: path, reason: "\(field(context.codingPath + [key])) is missing")
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            self.init(path: path, reason: "\(field(context.codingPath)) must be a whole number")
+        default:
+            self.init(path: path, reason: "is not JSON of {\"apps\": [{\"key\", \"secret\", …}]}")
+        }
+    }
+
+    public var description: String { "\(path): \(reason)" }
 }
