@@ -7,7 +7,7 @@ enum OpenAPIDocument {
     /// The operations `POST /v1/sessions/{id}/operations` runs: every command and
     /// `updateSettings`; not the connection's own requests (media is a connected user's), nor the reads.
     static let operations: [String] = {
-        let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer].map(\.rawValue)
+        let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer, .getIceServers].map(\.rawValue)
         let notHere = Set(Query.allCases.map(\.rawValue) + connectionOnly)
         return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
     }()
