@@ -3,7 +3,8 @@ CONFIG`): a media_peers.Peer that joins, publishes its tone and colour, and answ
 questions as JSON lines (one request on stdin, one answer on stdout).
 
 CONFIG (JSON): base (http(s)://address:port), session, name, token, tone, colour, size, palette
-(name -> [tone, colour]), iceServers (RTCIceServer fields) and audioSlots / videoSlots.
+(name -> [tone, colour]), iceServers (RTCIceServer fields; or, with iceServersFromJoin, those of
+the join reply: the TURN servers the server hands out) and audioSlots / videoSlots.
 Requests: {"op": "report", "since": wall time} -> per kind, label -> wall times it was recognised
 (one per audio window or video frame); per slot, its kind, the user the slot map puts there and
 the labels recognised; {"op": "path"} -> the selected ICE pair's local candidate type and
@@ -67,9 +68,12 @@ async def main(config):
                    for server in config.get("iceServers", [])]
     peer = Peer(FixedToken(config["base"], config["token"]), config["session"], config["name"], "participant",
                 config["tone"], tuple(config["colour"]), palette, size=tuple(config["size"]), ice_servers=ice_servers)
-    await peer.join()
+    joined = await peer.join()
+    if config.get("iceServersFromJoin"):
+        peer.ice_servers = [RTCIceServer(urls=server["urls"], username=server["username"], credential=server["credential"])
+                            for server in joined.get("iceServers", [])]
     await peer.start_media(config.get("audioSlots", 3), config.get("videoSlots", 3))
-    print(json.dumps({"ready": True, "user": peer.user}), flush=True)
+    print(json.dumps({"ready": True, "user": peer.user, "iceServers": joined.get("iceServers")}), flush=True)
     loop = asyncio.get_running_loop()
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
