@@ -29,6 +29,9 @@ public enum Request: Sendable, Equatable {
     /// transport is the server's, not the session's state.
     /// `screenShareMids` names the offer's video sections that carry screen share.
     case mediaOffer(sdp: String, screenShareMids: [String])
+    /// Fresh credentials for the TURN servers the server hands out (none without TURN): for a
+    /// new media peer made after the ones from the join or resume reply expired.
+    case iceServers
 }
 
 public struct JoinArguments: Sendable, Equatable, Codable {

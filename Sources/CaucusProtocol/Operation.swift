@@ -21,7 +21,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case chat, getSnapshot
     // Media
     case publish, muteUser
-    case mediaOffer
+    case mediaOffer, getIceServers
     case startVoiceBroadcast, stopVoiceBroadcast, listenIn, stopListening
 }
 

@@ -101,6 +101,7 @@ public struct RequestFields: Codable, Sendable {
         case .getSnapshot: return .query(.getSnapshot)
         case .updateSettings: return .updateSettings(try required(settings, "settings"))
         case .mediaOffer: return .mediaOffer(sdp: try required(sdp, "sdp"), screenShareMids: screenShareMids ?? [])
+        case .getIceServers: return .iceServers
         default: return .command(try command(for: operation))
         }
     }
@@ -158,7 +159,8 @@ public struct RequestFields: Codable, Sendable {
         case .stopVoiceBroadcast: return .stopVoiceBroadcast
         case .listenIn: return .listenIn(try required(room, "room"))
         case .stopListening: return .stopListening
-        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer:
+        case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer,
+            .getIceServers:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")
         }
     }

@@ -72,11 +72,12 @@ public struct MediaSlot: Sendable, Equatable, Codable {
 
 /// What a successful request returns.
 public enum ReplyResult: Sendable, Equatable {
-    /// After a join: who you are, the secret to resume with, and the session as you see it.
-    case joined(user: UserID, secret: String, snapshot: SessionSnapshot)
+    /// After a join: who you are, the secret to resume with, and the session as you see it;
+    /// with TURN configured, the TURN servers to relay media through, with fresh credentials.
+    case joined(user: UserID, secret: String, snapshot: SessionSnapshot, iceServers: [ICEServer] = [])
     /// After a resume: either the missed events follow (`replayingFrom` is the first seq sent),
-    /// or, if they are no longer all kept, a fresh snapshot.
-    case resumed(user: UserID, replayingFrom: Int?, snapshot: SessionSnapshot?)
+    /// or, if they are no longer all kept, a fresh snapshot; and fresh TURN credentials, if any.
+    case resumed(user: UserID, replayingFrom: Int?, snapshot: SessionSnapshot?, iceServers: [ICEServer] = [])
     /// A command was carried out; `seq` is that of its last event (nil if it caused none).
     case done(seq: Int?)
     case preList([PlannedRoom])
@@ -90,6 +91,8 @@ public enum ReplyResult: Sendable, Equatable {
     case pong(seq: Int?, sent: Int?)
     /// After a `mediaOffer`: the server's SDP answer.
     case mediaAnswer(sdp: String)
+    /// After a `getIceServers`: the TURN servers with fresh credentials (none without TURN).
+    case iceServers([ICEServer])
 }
 
 extension ServerFrame: Codable {
@@ -97,7 +100,7 @@ extension ServerFrame: Codable {
     private enum MediaKeys: String, CodingKey { case slots, unplayable, activeSpeakers }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
-        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp, iceServers
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,14 +110,16 @@ extension ServerFrame: Codable {
             try c.encode(re, forKey: .re)
             var r = c.nestedContainer(keyedBy: ResultKeys.self, forKey: .result)
             switch result {
-            case .joined(let user, let secret, let snapshot):
+            case .joined(let user, let secret, let snapshot, let iceServers):
                 try r.encode(user, forKey: .user)
                 try r.encode(secret, forKey: .secret)
                 try r.encode(snapshot, forKey: .snapshot)
-            case .resumed(let user, let from, let snapshot):
+                if !iceServers.isEmpty { try r.encode(iceServers, forKey: .iceServers) }
+            case .resumed(let user, let from, let snapshot, let iceServers):
                 try r.encode(user, forKey: .user)
                 try r.encodeIfPresent(from, forKey: .replayingFrom)
                 try r.encodeIfPresent(snapshot, forKey: .snapshot)
+                if !iceServers.isEmpty { try r.encode(iceServers, forKey: .iceServers) }
             case .done(let seq): try r.encodeIfPresent(seq, forKey: .seq)
             case .preList(let plan): try r.encode(plan, forKey: .preList)
             case .committed(let breakout): try r.encode(breakout, forKey: .committed)
@@ -125,6 +130,7 @@ extension ServerFrame: Codable {
                 try r.encodeIfPresent(seq, forKey: .seq)
                 try r.encodeIfPresent(sent, forKey: .sent)
             case .mediaAnswer(let sdp): try r.encode(sdp, forKey: .sdp)
+            case .iceServers(let servers): try r.encode(servers, forKey: .iceServers)
             }
         case .error(let re, let body):
             try c.encode(re, forKey: .re)
@@ -180,11 +186,15 @@ extension ServerFrame: Codable {
         if r.contains(.secret) {
             result = .joined(
                 user: try r.decode(UserID.self, forKey: .user), secret: try r.decode(String.self, forKey: .secret),
-                snapshot: try r.decode(SessionSnapshot.self, forKey: .snapshot))
+                snapshot: try r.decode(SessionSnapshot.self, forKey: .snapshot),
+                iceServers: try r.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? [])
         } else if r.contains(.user) {
             result = .resumed(
                 user: try r.decode(UserID.self, forKey: .user), replayingFrom: try r.decodeIfPresent(Int.self, forKey: .replayingFrom),
-                snapshot: try r.decodeIfPresent(SessionSnapshot.self, forKey: .snapshot))
+                snapshot: try r.decodeIfPresent(SessionSnapshot.self, forKey: .snapshot),
+                iceServers: try r.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? [])
+        } else if r.contains(.iceServers) {
+            result = .iceServers(try r.decode([ICEServer].self, forKey: .iceServers))
         } else if r.contains(.preList) {
             result = .preList(try r.decode([PlannedRoom].self, forKey: .preList))
         } else if r.contains(.committed) {

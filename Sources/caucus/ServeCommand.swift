@@ -15,10 +15,13 @@ struct Serve: AsyncParsableCommand {
             development app on first start. Each option can also come from the environment: CAUCUS_HOST, \
             CAUCUS_PORT, CAUCUS_DATA, CAUCUS_CONFIG, CAUCUS_STORE, CAUCUS_SYNC, CAUCUS_SNAPSHOT_EVERY, \
             CAUCUS_REPLAY_WINDOW, CAUCUS_ROSTER_WINDOW, CAUCUS_JOIN_DEADLINE, CAUCUS_MAX_WAITING_PER_ADDRESS, CAUCUS_MEDIA_PORT, CAUCUS_MEDIA_ADDRESS, CAUCUS_MEDIA_BIND_ADDRESS, \
-            CAUCUS_TLS_CERT, CAUCUS_TLS_KEY, CAUCUS_TLS_CHECK_SECONDS, CAUCUS_HTTP_REDIRECT_PORT, CAUCUS_PUBLIC_URL. Sessions \
+            CAUCUS_TLS_CERT, CAUCUS_TLS_KEY, CAUCUS_TLS_CHECK_SECONDS, CAUCUS_HTTP_REDIRECT_PORT, CAUCUS_PUBLIC_URL, \
+            CAUCUS_TURN_URLS, CAUCUS_TURN_SECRET_FILE, CAUCUS_TURN_CREDENTIAL_HOURS. Sessions \
             are stored in SQLite in the data folder unless --store names a PostgreSQL database. Media (WebRTC) \
             goes to one UDP port on the media address, 127.0.0.1 and a free port by default. With --tls-cert and \
-            --tls-key the port speaks HTTPS and WSS (docs/deploy.md); a SIGHUP or a change of the files reloads them.
+            --tls-key the port speaks HTTPS and WSS (docs/deploy.md); a SIGHUP or a change of the files reloads them. \
+            With --turn-url and --turn-secret-file every joined user is given those TURN servers with credentials \
+            of its own (docs/turn.md).
             """)
 
     @Option(help: "Address to listen on.") var host: String?
@@ -64,6 +67,12 @@ struct Serve: AsyncParsableCommand {
     var httpRedirectPort: Int?
     @Option(help: "The address students and other machines open (https://host[:port]): invite links follow it, and so do the node URL (with --store postgres) and the media address unless given.")
     var publicURL: String?
+    @Option(name: .customLong("turn-url"), help: "A TURN server clients may relay media through: turn:host[:port][?transport=udp|tcp] or turns:host[:port][?transport=tcp] (TLS). Repeat it for several; every joined user is given them all, with credentials of its own. Needs --turn-secret-file.")
+    var turnURLs: [String] = []
+    @Option(help: "File holding the secret shared with the TURN servers (coturn's static-auth-secret, one line), from which each user's credentials are minted. It never leaves the server.")
+    var turnSecretFile: String?
+    @Option(help: "Hours a TURN credential may start new relays (1 to 168, default 12); a relay started before then lasts as long as the call.")
+    var turnCredentialHours: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
 
     func run() async throws {
@@ -123,6 +132,7 @@ struct Serve: AsyncParsableCommand {
         }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         try applyNetworkOptions(to: &configuration, environment: environment)
+        try applyTURNOptions(to: &configuration, environment: environment)
         if let url = nodeURL ?? environment["CAUCUS_NODE_URL"] ?? derivedNodeURL(configuration) {
             guard configuration.storeURL != nil else { throw ValidationError("--node-url runs several nodes on one PostgreSQL store: give --store postgres://….") }
             var cluster = ClusterConfiguration(nodeURL: try Self.nodeURL(url))
@@ -219,6 +229,9 @@ struct Serve: AsyncParsableCommand {
         }
         lines.append("Media (WebRTC, UDP): \(server.configuration.mediaAddress):\(server.mediaPort)"
             + (server.mediaTCPPort.map { ", ICE-TCP: \(server.configuration.mediaAddress):\($0)" } ?? ""))
+        if let turn = server.configuration.turn {
+            lines.append("TURN for clients: \(turn.urls.joined(separator: ", ")) (credentials per user, valid \(turn.credentialHours) h)")
+        }
         lines.append("Console: \(base)/ (in a browser)")
         lines.append("Health: \(base)/healthz · Metrics: \(base)/metrics · API: \(base)/openapi.json")
         // Written unbuffered: a supervisor (or a test) reading a pipe learns the port at once.

@@ -78,6 +78,11 @@ import Testing
             .pong(seq: nil, sent: nil),
             .pong(seq: 12, sent: nil),
             .pong(seq: 12, sent: 3),
+            .joined(user: UserID(6), secret: "x", snapshot: participantView, iceServers: Self.relays),
+            .resumed(user: UserID(6), replayingFrom: 17, snapshot: nil, iceServers: Self.relays),
+            .resumed(user: UserID(6), replayingFrom: nil, snapshot: participantView, iceServers: Self.relays),
+            .iceServers(Self.relays),
+            .iceServers([]),
         ]
         for (index, result) in results.enumerated() {
             try Compare.expectSame(ServerFrame.reply(re: index, result: result), "\(result)")
@@ -96,6 +101,29 @@ import Testing
             try Compare.expectSame(ServerFrame.error(re: nil, body))
             try Compare.expectSame(ServerFrame.error(re: 77, body))
         }
+    }
+
+    static let relays = [
+        ICEServer(urls: ["turns:turn.example.org:443?transport=tcp", "turn:[2001:db8::1]:3478"], username: "1790000000:3.1", credential: "2LpdpU/yMIXL7qlxj39IAh0Yuvs=")
+    ]
+
+    /// TURN servers travel in join and resume replies only when there are some, and the
+    /// `getIceServers` reply, even an empty one, decodes as that reply and nothing else.
+    @Test func iceServersRoundTripAndAreLeftOutWhenNone() throws {
+        let state = try EncodingFixtures.session(users: 3)
+        let snapshot = SessionSnapshot(state: state, viewer: UserID(1), seq: 9)
+        let frames: [ServerFrame] = [
+            .reply(re: 1, result: .joined(user: UserID(1), secret: "s", snapshot: snapshot, iceServers: Self.relays)),
+            .reply(re: 2, result: .resumed(user: UserID(1), replayingFrom: 4, snapshot: nil, iceServers: Self.relays)),
+            .reply(re: 3, result: .iceServers(Self.relays)),
+            .reply(re: 4, result: .iceServers([])),
+        ]
+        for frame in frames {
+            #expect(try JSONDecoder().decode(ServerFrame.self, from: Data(try Compare.expectSame(frame))) == frame)
+        }
+        let without = Compare.text(try Compare.expectSame(ServerFrame.reply(re: 5, result: .resumed(user: UserID(1), replayingFrom: 4, snapshot: nil))))
+        #expect(without == #"{"re":5,"result":{"user":1,"replayingFrom":4}}"#)
+        #expect(Compare.text(try Compare.expectSame(frames[3])) == #"{"re":4,"result":{"iceServers":[]}}"#)
     }
 
     /// The encoder's output decodes back to the same frame.

@@ -45,8 +45,10 @@ import Testing
             let viewers = Array(state.users.keys)
             let viewer = viewers[Int(random.next() % UInt64(viewers.count))]
             let snapshot = SessionSnapshot(state: state, viewer: viewer, seq: step)
-            let whole = wire.frame(.reply(re: step, result: .joined(user: viewer, secret: "s", snapshot: snapshot)))
-            let joined = wire.joinedReply(re: step, user: viewer, secret: "s", snapshot: snapshot)
+            // With TURN, half the time: a credential that looks like the list's own JSON too.
+            let relays = step % 2 == 0 ? [] : [ICEServer(urls: ["turns:turn.test:443?transport=tcp"], username: #"1:"users":[]"#, credential: "c+/=")]
+            let whole = wire.frame(.reply(re: step, result: .joined(user: viewer, secret: "s", snapshot: snapshot, iceServers: relays)))
+            let joined = wire.joinedReply(re: step, user: viewer, secret: "s", snapshot: snapshot, iceServers: relays)
             #expect(Array(buffer: joined) == Array(buffer: whole), "step \(step)")
             compared += 1
             if snapshot.users.count > 1 { spliced += 1 }

@@ -101,14 +101,16 @@
       }
       return { kinds, slots, user: window.caucusConsole.model.you, audioState: audioContext.state };
     },
-    /** The selected candidate pair's local candidate: its type and protocol (tcp for ICE-TCP). */
+    /** The selected candidate pair: the local candidate's type and protocol (tcp for ICE-TCP),
+     * for a relayed one how it reaches the TURN server (udp, tcp, tls) and which URL; the remote's. */
     async path() {
       const stats = await media.pc.getStats();
       let pair = null;
       stats.forEach((entry) => { if (entry.type === "transport" && entry.selectedCandidatePairId) pair = stats.get(entry.selectedCandidatePairId); });
       const local = pair && stats.get(pair.localCandidateId);
       const remote = pair && stats.get(pair.remoteCandidateId);
-      return local ? { localType: local.candidateType, localTransport: local.protocol, remote: `${remote.address}:${remote.port}`, remoteTransport: remote.protocol } : null;
+      return local ? { localType: local.candidateType, localTransport: local.protocol, relayProtocol: local.relayProtocol ?? null, url: local.url ?? null,
+                       remote: `${remote.address}:${remote.port}`, remoteTransport: remote.protocol } : null;
     },
   };
 })();

@@ -89,16 +89,21 @@ def http_request(host, base, method, path, body=None, ca_file=None):
 
 
 class AiortcStudent(JSONLinesProcess):
-    def __init__(self, home, server, session, name, tone, colour, size, palette, ice_servers=(), ca_file=None):
+    def __init__(self, home, server, session, name, tone, colour, size, palette, ice_servers=(), ca_file=None, ice_servers_from_join=False):
+        """`ice_servers`: its RTCConfiguration's; with `ice_servers_from_join`, those the server
+        handed out in the join reply instead (kept as `given_ice_servers`)."""
         config = {"base": server.base, "session": session, "name": name, "token": server.token(session, "participant", name),
-                  "tone": tone, "colour": colour, "size": size, "palette": palette, "iceServers": list(ice_servers)}
+                  "tone": tone, "colour": colour, "size": size, "palette": palette, "iceServers": list(ice_servers),
+                  "iceServersFromJoin": ice_servers_from_join}
         env = None
         if ca_file:
             # aiortc's TURN over TLS and the WebSocket verify with the default context: the test CA.
             env = {**os.environ, "SSL_CERT_FILE": str(ca_file)}
         super().__init__(home.student, [sys.executable, str(HERE.parent / "PythonSupport" / "aiortc_process.py"), json.dumps(config)], env=env)
         self.name = name
-        self.user = self.answer()["user"]
+        ready = self.answer()
+        self.user = ready["user"]
+        self.given_ice_servers = ready.get("iceServers")
 
     def report(self, since):
         return self.ask({"op": "report", "since": since})
@@ -228,7 +233,7 @@ class ChromiumStudent(JSONLinesProcess):
         self.script((HERE / "console_observer.js").read_text(), palette)
 
     def report(self, since):
-        """As aiortc_student's: times in seconds (the page keeps Date.now()'s milliseconds)."""
+        """As aiortc_process's: times in seconds (the page keeps Date.now()'s milliseconds)."""
         report = self.script("return window.labObserver.report(arguments[0]);", since * 1000)
         for labels in report["kinds"].values():
             for label, times in labels.items():
@@ -241,6 +246,19 @@ class ChromiumStudent(JSONLinesProcess):
     def close(self):
         self.stop({"op": "quit"})
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def recognised(name, report, names):
+    """What an aiortc or Chromium student's `report` says it heard and saw (labels), and every
+    slot that recognised someone other than the user the slot map puts there (`names`: user id ->
+    name, for slots whose report has no name)."""
+    problems = []
+    for mid, slot in report["slots"].items():
+        owner = slot.get("name") or names.get(slot["user"])
+        for label in slot["labels"]:
+            if label != owner:
+                problems.append(f"{name}'s {slot['kind']} slot {mid} (the map says {owner}) recognised {label}")
+    return set(report["kinds"]["audio"]), set(report["kinds"]["video"]), problems
 
 
 def connect_tcp(host, address, port):

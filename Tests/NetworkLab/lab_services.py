@@ -72,9 +72,21 @@ class TurnServer:
         self.config = self.folder / "turnserver.conf"
         self.config.write_text(text)
         self.log = open(self.folder / "turnserver.log", "w+")
-        self.process = host.popen(["turnserver", "-c", str(self.config)], stdout=self.log, stderr=subprocess.STDOUT)
+        # --verbose: the log then names each relay's username (who relays), which tests read.
+        self.process = host.popen(["turnserver", "-c", str(self.config), "--verbose"], stdout=self.log, stderr=subprocess.STDOUT)
         for port in (3478, 443):
             wait_for_tcp(host, host.address, port, "coturn")
+
+    def server_flags(self, urls):
+        """`caucus serve`'s flags that hand its users these TURN URLs with credentials minted from
+        this coturn's secret (written to a file in its folder: the secret is never an argument)."""
+        secret_file = self.folder / "turn-secret"
+        secret_file.write_text(self.secret + "\n")
+        return [argument for url in urls for argument in ("--turn-url", url)] + ["--turn-secret-file", str(secret_file)]
+
+    def allocations(self, username):
+        """The relays coturn allocated for `username`: its log's lines saying so."""
+        return [line for line in self.output().splitlines() if f"<{username}>" in line and ("ALLOCATE processed, success" in line or ": new, " in line)]
 
     def ice_servers(self, name, urls):
         """An RTCConfiguration's iceServers entry for `name`, with fresh credentials."""

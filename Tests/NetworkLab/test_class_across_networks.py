@@ -29,7 +29,7 @@ import unittest
 from pathlib import Path
 
 from netlab import PORT_RANGES, skip_unless_possible
-from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, http_request
+from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, http_request, recognised
 from lab_services import SERVER_NAME, SERVER_PORT, lab_server, open_lab_with_turn, port_of
 
 SESSION = "Lab"
@@ -95,16 +95,7 @@ class ClassAcrossNetworksTests(unittest.TestCase):
         is wrong per slot (a slot recognised as someone other than the user the map puts there)."""
         result = {}
         for name in ("Ada", "Cleo"):
-            report = self.students[name].report(since)
-            heard = set(report["kinds"]["audio"])
-            seen = set(report["kinds"]["video"])
-            problems = []
-            for mid, slot in report["slots"].items():
-                owner = slot.get("name") or self.names.get(slot["user"])
-                for label in slot["labels"]:
-                    if label != owner:
-                        problems.append(f"{name}'s {slot['kind']} slot {mid} (the map says {owner}) recognised {label}")
-            result[name] = (heard, seen, problems)
+            result[name] = recognised(name, self.students[name].report(since), self.names)
         at, rows = self.students["Sam"].latest()
         if at < since:
             rows = []

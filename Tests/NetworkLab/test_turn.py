@@ -2,7 +2,9 @@
 to the TURN server, with aioice's TURN client (what aiortc uses): over TCP on 3478 and over TLS on
 443 (the certificate verified against the test CA) it allocates a relayed address and relays
 datagrams both ways to a public host, which sees them come from the relay; credentials past their
-expiry, or signed with another secret, are refused, as is a TLS server the client does not trust."""
+expiry, or signed with another secret, are refused, as is a TLS server the client does not trust;
+and a relay allocated before its credentials expired is refreshed and used after (coturn checks
+the expiry when a relay is allocated: what `caucus serve`'s credential lifetime rests on)."""
 
 import asyncio
 import socket
@@ -11,7 +13,7 @@ import threading
 import unittest
 from pathlib import Path
 
-from aioice import turn
+from aioice import stun, turn
 
 from lab_services import TURN_CONFIG, new_ca, open_lab_with_turn, remove_ca, turn_credentials
 from netlab import in_namespace, skip_unless_possible
@@ -65,6 +67,29 @@ class TurnTests(unittest.TestCase):
                 transport.close()
 
         return in_namespace(self.home.student_namespace, lambda: asyncio.run(exchange()))
+
+    def test_a_relay_allocated_before_its_credentials_expire_outlives_them(self):
+        username, password = turn_credentials(self.turn.secret, "ada", lifetime=2)
+
+        async def relay_after_expiry():
+            transport, receiver = await asyncio.wait_for(turn.create_turn_endpoint(
+                Receiver, server_addr=(self.turn.address, 3478), username=username, password=password, transport="tcp"), WAIT)
+            try:
+                await asyncio.sleep(3.5)
+                # The client's periodic refresh, early: it keeps the relay past the expiry.
+                refresh = stun.Message(message_method=stun.Method.REFRESH, message_class=stun.Class.REQUEST)
+                refresh.attributes["LIFETIME"] = 600
+                await transport._TurnTransport__inner_protocol.request_with_retry(refresh)
+                # A new peer needs a new permission and channel, asked with the expired credentials too.
+                transport.sendto(b"late", (self.peer.address, ECHO_PORT))
+                return (await asyncio.wait_for(receiver.datagrams.get(), WAIT))[0]
+            finally:
+                transport.close()
+
+        self.assertEqual(in_namespace(self.home.student_namespace, lambda: asyncio.run(relay_after_expiry())), b"echo late")
+        with self.assertRaises(Exception) as refusal:
+            self.allocate_and_relay(3478, None, username, password)
+        self.assertIn("401", str(refusal.exception), "a new relay with the expired credentials")
 
     def trusted(self):
         return ssl.create_default_context(cafile=str(self.ca.path))

@@ -4,7 +4,8 @@ cannot carry many peers' packets): a media_peers.Peer that joins, publishes its 
 and answers the test's questions as JSON lines (one request on stdin, one answer on stdout).
 
 CONFIG (JSON): base (http(s)://address:port), session, name, token, tone, colour, size, palette
-(name -> [tone, colour]), and optionally iceServers (RTCIceServer fields), audioSlots /
+(name -> [tone, colour]), and optionally iceServers (RTCIceServer fields; or, with
+iceServersFromJoin, those of the join reply: the TURN servers the server hands out), audioSlots /
 videoSlots, recogniseTones (false: received audio is decoded and dropped).
 Requests: {"op": "report", "since": wall time} -> per kind, label -> wall times it was recognised
 (one per audio window or video frame); per slot, its kind, the user the slot map puts there and
@@ -87,9 +88,12 @@ async def main(config):
                    for server in config.get("iceServers", [])]
     peer = Peer(FixedToken(config["base"], config["token"]), config["session"], config["name"], "participant",
                 config["tone"], tuple(config["colour"]), palette, size=tuple(config["size"]), ice_servers=ice_servers)
-    await peer.join()
+    joined = await peer.join()
+    if config.get("iceServersFromJoin"):
+        peer.ice_servers = [RTCIceServer(urls=server["urls"], username=server["username"], credential=server["credential"])
+                            for server in joined.get("iceServers", [])]
     await peer.start_media(config.get("audioSlots", 3), config.get("videoSlots", 3), recognise_tones=config.get("recogniseTones", True))
-    print(json.dumps({"ready": True, "user": peer.user}), flush=True)
+    print(json.dumps({"ready": True, "user": peer.user, "iceServers": joined.get("iceServers")}), flush=True)
     loop = asyncio.get_running_loop()
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)

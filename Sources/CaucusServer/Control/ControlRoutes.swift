@@ -67,7 +67,7 @@ extension SessionServer {
                     return Self.json(["seq": seq])
                 case .updateSettings(let change):
                     return Self.json(["seq": try await session.settingsChange(change, by: .server)])
-                case .query, .ping, .join, .resume, .mediaOffer:
+                case .query, .ping, .join, .resume, .mediaOffer, .iceServers:
                     throw CaucusError(.unknownOperation, "Only commands run here; read state with GET /v1/sessions/{id}.")
                 }
             }

@@ -8,7 +8,7 @@ enum OpenAPIDocument {
     /// `updateSettings`; not the connection's own requests (media is a connected user's), nor the
     /// reads, nor what acts on the caller's own seat (always refused there, 3006).
     static let operations: [String] = {
-        let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer].map(\.rawValue)
+        let connectionOnly = [Operation.join, .resume, .ping, .mediaOffer, .getIceServers].map(\.rawValue)
         let notHere = Set(Query.allCases.map(\.rawValue) + connectionOnly + ownSeat.map(\.rawValue))
         return Operation.allCases.map(\.rawValue).filter { !notHere.contains($0) }
     }()

@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
     /// The address students and other machines reach this server at (`--public-url`): the
     /// base of the console's invite links and of the redirect's Location.
     public var publicURL: PublicURL?
+    /// TURN servers handed to every joined user with credentials of its own (`--turn-url`,
+    /// `--turn-secret-file`); nil: none, and no reply carries `iceServers`.
+    public var turn: TURNConfiguration?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./caucus-data", apps: [AppCredentials] = [],

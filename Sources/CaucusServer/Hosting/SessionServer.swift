@@ -140,10 +140,11 @@ public final class SessionServer: Sendable {
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
         let snapshotInterval = configuration.snapshotInterval
+        let turn = configuration.turn
         let registry = SessionRegistry { registry in
             SessionEnvironment(
                 store: store, clock: clock, secrets: secrets, metrics: metrics, logger: logger, replayWindow: replayWindow,
-                snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, sessionClosed: { id in await registry.closed(id) })
+                snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, turn: turn, sessionClosed: { id in await registry.closed(id) })
         }
         self.registry = registry
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {

@@ -51,10 +51,12 @@ actor SessionActor {
         self.leaseEpoch = leaseEpoch ?? (opening?.lease == nil ? nil : opening?.initialLease.epoch)
         self.environment = environment
         let secrets = environment.secrets
+        let turn = environment.turn
         self.pipeline = Pipeline(
             limits: limits, encoding: WireFrames(), replayWindow: environment.replayWindow,
             rosterWindow: environment.rosterWindow, snapshotInterval: environment.snapshotInterval,
-            secret: { secrets.secret(session: id, user: $0) })
+            secret: { secrets.secret(session: id, user: $0) },
+            iceServers: { user, now in turn?.iceServers(session: id, user: user, at: now) ?? [] })
     }
 
     /// Rebuilds the session after a restart (on a fresh actor): its latest snapshot, if any,

@@ -18,6 +18,8 @@ struct SessionEnvironment: Sendable {
     let rosterWindow: Duration
     /// The media port, whose peers go when their users leave.
     let media: MediaTransport
+    /// The TURN servers each user's join and resume replies name, with fresh credentials.
+    let turn: TURNConfiguration?
     /// Told when a session has ended (or broken), so its name is free again.
     let sessionClosed: @Sendable (StoredSessionID) async -> Void
 }

@@ -38,10 +38,14 @@ struct PipelineHarness {
 
     static let limits = SessionLimits(maxSubsessions: 4, maxPasswordLength: 10, maxUsersPerSession: 12, maxRoomCapacity: 4, reconnectGraceSeconds: 20)
 
-    init(replayWindow: Int = 1_000, holdsRoster: Bool = false, snapshotInterval: Int = 0) {
+    /// `iceServers`: what a join or resume reply names for a user at a time (by default none).
+    init(
+        replayWindow: Int = 1_000, holdsRoster: Bool = false, snapshotInterval: Int = 0,
+        iceServers: @escaping (UserID, Instant) -> [ICEServer] = { _, _ in [] }
+    ) {
         pipeline = Pipeline(
             limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, rosterWindow: holdsRoster ? .milliseconds(5) : .zero,
-            snapshotInterval: snapshotInterval, secret: { "secret-\($0.rawValue)" })
+            snapshotInterval: snapshotInterval, secret: { "secret-\($0.rawValue)" }, iceServers: iceServers)
     }
 
     mutating func newConnection() -> Int {
@@ -72,7 +76,7 @@ struct PipelineHarness {
                         }
                         // A snapshot promises everything it includes: all of it must be stored.
                         switch frame {
-                        case .reply(_, .joined(_, _, let snapshot)), .reply(_, .resumed(_, _, let snapshot?)), .reply(_, .snapshot(let snapshot)):
+                        case .reply(_, .joined(_, _, let snapshot, _)), .reply(_, .resumed(_, _, let snapshot?, _)), .reply(_, .snapshot(let snapshot)):
                             if snapshot.seq > durable { violations.append("snapshot at \(snapshot.seq) sent while only \(durable) is durable") }
                         default:
                             break

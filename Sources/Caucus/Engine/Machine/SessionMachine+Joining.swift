@@ -128,7 +128,7 @@ extension SessionMachine {
             return
         }
         switch result {
-        case .success(.joined(_, let secret, let snapshot)):
+        case .success(.joined(_, let secret, let snapshot, _)):
             joined(joining, secret: secret, snapshot: snapshot, on: socket, at: now)
         case .success(let other):
             joinFailed(.invalidResponse("join was answered with \(other)"), at: now)

@@ -75,7 +75,7 @@ extension SessionMachine {
             return
         }
         switch result {
-        case .success(.resumed(_, _, let fresh)):
+        case .success(.resumed(_, _, let fresh, _)):
             if let fresh {
                 // Too long away to replay: a fresh snapshot instead of the missed events.
                 updateModel { $0.reset(to: fresh) }

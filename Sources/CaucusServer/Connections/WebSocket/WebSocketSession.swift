@@ -94,6 +94,9 @@ struct WebSocketSession: Sendable {
                 // publishes there is no routing to send the map, so it goes from here, empty.
                 let routed = await session.routeMedia(offeredBy: user)
                 if !routed { send(.mediaSlots(answer.emptySlots), on: connection) }
+            case (.joined(let session, let user), .iceServers):
+                let relays = server.configuration.turn?.iceServers(session: session.id, user: user, at: server.clock()) ?? []
+                send(.reply(re: frame.id, result: .iceServers(relays)), on: connection)
             case (.joined(let session, let user), .query(let query)):
                 send(.reply(re: frame.id, result: try await session.answer(query, for: user)), on: connection)
             }

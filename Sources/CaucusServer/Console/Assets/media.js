@@ -89,8 +89,11 @@ export class MediaSession extends EventTarget {
     this.videoTrack = this.local?.getVideoTracks()[0] ?? null;
     if (this.audioTrack) this.audioTrack.enabled = this.micOn;
     if (this.videoTrack) this.videoTrack.enabled = this.cameraOn;
+    // On a network that lets through nothing but TCP to a TURN server, media goes by the
+    // TURN servers the server named, with this user's own time-limited credentials.
+    const iceServers = await this.connection.currentIceServers();
     this.closePeer();
-    const pc = new RTCPeerConnection({ bundlePolicy: "max-bundle", rtcpMuxPolicy: "require" });
+    const pc = new RTCPeerConnection({ bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers });
     this.pc = pc;
     this.sendAudio = pc.addTransceiver(this.audioTrack ?? "audio", { direction: "sendonly" });
     this.sendVideo = pc.addTransceiver(this.videoTrack ?? "video", { direction: "sendonly" });

@@ -38,6 +38,8 @@ export class CaucusConnection extends EventTarget {
     this.waiting = [];
     this.lastSeq = 0;
     this.secret = null;
+    // The TURN servers, with this user's credentials, from the latest join or resume reply.
+    this.iceServers = [];
     this.user = null;
     this.socket = null;
     this.state = "connecting";
@@ -63,6 +65,7 @@ export class CaucusConnection extends EventTarget {
     const result = await this.send("join", args);
     this.user = result.user;
     this.secret = result.secret;
+    this.iceServers = result.iceServers ?? [];
     this.lastSeq = result.snapshot.seq;
     this.setState("connected");
     return result;
@@ -79,6 +82,7 @@ export class CaucusConnection extends EventTarget {
     await this.open();
     const result = await this.send("resume", { secret, lastSeq });
     this.user = result.user;
+    this.iceServers = result.iceServers ?? [];
     if (result.snapshot) {
       this.lastSeq = result.snapshot.seq;
       this.dispatchEvent(new CustomEvent("snapshot", { detail: result.snapshot }));
@@ -101,6 +105,19 @@ export class CaucusConnection extends EventTarget {
       return new Promise((resolve, reject) => this.waiting.push({ op, args, resolve, reject }));
     }
     return this.send(op, args);
+  }
+
+  /**
+   * The TURN servers for a new RTCPeerConnection: those of the last join or resume, or fresh
+   * ones (getIceServers) when their credentials expire within a minute. The username's
+   * first field is its expiry in Unix seconds (docs/protocol.md, getIceServers).
+   */
+  async currentIceServers() {
+    const expiry = Math.min(...this.iceServers.map((server) => Number(server.username.split(":")[0])));
+    if (this.iceServers.length && !(expiry * 1000 - Date.now() > 60000)) {
+      this.iceServers = (await this.request("getIceServers")).iceServers;
+    }
+    return this.iceServers;
   }
 
   leave(endSession = false) {
@@ -175,6 +192,7 @@ export class CaucusConnection extends EventTarget {
     try {
       await this.open();
       const result = await this.send("resume", { secret: this.secret, lastSeq: this.lastSeq });
+      this.iceServers = result.iceServers ?? [];
       if (result.snapshot) {
         this.lastSeq = result.snapshot.seq;
         this.dispatchEvent(new CustomEvent("snapshot", { detail: result.snapshot }));

@@ -53,28 +53,13 @@ struct ServingCertificate: Sendable {
 
     /// A file's bytes, or why it cannot be read.
     static func contents(of path: String) throws(TLSCertificateError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TLSCertificateError(file: path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw TLSCertificateError(file: path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw TLSCertificateError(file: path, reason: "cannot be read: not a regular file") }
-        guard Int(status.st_size) <= largestFile else {
-            throw TLSCertificateError(file: path, reason: "is \(status.st_size) bytes: too large for a PEM certificate or key")
+        do {
+            return try SmallFile.contents(of: path, largest: largestFile)
+        } catch .tooLarge(let size) {
+            throw TLSCertificateError(file: path, reason: (size.map { "is \($0) bytes: " } ?? "") + "too large for a PEM certificate or key")
+        } catch {
+            throw TLSCertificateError(file: path, reason: error.reason)
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw TLSCertificateError(file: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
-            }
-            bytes += chunk[..<count]
-            guard bytes.count <= largestFile else { throw TLSCertificateError(file: path, reason: "too large for a PEM certificate or key") }
-        }
-        return bytes
     }
 
     /// Checks what was read and makes the TLS context: TLS 1.2 at least, HTTP/1.1.

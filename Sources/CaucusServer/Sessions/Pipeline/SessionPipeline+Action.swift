@@ -46,11 +46,11 @@ protocol SessionFrameEncoding {
     func frame(_ frame: ServerFrame) -> Frame
     /// A join reply: every one carries the whole user list, which an encoding may keep
     /// encoded between replies (the server's does; see `EncodedUserList`).
-    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot) -> Frame
+    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot, iceServers: [ICEServer]) -> Frame
 }
 
 extension SessionFrameEncoding {
-    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot) -> Frame {
-        frame(.reply(re: requestID, result: .joined(user: user, secret: secret, snapshot: snapshot)))
+    func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot, iceServers: [ICEServer]) -> Frame {
+        frame(.reply(re: requestID, result: .joined(user: user, secret: secret, snapshot: snapshot, iceServers: iceServers)))
     }
 }

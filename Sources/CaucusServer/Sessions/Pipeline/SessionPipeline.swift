@@ -48,6 +48,8 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     let encoding: Encoding
     /// The secret a user resumes its seat with.
     private let secret: (UserID) -> String
+    /// The TURN servers a user's join or resume reply names, with credentials minted now.
+    private let iceServers: (UserID, Instant) -> [ICEServer]
     /// Events between two snapshots of the state (0: none; see `SessionPipeline+Snapshots`).
     let snapshotInterval: Int
     /// The seq of the latest snapshot handed to the store (or restored from).
@@ -95,7 +97,7 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
 
     init(
         limits: SessionLimits, encoding: Encoding, replayWindow: Int, rosterWindow: Duration, snapshotInterval: Int = 0,
-        secret: @escaping (UserID) -> String
+        secret: @escaping (UserID) -> String, iceServers: @escaping (UserID, Instant) -> [ICEServer] = { _, _ in [] }
     ) {
         self.state = SessionState(limits: limits)
         self.snapshotInterval = snapshotInterval
@@ -103,6 +105,7 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
         self.window = ReplayWindow(capacity: replayWindow)
         self.rosterWindow = rosterWindow
         self.secret = secret
+        self.iceServers = iceServers
     }
 
     /// Rebuilds the session from its stored log (after a restart): everything in it is durable.
@@ -166,7 +169,8 @@ extension SessionPipeline {
         let snapshot = SessionSnapshot(state: state, viewer: user.id, seq: last)
         replies[last, default: []].append(Reply(
             connection: connection, requestID: requestID,
-            frame: encoding.joinedReply(re: requestID, user: user.id, secret: secret(user.id), snapshot: snapshot)))
+            frame: encoding.joinedReply(
+                re: requestID, user: user.id, secret: secret(user.id), snapshot: snapshot, iceServers: iceServers(user.id, now))))
         return (user.id, last, afterRecording())
     }
 
@@ -194,14 +198,15 @@ extension SessionPipeline {
         // Held roster news skips what its first frames cover (a replay: every durable event;
         // a snapshot: every event) and what its join or an earlier snapshot still owed covers.
         rosterHold.attach(connection, through: max(seen, durableSeq, deliveryFloor[user] ?? 0))
+        let relays = iceServers(user, now)
         if let missed = window.frames(after: seen, through: durableSeq, for: user) {
-            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil)))
+            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil, iceServers: relays)))
             actions.append(.replay(connection, frames: [reply] + missed))
         } else {
             // A snapshot must not promise what is not durable yet: it goes out with the last
             // pending event, and the connection skips everything the snapshot includes.
             let snapshot = SessionSnapshot(state: state, viewer: user, seq: seq)
-            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot)))
+            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot, iceServers: relays)))
             rosterHold.attach(connection, through: seq)
             if durableSeq == seq {
                 actions.append(.send([Delivery(connection: connection, frames: [reply])]))
