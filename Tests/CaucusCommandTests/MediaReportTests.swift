@@ -100,6 +100,52 @@ import Testing
         #expect(meter.rows(at: ms(3_000)) { _ in nil }.isEmpty)
     }
 
+    @Test func eachReportGivesTheDecodeTimesSinceThePreviousOnTheWallClock() throws {
+        // Time zero of the frames' clock is 1,700,000,000.25 s on the wall clock.
+        var meter = ReceivedMediaMeter(origin: .milliseconds(1_700_000_000_250))
+        let ben = UserID(11)
+        for time in [0, 66, 133] { meter.picture(from: ben, kind: .video, width: 96, height: 64, at: ms(time)) }
+        meter.picture(from: ben, kind: .screenShare, width: 640, height: 360, at: .microseconds(200_999))
+        meter.sound(from: ben, samples: [Int16](repeating: 100, count: 960), at: ms(150))
+        let first = meter.report(at: ms(300)) { _ in "Ben" }
+        #expect(first.count == 1)
+        #expect(first[0].video?.decodedAt == [1_700_000_000_250, 1_700_000_000_316, 1_700_000_000_383])
+        // Whole milliseconds, truncated.
+        #expect(first[0].screenShare?.decodedAt == [1_700_000_000_450])
+        #expect(first[0].video?.fps == meter.rows(at: ms(300)) { _ in "Ben" }[0].video?.fps)
+        // Each time once: the next report has only what came since.
+        meter.picture(from: ben, kind: .video, width: 96, height: 64, at: ms(1_000))
+        let second = meter.report(at: ms(1_100)) { _ in "Ben" }
+        #expect(second[0].video?.decodedAt == [1_700_000_001_250])
+        #expect(second[0].screenShare?.decodedAt == [])
+        // A report that leaves the stream out (nothing in its last second) keeps its times for
+        // the next one that names it.
+        meter.picture(from: ben, kind: .screenShare, width: 640, height: 360, at: ms(1_150))
+        #expect(meter.report(at: ms(2_160)) { _ in "Ben" }.isEmpty)
+        meter.picture(from: ben, kind: .screenShare, width: 640, height: 360, at: ms(3_000))
+        #expect(meter.report(at: ms(3_100)) { _ in "Ben" }[0].screenShare?.decodedAt == [1_700_000_001_400, 1_700_000_003_250])
+        // rows(at:) alone reports none and takes none away.
+        meter.picture(from: ben, kind: .video, width: 96, height: 64, at: ms(3_050))
+        #expect(meter.rows(at: ms(3_100)) { _ in "Ben" }[0].video?.decodedAt == nil)
+        #expect(meter.report(at: ms(3_100)) { _ in "Ben" }[0].video?.decodedAt == [1_700_000_003_300])
+        // In the JSON line, under the kind.
+        let line = MediaReportLines.json(second)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let video = try #require((object["media"] as? [[String: Any]])?.first?["video"] as? [String: Any])
+        #expect(video["decodedAt"] as? [Int] == [1_700_000_001_250])
+    }
+
+    @Test func decodeTimesWaitingForAReportAreBounded() {
+        var meter = ReceivedMediaMeter()
+        let ben = UserID(11)
+        let total = ReceivedMediaMeter.undeliveredLimit + 5
+        for frame in 0..<total { meter.picture(from: ben, kind: .video, width: 96, height: 64, at: ms(frame)) }
+        let times = meter.report(at: ms(total)) { _ in nil }[0].video?.decodedAt ?? []
+        // The oldest went first.
+        #expect(times.count == ReceivedMediaMeter.undeliveredLimit)
+        #expect(times.first == 5 && times.last == Int64(total - 1))
+    }
+
     @Test func theReportsPrintedForms() throws {
         let rows = [
             ReceivedMediaMeter.Row(

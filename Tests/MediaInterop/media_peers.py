@@ -188,20 +188,22 @@ class Peer:
 
     # Media --------------------------------------------------------------------------------
 
-    async def start_media(self, audio_slots, video_slots, publish=True, recognise_tones=True):
+    async def start_media(self, audio_slots, video_slots, publish=True, recognise_tones=True, send=True):
         """One offer for the whole test: our tone and colour sent, then receive-only
         transceivers for the server's slots; then, with `publish`, says it publishes both (a
         peer made again after a resume does not: what a user publishes outlives its peers).
         Without `recognise_tones`, received audio is decoded and dropped (reading the tone of
-        many audio slots costs more CPU than a small machine has beside the video)."""
+        many audio slots costs more CPU than a small machine has beside the video). Without
+        `send`, the offer has the receive slots only (a user who only watches)."""
         # max-bundle: aiortc's default (balanced) puts each later transceiver on the transport of
         # the first one of its kind, and when the answer bundles everything on the first section
         # it moves only those first transceivers, so later video ones would never start.
         self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE, iceServers=self.ice_servers))
-        self.tone_track = ToneTrack(self.tone)
-        self.pc.addTransceiver(self.tone_track, direction="sendonly")
-        self.video_track = ColourTrack(self.colour, self.size, self.rate)
-        self.pc.addTransceiver(self.video_track, direction="sendonly")
+        if send:
+            self.tone_track = ToneTrack(self.tone)
+            self.pc.addTransceiver(self.tone_track, direction="sendonly")
+            self.video_track = ColourTrack(self.colour, self.size, self.rate)
+            self.pc.addTransceiver(self.video_track, direction="sendonly")
         for _ in range(audio_slots):
             self.pc.addTransceiver("audio", direction="recvonly")
         for _ in range(video_slots):
@@ -223,7 +225,7 @@ class Peer:
         reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))
         self.mids = [t.mid for t in self.pc.getTransceivers()]
-        if publish:
+        if publish and send:
             await self.request("publish", media=["audio", "video"])
 
     async def hear(self, track, reception):

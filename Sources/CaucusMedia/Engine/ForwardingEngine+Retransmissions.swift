@@ -1,8 +1,11 @@
 /// RTX (RFC 4588) on both sides of the router. A publisher that negotiated RTX sends its
 /// repairs on its RTX SSRC; the router restores each to the original packet before anything
 /// else sees it, so a repair is cached, ends an upstream NACK and fills the subscribers' gaps
-/// like the late packet it is. Towards a subscriber whose slot negotiated RTX, repairs from the
-/// cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
+/// like the late packet it is — unless the router holds that packet already: then the RTX
+/// packet is a copy nobody needs (Chromium pads its bandwidth probes with RTX copies of what it
+/// sent moments ago, hundreds a second), and it goes no further; a subscriber that lost the
+/// original asks for it and is repaired from the cache. Towards a subscriber whose slot
+/// negotiated RTX, repairs from the cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
 /// NACKs show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
 extension ForwardingEngine {
     /// What a publisher's RTX stream restores: its media SSRC and payload type.
@@ -13,10 +16,20 @@ extension ForwardingEngine {
     }
 
     /// The packet to route for a publisher's `packet`: itself, or the original inside an RTX
-    /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding).
+    /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding) or that
+    /// carries a packet the retransmission cache already holds (a probe's padding made of copies,
+    /// or a repair that came after the original after all): forwarded, it would reach every
+    /// subscriber of the stream again.
     func restoringRetransmission(_ packet: [UInt8]) -> [UInt8]? {
         guard packet.count >= 12, let source = retransmissionSources[Self.read32(packet, at: 8)] else { return packet }
-        return RTXPacket.unwrap(packet, mediaSSRC: source.mediaSSRC, mediaPayloadType: source.mediaPayloadType)
+        guard let original = RTXPacket.unwrap(packet, mediaSSRC: source.mediaSSRC, mediaPayloadType: source.mediaPayloadType)
+        else { return nil }
+        let sequenceNumber = UInt16(original[2]) << 8 | UInt16(original[3])
+        // By index: optional chaining through the dictionary would copy the track.
+        if let track = upTracks.index(forKey: source.mediaSSRC), upTracks.values[track].repair?.cache.packet(sequenceNumber) != nil {
+            return nil
+        }
+        return original
     }
 
     func learnRetransmissionSources(of user: Int, plan: MediaSlotPlan) {

@@ -65,6 +65,38 @@ import Testing
         #expect(router.restoringRetransmission(repair) == repair, "a departed publisher's RTX SSRC is forgotten")
     }
 
+    /// Chromium pads its bandwidth probes with RTX copies of packets it sent moments ago, and
+    /// a publisher may answer a NACK after the original came after all: a copy of a packet the
+    /// server holds is no repair anyone needs (a subscriber that lost it asks, and is repaired
+    /// from the cache), so it reaches no subscriber; a copy of one it lacks fills both gaps.
+    @Test func aPublishersRTXCopyOfAPacketTheServerHoldsIsNotForwardedAgain() throws {
+        let (router, _, _, firstOut) = Self.twoWatchingOne()
+        router.pollOutput { _ in }
+        func copies(of number: UInt16, rtx: UInt16, at milliseconds: Int) -> [Int: UInt16] {
+            let packet = Self.rtxPacket(of: Routing.rtp(ssrc: 20, sequenceNumber: number), ssrc: 21, payloadType: 99, sequenceNumber: rtx)
+            router.receive(rtp: packet, from: 2, at: .milliseconds(milliseconds))
+            var sent: [Int: UInt16] = [:]
+            router.pollOutput { output in
+                if case .copy(let copy, _) = output { sent[copy.subscriber] = copy.header.sequenceNumber }
+            }
+            return sent
+        }
+        // 502 is lost on its way to the server.
+        router.receive(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 503), from: 2, at: .milliseconds(60))
+        router.pollOutput { _ in }
+        for (rtx, number) in [500, 501, 503, 501].enumerated() {
+            #expect(copies(of: UInt16(number), rtx: UInt16(rtx), at: 70 + rtx).isEmpty, "a copy of \(number), which the server holds")
+        }
+        #expect(copies(of: 502, rtx: 4, at: 80) == [1: firstOut[1]! &+ 2, 3: firstOut[3]! &+ 2], "the repair of what it lacked")
+        #expect(copies(of: 502, rtx: 5, at: 90).isEmpty, "and a second copy of it, now held")
+        var again: [Int: UInt16] = [:]
+        router.receive(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 504), from: 2, at: .milliseconds(100))
+        router.pollOutput { output in
+            if case .copy(let copy, _) = output { again[copy.subscriber] = copy.header.sequenceNumber }
+        }
+        #expect(again == [1: firstOut[1]! &+ 4, 3: firstOut[3]! &+ 4], "the stream goes on")
+    }
+
     /// 1's NACK is answered on 1's RTX stream (its SSRC, its RTX payload type, numbers of its
     /// own); 3's, on 3's slot SSRC as before.
     @Test func aSubscriberThatNegotiatedRTXGetsRepairsOnItsRTXStream() throws {

@@ -1,6 +1,7 @@
 import Caucus
 import CaucusCodecs
 import CaucusCore
+import Foundation
 import NIOConcurrencyHelpers
 
 /// What `caucus client` does with the media it receives: decodes every frame (libopus for
@@ -8,8 +9,9 @@ import NIOConcurrencyHelpers
 /// once a second prints the report. The SDK labels each frame with its user and follows
 /// moves by itself, so nothing here knows of slots or rooms.
 final class ClientReceiver: Sendable {
-    private let meter = NIOLockedValueBox(ReceivedMediaMeter())
     private let started = ContinuousClock.now
+    /// Times on the meter are since `started`; its report gives decode times on the wall clock.
+    private let meter = NIOLockedValueBox(ReceivedMediaMeter(origin: .seconds(Date().timeIntervalSince1970)))
     private let tasks: NIOLockedValueBox<[Task<Void, Never>]> = NIOLockedValueBox([])
 
     /// Starts decoding `session`'s frames (subscribe before media starts, to miss none) and
@@ -30,7 +32,7 @@ final class ClientReceiver: Sendable {
                 let now = ContinuousClock.now - started
                 // Once the session is left there is nobody to report on.
                 guard let snapshot = session.snapshot else { continue }
-                let rows = meter.withLockedValue { $0.rows(at: now) { snapshot.user($0)?.name } }
+                let rows = meter.withLockedValue { $0.report(at: now) { snapshot.user($0)?.name } }
                 switch format {
                 case .json: console.print(MediaReportLines.json(rows))
                 case .text: console.print(MediaReportLines.text(rows))

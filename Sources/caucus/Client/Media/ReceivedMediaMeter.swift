@@ -2,8 +2,9 @@ import Caucus
 import CaucusCore
 
 /// What `caucus client` receives, by user and kind, measured over the last second: frames per
-/// second, the decoded pictures' size, the decoded audio's level. Pure: the receiver feeds it
-/// each decoded frame with its time, and asks for the rows of a report at a time.
+/// second, the decoded pictures' size, the decoded audio's level; and, for a program measuring
+/// freezes, when each picture was decoded. Pure: the receiver feeds it each decoded frame with
+/// its time, and asks for the rows of a report at a time.
 struct ReceivedMediaMeter: Sendable {
     /// One user's media in a report.
     struct Row: Sendable, Hashable, Codable {
@@ -11,6 +12,9 @@ struct ReceivedMediaMeter: Sendable {
             var fps: Double
             var width: Int
             var height: Int
+            /// When each picture since the previous report was decoded, in milliseconds since
+            /// 1970 (``ReceivedMediaMeter/report(at:name:)`` only): a freeze is a gap in them.
+            var decodedAt: [Int64]?
         }
 
         struct Audio: Sendable, Hashable, Codable {
@@ -32,7 +36,13 @@ struct ReceivedMediaMeter: Sendable {
         var window: FrameRateWindow
         var width = 0
         var height = 0
+        /// Pictures decoded since the last report, by time (at most ``undeliveredLimit``).
+        var undelivered: [Duration] = []
     }
+
+    /// The most decode times kept for the next report (a minute at 60 fps: a report that did not
+    /// name the user for that long loses the oldest).
+    static let undeliveredLimit = 3_600
 
     private struct Key: Hashable, Sendable {
         let user: UserID
@@ -42,8 +52,14 @@ struct ReceivedMediaMeter: Sendable {
     private var streams: [Key: Stream] = [:]
     private var undecodable: [UserID: Int] = [:]
     private let window: Duration
+    /// The time since 1970 of time zero on the clock the frames' times are read from.
+    private let origin: Duration
 
-    init(window: Duration = .seconds(1)) { self.window = window }
+    /// `origin`: the wall-clock time (since 1970) of time zero of the times it is fed.
+    init(window: Duration = .seconds(1), origin: Duration = .zero) {
+        self.window = window
+        self.origin = origin
+    }
 
     /// A video or screen-share frame of `user` decoded to a picture of `width` by `height`.
     mutating func picture(from user: UserID, kind: MediaKind, width: Int, height: Int, at time: Duration) {
@@ -51,6 +67,8 @@ struct ReceivedMediaMeter: Sendable {
         streams[key, default: Stream(window: FrameRateWindow(length: window))].window.add(at: time)
         streams[key]?.width = width
         streams[key]?.height = height
+        if streams[key]?.undelivered.count == Self.undeliveredLimit { streams[key]?.undelivered.removeFirst() }
+        streams[key]?.undelivered.append(time)
     }
 
     /// An audio frame of `user` decoded to `samples`.
@@ -79,5 +97,31 @@ struct ReceivedMediaMeter: Sendable {
             rows[key.user] = row
         }
         return rows.keys.sorted().compactMap { rows[$0] }
+    }
+
+    /// The rows of a report at `now`, as ``rows(at:name:)``, each video and screen share with
+    /// the times its pictures were decoded since the previous report (those of a stream the
+    /// report leaves out wait for one that names it).
+    mutating func report(at now: Duration, name: (UserID) -> String?) -> [Row] {
+        var rows = rows(at: now, name: name)
+        for key in streams.keys where key.kind != .audio {
+            guard let index = rows.firstIndex(where: { $0.user == key.user.description }) else { continue }
+            switch key.kind {
+            case .video where rows[index].video != nil: rows[index].video?.decodedAt = deliver(key)
+            case .screenShare where rows[index].screenShare != nil: rows[index].screenShare?.decodedAt = deliver(key)
+            default: continue
+            }
+        }
+        return rows
+    }
+
+    /// The stream's decode times not yet reported, in milliseconds since 1970; now reported.
+    private mutating func deliver(_ key: Key) -> [Int64] {
+        guard let times = streams[key]?.undelivered else { return [] }
+        streams[key]?.undelivered = []
+        return times.map { time in
+            let (seconds, attoseconds) = (origin + time).components
+            return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+        }
     }
 }
