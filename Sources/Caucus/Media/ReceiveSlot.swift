@@ -33,7 +33,9 @@ struct ReceiveSlot {
     static let nackRetryInterval = Duration.milliseconds(100)
     static let maximumNacks = 3
     static let keyframeRequestInterval = Duration.milliseconds(300)
-    /// Further than this past the newest, a gap is a jump of the stream (a new source), not loss.
+    /// Further than this past the newest, a gap is a jump of the stream (a new source, or the
+    /// server's skip past what cannot be repaired, `SlotRewriter.staleSkip`), not loss: the
+    /// slot starts again at the packet after it.
     static let largestGap: UInt16 = 512
 
     let codec: MediaCodec
@@ -80,7 +82,13 @@ struct ReceiveSlot {
         }
         if missing.removeValue(forKey: number) == nil, let newest {
             let ahead = number &- newest
-            if ahead > 1, ahead < Self.largestGap {
+            if ahead >= Self.largestGap, ahead < 0x8000 {
+                // A jump: a new stream on the slot, or the server's skip past packets that will
+                // never come. What was held before it will never complete: start again here.
+                assembler = FrameAssembler(codec: assembler.codec)
+                missing.removeAll()
+                if isVideo { awaitingKeyframe = true }
+            } else if ahead > 1, ahead < Self.largestGap {
                 for offset in 1..<ahead { missing[newest &+ offset] = Missing(since: now, lastAsked: now, asked: isVideo ? 1 : 0) }
                 if isVideo { output.nacks = (1..<ahead).map { newest &+ $0 } }
             }

@@ -183,14 +183,6 @@ extension ForwardingEngine {
                 missesStalePackets = true
                 continue
             }
-            // Too far behind to help: a receiver has moved on (aiortc's jitter buffer, handed a
-            // packet 100 numbers back, drops everything it holds); a keyframe mends it.
-            guard let last = rewriter.lastSequenceNumber, last &- lost <= Self.repairReach else {
-                if keyframeRequests.shouldRequestOnBehalf(origin.source, at: now), let stream = upTracks[origin.source]?.stream {
-                    routed.rtcp.append((stream.publisher, Self.pli(origin.source)))
-                }
-                continue
-            }
             if let cached = upTracks[origin.source]?.repair?.cache.packet(origin.sequenceNumber),
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
@@ -237,12 +229,6 @@ extension ForwardingEngine {
         guard let format = upTracks[source]?.format, let slotFormat = subscriber.slotFormats[slot] else { return nil }
         return catalog.translation(from: format, to: slotFormat)
     }
-
-    /// How far behind a slot's last number a NACKed packet is still repaired: short of the 100
-    /// at which aiortc's jitter buffer takes a late packet for a restart and drops what it
-    /// holds; about a third of a second of a 2.5 Mbit/s stream, past which a receiver is better
-    /// served by a keyframe.
-    public static let repairReach: UInt16 = 96
 
     /// The sender SSRC of the router's own feedback (it sends no media of its own under it).
     static let routerSSRC: UInt32 = 1

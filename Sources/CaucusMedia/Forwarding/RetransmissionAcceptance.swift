@@ -3,7 +3,7 @@
 /// Negotiating RTX does not make every stack accept it: aiortc routes a packet of an SSRC it
 /// has not seen by payload type, so with several video receivers sharing the RTX payload type
 /// it drops every RTX packet, though the answer named the RTX SSRC in an FID group. A repair it
-/// never takes leaves its gap open, and its jitter buffer waits behind that gap for 128 packets
+/// never takes leaves its gap open, and its jitter buffer waits behind that gap for 512 packets
 /// before it gives up and asks for a keyframe: seconds of frozen video after each loss.
 ///
 /// The subscriber's own NACKs tell. A repair sent on the RTX stream is remembered with the

@@ -40,7 +40,7 @@ public struct RewrittenHeader: Hashable, Sendable {
 /// - A video slot whose subscriber still misses packets of an earlier source (which are never
 ///   repaired: they would show what the slot no longer carries) skips ``staleSkip`` numbers
 ///   at its next packet, once per source (``skipPastStaleNumbers()``): a receiver that waits
-///   behind a gap (aiortc's jitter buffer holds every later frame until 128 packets past it,
+///   behind a gap (aiortc's jitter buffer holds every later frame until 512 packets past it,
 ///   then releases what it held, pictures of the room its user left) sees a jump too large
 ///   to wait for, drops what it holds and asks for a keyframe.
 /// - A video slot may switch at the new source's keyframe (``SwitchPolicy/atKeyframe(keepingCurrent:)``):
@@ -97,8 +97,11 @@ public struct SlotRewriter: Sendable {
     static let maximumGapSeconds: UInt64 = 60
 
     /// How far the numbers jump past stale ones: more than aiortc's video jitter buffer holds
-    /// (128), less than the gap past which the SDK's receiver takes a jump for a new stream (512).
-    public static let staleSkip: UInt16 = 256
+    /// (512 packets in aiortc 1.16: it drops them all), at least the gap the SDK's receiver
+    /// takes for a new stream (512: it starts again), and more than the 1,000 numbers
+    /// libwebrtc's NACK list takes (Chromium clears it and asks for a keyframe rather than
+    /// asking for each number).
+    public static let staleSkip: UInt16 = 1_024
     /// The next new packet's number jumps by ``staleSkip``.
     private var skipAhead = false
     /// Whether this source already skipped (one jump per source is enough).

@@ -90,24 +90,6 @@ import Testing
         #expect(try Self.keyframeRequests(in: later.rtcp).map(\.ssrc) == [20])
     }
 
-    /// A packet further behind the slot's last than ``ForwardingEngine/repairReach`` is not sent
-    /// again, though cached (aiortc takes one 100 back for a restart and drops all it holds): the
-    /// publisher is asked for a keyframe instead. One within reach is repaired.
-    @Test func aPacketTooFarBehindIsMendedByAKeyframeNotRepaired() throws {
-        let (router, one, _, firstOut) = RTX.twoWatchingOne()
-        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
-        let reach = Int(ForwardingEngine.repairReach)
-        for offset in 0...reach {
-            _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: 502 &+ UInt16(offset)), arrival: .milliseconds(30)) { _, _, _ in }
-        }
-        // The slot's last is firstOut + reach + 2: firstOut is one past reach, firstOut + 2 within.
-        let tooFar = router.route(rtcp: Self.nack([firstOut[1]!], slot: slot.outgoingSSRC), from: 1, now: .seconds(1))
-        #expect(tooFar.retransmissions.isEmpty)
-        #expect(try Self.keyframeRequests(in: tooFar.rtcp).map(\.ssrc) == [20])
-        let within = router.route(rtcp: Self.nack([firstOut[1]! &+ 2], slot: slot.outgoingSSRC), from: 1, now: .seconds(1))
-        #expect(within.retransmissions.map(\.header.sequenceNumber) == [firstOut[1]! &+ 2])
-    }
-
     /// A packet lost on its way in and never sent again (its asks spent): its gap stays open for
     /// every subscriber, so the server asks for a keyframe.
     @Test func aGapThePublisherNeverFillsAsksForAKeyframe() throws {

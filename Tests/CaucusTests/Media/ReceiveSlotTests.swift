@@ -140,4 +140,32 @@ import Testing
     static func bytes(of packets: [RTPPacket]) -> [UInt8] {
         packets.flatMap { packet in Array(packet.payload.dropFirst(VP8PayloadDescriptor.parse(packet.payload[...])!.length)) }
     }
+
+    /// A jump of the slot's numbers by 512 or more (the server's skip past an earlier source's
+    /// packets that will never come, `SlotRewriter.staleSkip`) starts the slot again: the
+    /// keyframe after it is delivered at once, not after a gap's patience, and nothing in the
+    /// jump is asked for.
+    @Test func aJumpStartsTheSlotAgainAtTheKeyframeAfterIt() throws {
+        let key = Self.vp8Frame(keyframe: true, fill: 1)
+        let delta = Self.vp8Frame(keyframe: false, fill: 2)
+        let key2 = Self.vp8Frame(keyframe: true, fill: 3)
+        let before = try Self.packets([key, delta], firstSequenceNumber: 100)
+        var slot = ReceiveSlot(codec: .vp8)
+        let now = Duration.seconds(1)
+        var delivered: [[UInt8]] = []
+        for packet in before[0] { delivered += slot.receive(packet, now: now).frames.map(\.bytes) }
+        // The delta frame's first packet is lost and never comes: its rest waits behind the gap.
+        for packet in before[1].dropFirst() { delivered += slot.receive(packet, now: now).frames.map(\.bytes) }
+        #expect(delivered == [key])
+        let jumpFrom = before[1].last!.sequenceNumber &+ 600  // below the assembler's own span of 1,024
+        let after = try Self.packets([key2], firstSequenceNumber: jumpFrom)
+        var nacks: [UInt16] = []
+        for packet in after[0] {
+            let output = slot.receive(packet, now: now + .milliseconds(10))
+            delivered += output.frames.map(\.bytes)
+            nacks += output.nacks
+        }
+        #expect(delivered == [key, key2], "the keyframe after the jump, at once")
+        #expect(nacks.isEmpty, "nothing in the jump asked for")
+    }
 }
