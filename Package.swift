@@ -17,6 +17,19 @@ let package = Package(
         .library(name: "CaucusProtocol", targets: ["CaucusProtocol"]),
         .library(name: "CaucusServer", targets: ["CaucusServer"]),
         .executable(name: "caucus", targets: ["caucus"]),
+        // Opus and VP8 through the system's libopus and libvpx (Linux; docs/media.md). Its
+        // codecs exist with the `Codecs` trait only: a package that uses them enables it.
+        .library(name: "CaucusCodecs", targets: ["CaucusCodecs"]),
+    ],
+    traits: [
+        // Off by default, so that `swift run caucus serve` needs Swift alone: no codec library,
+        // no pkg-config. `swift build --traits Codecs` (scripts/test, CI, the media benchmarks)
+        // builds `caucus client`'s media and `caucus bench media-clients` against libopus and
+        // libvpx (Debian: pkg-config libopus-dev libvpx-dev).
+        .trait(
+            name: "Codecs",
+            description: "Real Opus and VP8 through the system's libopus and libvpx, found with pkg-config: CaucusCodecs, and the terminal client's media."
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
@@ -161,15 +174,24 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
-                // `caucus client`'s tone and test pattern, and the real-codec load test.
-                "CaucusCodecs",
+                // `caucus client`'s tone and test pattern, and the real-codec load test: with the
+                // `Codecs` trait only (`#if Codecs`); without it their options are refused.
+                .target(name: "CaucusCodecs", condition: .when(traits: ["Codecs"])),
             ]
         ),
         // Real codecs on Linux, outside the SDK: libopus and libvpx (Debian's libopus-dev and
-        // libvpx-dev, found through pkg-config). Never a dependency of `Caucus`.
+        // libvpx-dev, found through pkg-config). Never a dependency of `Caucus`. Without the
+        // `Codecs` trait the libraries are not used and the codec sources are left out
+        // (`#if Codecs`), so that a plain `swift build` of every target needs neither.
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
-        .target(name: "CaucusCodecs", dependencies: ["COpus", "CVPX"]),
+        .target(
+            name: "CaucusCodecs",
+            dependencies: [
+                .target(name: "COpus", condition: .when(traits: ["Codecs"])),
+                .target(name: "CVPX", condition: .when(traits: ["Codecs"])),
+            ]
+        ),
         .target(
             name: "CaucusTestSupport",
             dependencies: [

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only: without it, nothing here needs the library.
+#if Codecs
 import COpus
 
 /// libopus's decoder at 48 kHz: Opus packets in, interleaved 16-bit PCM out; a lost packet is
@@ -34,3 +36,4 @@ public final class OpusDecoder {
         return Array(pcm[..<Int(decoded * channels)])
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only: without it, nothing here needs the library.
+#if Codecs
 import COpus
 
 /// libopus's encoder at 48 kHz: 16-bit PCM frames in, Opus packets out (what RTP's Opus payload
@@ -45,3 +47,4 @@ public final class OpusEncoder {
         CodecError(library: .opus, operation: operation, code: code, reason: String(cString: opus_strerror(code)))
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only: without it, nothing here needs the library.
+#if Codecs
 import CVPX
 
 /// libvpx's VP8 decoder: VP8 frames in, I420 pictures out. Not thread-safe: one owner.
@@ -41,3 +43,4 @@ public final class VP8Decoder {
             redDifference: plane(2, width / 2, height / 2))
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only: without it, nothing here needs the library.
+#if Codecs
 import CVPX
 
 /// libvpx's VP8 encoder, real-time, constant bitrate, no lag: I420 pictures in, VP8 frames out
@@ -72,3 +74,4 @@ public final class VP8Encoder {
         return CodecError(library: .vpx, operation: operation, code: Int32(status.rawValue), reason: reason)
     }
 }
+#endif

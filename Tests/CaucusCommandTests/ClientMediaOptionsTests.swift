@@ -55,6 +55,47 @@ import Testing
         #expect(refused?.contains(message) == true, "\(arguments): \(refused ?? "accepted")")
     }
 
+    /// A `caucus` built without codecs (without the package's `Codecs` trait) refuses every
+    /// media option as its options are validated, before it joins anything: an error, not a
+    /// crash, naming the options and saying how to build with codecs. This suite is built with
+    /// codecs, so `validate(codecsIncluded: false)` stands for that build's `validate()`
+    /// (CodecFreeBuildTests typechecks that build's sources).
+    @Test(arguments: [
+        (["--publish-tone"], "--publish-tone: "),
+        (["--publish-pattern", "--pattern-rate", "30"], "--publish-pattern: "),
+        (["--receive-media", "--media-report", "json"], "--receive-media: "),
+        (["--publish-tone", "--publish-pattern", "--receive-media"], "--publish-tone, --publish-pattern, --receive-media: "),
+    ])
+    func withoutCodecsTheMediaOptionsAreRefusedSayingHowToBuildWithThem(_ arguments: [String], _ named: String) throws {
+        let media = try client(arguments).media
+        var refused: String?
+        do {
+            try media.validate(codecsIncluded: false)
+        } catch {
+            refused = ClientCommand.message(for: error)
+            #expect(ClientCommand.exitCode(for: error) == .failure)
+        }
+        let message = try #require(refused, "\(arguments) accepted without codecs")
+        #expect(message.hasPrefix(named + "this caucus was built without codecs (libopus and libvpx"), "\(message)")
+        #expect(message.contains("apt-get install pkg-config libopus-dev libvpx-dev"), "\(message)")
+        #expect(message.contains("swift build --traits Codecs"), "\(message)")
+        // Without media options the client needs no codecs.
+        try client([]).media.validate(codecsIncluded: false)
+    }
+
+    @Test func withoutCodecsTheLoadTestIsRefusedSayingHowToBuildWithThem() throws {
+        let bench = try MediaClientsBench.parse(["--clients", "4", "--no-decode"])
+        var refused: String?
+        do {
+            try bench.validate(codecsIncluded: false)
+        } catch {
+            refused = MediaClientsBench.message(for: error)
+        }
+        let message = try #require(refused, "accepted without codecs")
+        #expect(message.hasPrefix("caucus bench media-clients: this caucus was built without codecs"), "\(message)")
+        #expect(message.contains("swift build --traits Codecs"), "\(message)")
+    }
+
     @Test func pictureSizesParseOnlyWhenEvenAndInRange() {
         #expect(PictureSize(argument: "16x16") == PictureSize(width: 16, height: 16))
         #expect(PictureSize(argument: "1920x1080") == PictureSize(width: 1920, height: 1080))

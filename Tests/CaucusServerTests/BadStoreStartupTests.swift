@@ -44,7 +44,7 @@ import Testing
     private static func serve(store: String, folder: String) async throws -> (Int32, String) {
         let executable = ServerProcess.executable
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw TestFailure("\(executable.path) is missing: run `swift build && swift test`, as the README says")
+            throw TestFailure("\(executable.path) is missing: run `swift build --traits Codecs` before `swift test --traits Codecs`, as scripts/test does")
         }
         return try await offThePool {
             let process = Process()

@@ -117,7 +117,7 @@ private actor TerminalClient {
 
     init(url: String, session: String, name: String, token: String) throws {
         guard FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path) else {
-            throw TestFailure("\(ServerProcess.executable.path) is missing: run `swift build && swift test`, as the README says")
+            throw TestFailure("\(ServerProcess.executable.path) is missing: run `swift build --traits Codecs` before `swift test --traits Codecs`, as scripts/test does")
         }
         process.executableURL = ServerProcess.executable
         process.arguments = ["client", "--session", session, "--name", name, "--url", url, "--token", token]

@@ -15,8 +15,8 @@ public final class ServerProcess {
 
     public static let app = AppCredentials(key: "process-app", secret: "process-secret-0123456789")
 
-    /// The `caucus` executable `swift build` made beside the tests (`swift test` alone does not
-    /// build executables, hence the README's `swift build && swift test`).
+    /// The `caucus` executable `swift build --traits Codecs` made beside the tests (`swift test`
+    /// alone does not build executables, hence scripts/test's `swift build` before `swift test`).
     public static var executable: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/debug/caucus")
@@ -41,7 +41,7 @@ public final class ServerProcess {
             _ = FileManager.default.createFile(atPath: config, contents: apps)
         }
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw TestFailure("\(executable.path) is missing: run `swift build && swift test`, as the README says")
+            throw TestFailure("\(executable.path) is missing: run `swift build --traits Codecs` before `swift test --traits Codecs`, as scripts/test does")
         }
         process.executableURL = executable
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }

@@ -83,7 +83,7 @@ class VerifiedUnitTests(unittest.TestCase):
         if shutil.which("systemd-analyze") is None:
             self.skipTest("systemd-analyze is missing (Debian: apt-get install systemd): deploy/caucus.service was not verified")
         if not CAUCUS.exists():
-            raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
+            raise RuntimeError(f"{CAUCUS} is missing: run `swift build --traits Codecs` first")
 
     def test_systemd_analyze_verify_finds_nothing_wrong(self):
         self.assertEqual(verify(UNIT.read_text()), [])

@@ -26,7 +26,7 @@ class CaucusServer:
         `arguments` are added to `caucus serve`'s. `host` and `port` are where it listens (0: a
         free port), and `popen` starts the command (the network lab's runs it in a namespace)."""
         if not CAUCUS.exists():
-            raise RuntimeError(f"{CAUCUS} is missing: run `swift build` first")
+            raise RuntimeError(f"{CAUCUS} is missing: run `swift build --traits Codecs` first")
         self.data = tempfile.mkdtemp(prefix="caucus-test-")
         command = [str(CAUCUS), "serve", "--host", host, "--port", str(port), "--data", self.data, "--log-level", "warning", *arguments]
         if apps is not None:

@@ -18,7 +18,10 @@ struct ClientCommand: AsyncParsableCommand {
             With --publish-tone and --publish-pattern it publishes a generated tone (Opus) and a \
             moving test pattern (VP8); with any media option it receives others' media, decodes \
             it, and once a second reports, per user, frames per second, picture size and audio \
-            level (--media-report text, json or none). Media follows every move by itself.
+            level (--media-report text, json or none). Media follows every move by itself. \
+            Media needs a caucus built with codecs (`swift build --traits Codecs`, after \
+            `apt-get install pkg-config libopus-dev libvpx-dev`); a build without them refuses \
+            the media options.
             """)
 
     @Option(help: "The session to join (created if none is active with that name).") var session: String
@@ -60,11 +63,8 @@ struct ClientCommand: AsyncParsableCommand {
         } catch {
             throw TokenCommand.Failure(description: "Could not join \(session): \(error)")
         }
-        let (receiver, publisher) = try await startMedia(caucus, console: console)
-        defer {
-            publisher?.cancel()
-            receiver?.stop()
-        }
+        let stopMedia = try await startMedia(caucus, console: console)
+        defer { stopMedia() }
         let shell = ClientShell(session: caucus, console: console)
         console.startReading()
         // Once left, wait for the printer to say so (`left the session`), then exit.
@@ -85,9 +85,11 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     /// Joins media if any media option asks for it: the receiver first (to miss no frame),
-    /// then audio (muted unless the tone is published) and video, then the publisher.
-    private func startMedia(_ caucus: CaucusSession, console: Console) async throws -> (ClientReceiver?, Task<Void, any Error>?) {
-        guard media.usesMedia else { return (nil, nil) }
+    /// then audio (muted unless the tone is published) and video, then the publisher. Returns
+    /// what stops them.
+    private func startMedia(_ caucus: CaucusSession, console: Console) async throws -> () -> Void {
+        guard media.usesMedia else { return {} }
+        #if Codecs
         let receiver = ClientReceiver(session: caucus, console: console, format: media.report)
         do {
             try await caucus.audioHelper.start(muted: !media.publishTone)
@@ -97,7 +99,14 @@ struct ClientCommand: AsyncParsableCommand {
             throw TokenCommand.Failure(description: "Could not start media: \(error)")
         }
         let publisher = media.publishTone || media.publishPattern ? ClientPublisher.start(caucus, options: media) : nil
-        return (receiver, publisher)
+        return {
+            publisher?.cancel()
+            receiver.stop()
+        }
+        #else
+        // Refused when the options were validated, before joining; never media without codecs.
+        throw CodecsBuild.Missing(what: media.mediaOptionsGiven)
+        #endif
     }
 
     /// The certificates of `--ca`'s PEM file.

@@ -1,3 +1,7 @@
+// The tests are built with the package's Codecs trait (libopus, libvpx), as scripts/test does.
+#if !Codecs
+#error("build the tests with the Codecs trait: swift build --traits Codecs && swift test --traits Codecs (docs/testing.md)")
+#endif
 import Caucus
 import CaucusCodecs
 import Foundation

@@ -105,8 +105,28 @@ enum Typecheck {
         try await run(tool: "swiftc", arguments)
     }
 
-    /// Runs one of the toolchain's tools, as `swiftc` above.
-    private static func run(tool: String, _ arguments: [String]) async throws -> Result {
+    /// This package's manifest as `swift package dump-package` prints it (JSON), for checks of
+    /// what depends on what under which condition. With a scratch folder of its own: the build
+    /// folder is locked by the `swift test` that runs this, and the dump needs nothing from it.
+    static func packageManifest() async throws -> Data {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-manifest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("package.json")
+        let result = try await run(
+            tool: "swift", ["package", "--package-path", root.path, "--scratch-path", folder.appendingPathComponent("scratch").path, "dump-package"],
+            standardOutput: json)
+        guard result.succeeded else { throw CannotDump(output: result.output) }
+        return try Data(contentsOf: json)
+    }
+
+    struct CannotDump: Error {
+        let output: String
+    }
+
+    /// Runs one of the toolchain's tools, as `swiftc` above: its output (`standardOutput`, if
+    /// given, takes what it prints on standard output, apart from its diagnostics).
+    private static func run(tool: String, _ arguments: [String], standardOutput: URL? = nil) async throws -> Result {
         await gate.enter()
         defer { Task { await gate.leave() } }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-swiftc-\(UUID().uuidString).log")
@@ -116,8 +136,14 @@ enum Typecheck {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
-        process.standardOutput = output
         process.standardError = output
+        var printed: FileHandle?
+        if let standardOutput {
+            guard FileManager.default.createFile(atPath: standardOutput.path, contents: nil) else { throw CannotWrite(path: standardOutput.path) }
+            printed = try FileHandle(forWritingTo: standardOutput)
+        }
+        defer { try? printed?.close() }
+        process.standardOutput = printed ?? output
         try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in finished.resume() }
             do {

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import CaucusCodecs
 
 /// The media every client of `caucus bench media-clients` sends: encoded once, before the run,
@@ -24,3 +26,4 @@ struct LoopedMedia: Sendable {
         return LoopedMedia(audio: audio, video: video, frameRate: frameRate)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import Atomics
 import Caucus
 import Foundation
@@ -84,3 +86,4 @@ final class LoopedMediaSender: Sendable {
         while !finished.withLockedValue({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import Caucus
 import CaucusCodecs
 import CaucusCore
@@ -97,3 +99,4 @@ final class MediaClientsBenchClient: Sendable {
         try? await session.leave()
     }
 }
+#endif

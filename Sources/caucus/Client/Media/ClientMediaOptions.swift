@@ -35,7 +35,17 @@ struct ClientMediaOptions: ParsableArguments {
     var rate: Int { patternRate ?? Self.defaultRate }
     var report: ReportFormat { mediaReport ?? .text }
 
-    func validate() throws {
+    /// The media options given, as written (`--publish-tone, --receive-media`).
+    var mediaOptionsGiven: String {
+        [(publishTone, "--publish-tone"), (publishPattern, "--publish-pattern"), (receiveMedia, "--receive-media")]
+            .filter(\.0).map(\.1).joined(separator: ", ")
+    }
+
+    func validate() throws { try validate(codecsIncluded: CodecsBuild.isIncluded) }
+
+    /// `codecsIncluded`: whether this build has the codecs that media needs (`CodecsBuild`).
+    func validate(codecsIncluded: Bool) throws {
+        if usesMedia, !codecsIncluded { throw CodecsBuild.Missing(what: mediaOptionsGiven) }
         if toneHertz != nil, !publishTone { throw ValidationError("--tone-hertz needs --publish-tone") }
         if let toneHertz, !(20...20_000).contains(toneHertz) {
             throw ValidationError("--tone-hertz must be 20…20000 (got \(toneHertz))")

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import Caucus
 import CaucusCodecs
 import NIOConcurrencyHelpers
@@ -54,3 +56,4 @@ enum ClientPublisher {
     /// 320x240), at least 100 kbit/s.
     static func kilobitsPerSecond(_ size: PictureSize) -> UInt32 { UInt32(max(100, size.width * size.height * 4 / 1_000)) }
 }
+#endif

@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import Caucus
 import CaucusCodecs
 import CaucusCore
@@ -88,3 +90,4 @@ final class ClientReceiver: Sendable {
         }
     }
 }
+#endif

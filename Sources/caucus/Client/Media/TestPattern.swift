@@ -1,3 +1,5 @@
+// With the package's `Codecs` trait only (CodecsBuild).
+#if Codecs
 import CaucusCodecs
 
 /// The moving test pattern `caucus client --publish-pattern` sends: a background of one colour
@@ -55,3 +57,4 @@ struct TestPattern: Sendable {
         return (mix(Self.background.red, Self.bar.red), mix(Self.background.green, Self.bar.green), mix(Self.background.blue, Self.bar.blue))
     }
 }
+#endif
