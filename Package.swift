@@ -97,7 +97,7 @@ let package = Package(
             name: "CaucusServer",
             dependencies: [
                 "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusStoreSQLite",
-                "CaucusStorePostgres", "CaucusMedia",
+                "CaucusStorePostgres", "CaucusMedia", "CaucusJSONSyntax",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -7,7 +7,7 @@ import Testing
 @Suite struct AppsFileTests {
     static func load(_ json: String) throws(AppsFileError) -> [AppCredentialsSummary] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try AppsFile.load(path).map { AppCredentialsSummary(key: $0.key, maxSessions: $0.maxSessions) }
     }

@@ -154,15 +154,15 @@ import Glibc
         // A join token of the app itself is not an invite code.
         let joinToken = try TokenMinter.mint(app: development, sessionName: "Studio", role: .host, issuedAt: Instant(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)), lifetimeSeconds: 3600)
         let cases: [(String, String, Int)] = [
-            ("/console/dev/token", "not json", 1004),
+            ("/console/dev/token", "not json", 1001),
             ("/console/dev/token", #"{"session":"Studio"}"#, 1004),
             ("/console/dev/token", #"{"session":"Studio","role":"host"}"#, 1004),
             ("/console/dev/token", #"{"session":"Studio","invite":"not a code"}"#, 1020),
             ("/console/dev/token", #"{"session":"Studio","invite":"\#(joinToken)"}"#, 1020),
-            ("/console/dev/session", "not json", 1004),
+            ("/console/dev/session", "not json", 1001),
             ("/console/dev/session", #"{"session":"   "}"#, 2001),
             ("/console/dev/session", #"{"session":"\#(String(repeating: "s", count: 151))"}"#, 2002),
-            ("/console/dev/person", "not json", 1004),
+            ("/console/dev/person", "not json", 1001),
             ("/console/dev/person", #"{"session":"Studio","invite":"x"}"#, 1004),
             ("/console/dev/person", #"{"session":"Studio","invite":"not a code","name":"Bo"}"#, 2018),
             ("/console/dev/person", #"{"session":"Studio","invite":"\#(joinToken)","name":"Bo"}"#, 2018),
@@ -184,6 +184,37 @@ import Glibc
             #expect(reply.status == 400, "\(name)")
             #expect(Self.errorCode(reply.body) == code, "\(name): \(reply.body)")
         }
+        await running.stop()
+    }
+
+    /// The console's bodies are read as strictly as the protocol's frames: an oversized body
+    /// is 413 1003 and a key given twice 1001, on every endpoint, never a server failure (1010).
+    @Test func oversizedBodiesAndDuplicateKeysAreTheClientsFaultOnEveryEndpoint() async throws {
+        let running = try await Self.developmentServer()
+        let limit = running.server.configuration.maxFrameBytes
+        let endpoints = ["/console/dev/token", "/console/dev/session", "/console/dev/person"]
+        for path in endpoints {
+            for size in [limit + 1, 1 << 20] {
+                let invite = String(repeating: "a", count: size)
+                let reply = try await RawHTTP.send(
+                    port: running.port, "POST", path, body: #"{"session":"Studio","invite":"\#(invite)","name":"Bo"}"#)
+                #expect(reply.status == 413, "\(path) \(size)")
+                #expect(Self.errorCode(reply.body) == 1003, "\(path) \(size): \(reply.body.prefix(200))")
+            }
+            let twice = try await RawHTTP.send(
+                port: running.port, "POST", path, body: #"{"session":"Studio","session":"Other","invite":"x","name":"Bo"}"#)
+            #expect(twice.status == 400, "\(path)")
+            #expect(Self.errorCode(twice.body) == 1001, "\(path): \(twice.body)")
+            #expect(twice.body.contains("appears twice"), "\(path): \(twice.body)")
+        }
+        // Just under the limit, a long code is still only an invalid invite.
+        let long = try await RawHTTP.send(
+            port: running.port, "POST", "/console/dev/token", body: #"{"session":"Studio","invite":"\#(String(repeating: "a", count: 20_000))"}"#)
+        #expect(long.status == 400)
+        #expect(Self.errorCode(long.body) == 1020, "\(long.body.prefix(200))")
+        // Nothing was made by any of them: the name is still free.
+        let created = try await RawHTTP.send(port: running.port, "POST", "/console/dev/session", body: #"{"session":"Other"}"#)
+        #expect(created.status == 200)
         await running.stop()
     }
 }

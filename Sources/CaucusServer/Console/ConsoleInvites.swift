@@ -40,16 +40,9 @@ enum ConsoleInvites {
 }
 
 /// `POST /console/dev/session`: a new session's name.
-struct ConsoleSessionRequest: Decodable, Sendable {
+struct ConsoleSessionRequest: ConsoleRequest {
+    static let shape = #"{"session": "…"}"#
     let session: String
-
-    static func decode(_ data: Data) throws(CaucusError) -> ConsoleSessionRequest {
-        do {
-            return try JSONDecoder().decode(ConsoleSessionRequest.self, from: data)
-        } catch {
-            throw CaucusError(.invalidArguments, #"Send {"session": "…"}."#)
-        }
-    }
 }
 
 /// `POST /console/dev/session`'s answer: the two links' codes.
@@ -62,7 +55,8 @@ struct ConsoleSessionInvites: Encodable, Sendable {
 /// `POST /console/dev/token`: an invite code and the session it is for; for a personal link,
 /// the name it was made for and the asking browser's own random id. Nothing else: the role is
 /// the code's.
-struct ConsoleTokenRequest: Decodable, Sendable {
+struct ConsoleTokenRequest: ConsoleRequest {
+    static let shape = #"{"session": "…", "invite": "…"} (the invite code of a console link)"#
     let session: String
     let invite: String
     /// A personal link's name (the link carries it; the code verifies only with it).
@@ -70,14 +64,6 @@ struct ConsoleTokenRequest: Decodable, Sendable {
     /// A personal link: the browser's id, so that the same browser asking twice (a password
     /// retried) is not taken for a second one.
     let browser: String?
-
-    static func decode(_ data: Data) throws(CaucusError) -> ConsoleTokenRequest {
-        do {
-            return try JSONDecoder().decode(ConsoleTokenRequest.self, from: data)
-        } catch {
-            throw CaucusError(.invalidArguments, #"Send {"session": "…", "invite": "…"} (the invite code of a console link)."#)
-        }
-    }
 }
 
 /// `POST /console/dev/token`'s answer: a two-hour join token of the code's role, and for a

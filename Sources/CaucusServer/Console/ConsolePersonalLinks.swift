@@ -98,18 +98,11 @@ extension String {
 }
 
 /// `POST /console/dev/person`: the host's code, and the person's name.
-struct ConsolePersonRequest: Decodable, Sendable {
+struct ConsolePersonRequest: ConsoleRequest {
+    static let shape = #"{"session": "…", "invite": "…", "name": "…"} (the invite code of the host link, and the person's name)"#
     let session: String
     let invite: String
     let name: String
-
-    static func decode(_ data: Data) throws(CaucusError) -> ConsolePersonRequest {
-        do {
-            return try JSONDecoder().decode(ConsolePersonRequest.self, from: data)
-        } catch {
-            throw CaucusError(.invalidArguments, #"Send {"session": "…", "invite": "…", "name": "…"} (the invite code of the host link, and the person's name)."#)
-        }
-    }
 }
 
 /// `POST /console/dev/person`'s answer: the person's code.

@@ -23,8 +23,7 @@ extension SessionServer {
         router.post("/console/dev/session") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
             do {
-                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
-                let asked = try ConsoleSessionRequest.decode(Data(buffer: body))
+                let asked = try await ConsoleRequestBody.decode(ConsoleSessionRequest.self, from: request, limit: self.configuration.maxFrameBytes)
                 // A live session's host link is the only way to host it: handing out a new host
                 // code for it would let anyone with its name take the host role back.
                 if try await self.isLive(asked.session, of: app) {
@@ -42,8 +41,7 @@ extension SessionServer {
         router.post("/console/dev/person") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
             do {
-                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
-                let asked = try ConsolePersonRequest.decode(Data(buffer: body))
+                let asked = try await ConsoleRequestBody.decode(ConsolePersonRequest.self, from: request, limit: self.configuration.maxFrameBytes)
                 let now = self.clock()
                 // Only the host link makes personal links: a participant cannot make more people.
                 guard (try? ConsoleInvites.role(of: asked.invite, session: asked.session, app: app, at: now)) == .host else {
@@ -60,8 +58,7 @@ extension SessionServer {
         router.post("/console/dev/token") { request, _ in
             guard let app = self.developmentApp else { return Self.developmentOff() }
             do {
-                let body = try await request.body.collect(upTo: self.configuration.maxFrameBytes)
-                let asked = try ConsoleTokenRequest.decode(Data(buffer: body))
+                let asked = try await ConsoleRequestBody.decode(ConsoleTokenRequest.self, from: request, limit: self.configuration.maxFrameBytes)
                 let now = self.clock()
                 if let name = asked.name {
                     return try await self.personalToken(asked, name: name, app: app, at: now)

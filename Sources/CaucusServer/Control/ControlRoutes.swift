@@ -158,6 +158,7 @@ extension SessionServer {
         case .notFound, .userNotFound, .roomNotFound, .helpRequestNotFound, .invitationNotFound: .notFound
         case .notPermitted: .forbidden
         case .internalError: .internalServerError
+        case .frameTooLarge: .contentTooLarge
         case .wrongStatus, .lectureMode, .sessionEnded, .breakoutActive: .conflict
         default: .badRequest
         }
