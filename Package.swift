@@ -6,10 +6,11 @@ let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst, .tvOS, .watchOS, .
 
 let package = Package(
     name: "Caucus",
-    // What a video SDK's customers run. Every dependency allows these (swift-websocket and
+    // What a video SDK's customers run, and what the server and the tests build on too:
+    // platforms are package-wide. Every dependency allows these (swift-websocket and
     // swift-prometheus need the most: macOS 13, iOS 16); `Synchronization` (macOS 15, iOS 18)
     // is not used, locks come from NIOConcurrencyHelpers and counters from swift-atomics.
-    // SDKMinimumsTests keeps the SDK's sources within these.
+    // PlatformMinimumsTests keeps every target's sources within these.
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "Caucus", targets: ["Caucus"]),
@@ -159,7 +160,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // WSClient takes a Logger; apps may pass their own.
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Apple's privacy manifest: no tracking, no data collected for us, and the one
+            // required-reason API the SDK calls (monotonic time; see docs/sdk.md).
+            resources: [.process("PrivacyInfo.xcprivacy")]
         ),
         .executableTarget(
             name: "caucus",

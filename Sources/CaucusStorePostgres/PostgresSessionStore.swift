@@ -50,7 +50,7 @@ public actor PostgresSessionStore: SessionStore, Service {
 
     /// Runs the connection pools until graceful shutdown (or cancellation).
     public nonisolated func run() async throws {
-        await withDiscardingTaskGroup { group in
+        await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.client.run() }
             group.addTask { await self.leaseClient.run() }
         }

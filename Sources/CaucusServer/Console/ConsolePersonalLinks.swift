@@ -1,7 +1,7 @@
 import CaucusAuth
 import CaucusCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Personal participant links (development app): a participant code bound to one person's name
 /// and to a person id of its own, made by the host. Its token carries the person id as its
@@ -78,11 +78,11 @@ final class ConsolePersonalClaims: Sendable {
         let at: Instant
     }
 
-    private let claims = Mutex<[String: Claim]>([:])
+    private let claims = NIOLockedValueBox<[String: Claim]>([:])
 
     /// Claims `person` for `browser`; false when another browser claimed it within the window.
     func claim(_ person: String, by browser: String, at now: Instant) -> Bool {
-        claims.withLock { claims in
+        claims.withLockedValue { claims in
             claims = claims.filter { now.milliseconds - $0.value.at.milliseconds < ConsolePersonalLinks.claimWindowMilliseconds }
             if let held = claims[person], held.browser != browser { return false }
             claims[person] = Claim(browser: browser, at: now)

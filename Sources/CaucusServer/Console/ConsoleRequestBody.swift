@@ -22,7 +22,7 @@ enum ConsoleRequestBody {
             throw CaucusError(.malformedFrame, "The request body could not be read to its end.")
         }
         do {
-            try data.withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONSyntax.validate(buffer) }
+            _ = try data.withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONSyntax.validate(buffer) }
         } catch {
             throw CaucusError(.malformedFrame, "The request body is not strict JSON: \(error). Send \(shape).")
         }

@@ -1,3 +1,4 @@
+import Atomics
 import CaucusAuth
 import CaucusCore
 import CaucusProtocol
@@ -5,7 +6,6 @@ import CaucusStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import Synchronization
 
 /// The HTTP control API for an app's own servers: HTTP Basic authentication with the app's
 /// key and secret; JSON in and out; errors as `{"error": {code, name, message}}`.

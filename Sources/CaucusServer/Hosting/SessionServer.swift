@@ -1,3 +1,4 @@
+import Atomics
 import CaucusAuth
 import CaucusCore
 import CaucusStore
@@ -9,7 +10,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// A Caucus server: the WebSocket endpoint (`/ws`), the HTTP control API (`/v1`), health and
@@ -38,7 +38,7 @@ public final class SessionServer: Sendable {
     /// Requests being handled, which a stopping server waits for.
     let requests = InFlightRequests()
     /// Set once the server begins to stop: it is no longer ready for new clients (`/readyz`).
-    let stopping = Atomic<Bool>(false)
+    let stopping = ManagedAtomic<Bool>(false)
     /// The WebSocket connections not joined yet: their deadline and their number per address.
     let admission: JoinAdmission
     let logger: Logger

@@ -12,7 +12,7 @@ struct CertificateReloader: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
+            await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in hangups { served.reload(.signal, now: Date()) }
                 }
