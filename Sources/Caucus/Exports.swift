@@ -35,7 +35,9 @@ public typealias MediaKinds = CaucusCore.MediaKinds
 /// Only a namespace in the SDK: the core's error type (which carries the engine's `Command`
 /// in `failureStatus(of:)`) never reaches an app, and `Code` is declared here, so that an
 /// app's own library can put `CaucusError.Code` in its public signatures with `import Caucus`
-/// alone (a nested type of the core's would need `import CaucusCore` there).
+/// alone (a nested type of the core's would need `import CaucusCore` there). A file that
+/// imports `CaucusCore` too (a library built for library evolution must) meets two
+/// `CaucusError`s and writes `Caucus.CaucusError.Code`; every other name is one.
 public enum CaucusError {
     public typealias Code = CaucusCore.CaucusError.Code
 }

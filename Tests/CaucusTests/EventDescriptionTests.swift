@@ -30,4 +30,17 @@ import Testing
         #expect(printed.contains("chatMessage(Ann: hello from Red)"), "\(printed)")
         await server.stop()
     }
+
+    /// Why a user left prints in the names an app writes, never the core's module.
+    @Test func whyAUserLeftPrintsWithoutTheCoresModuleName() {
+        let reasons: [(SessionLeftReason, String)] = [
+            (.left, "left"), (.sessionEnded(.endedByHost), "sessionEnded(endedByHost)"),
+            (.sessionEnded(.everyoneLeft), "sessionEnded(everyoneLeft)"), (.removed, "removed"), (.replaced, "replaced"),
+            (.connectionLost, "connectionLost"),
+        ]
+        for (reason, printed) in reasons {
+            #expect("\(reason)" == printed)
+            #expect("\(SessionEvent.sessionLeft(reason))" == "sessionLeft(\(printed))")
+        }
+    }
 }

@@ -141,6 +141,33 @@ import Testing
         #expect(result.succeeded, "\(result.output)")
     }
 
+    /// docs/sdk-media.md's first block compiles as an app writes it (a frame counter is an
+    /// `Int`), with the app's own encoder and decoders around it; the helpers' state reads
+    /// are `await`ed and one user's frames are an `AsyncStream`, as its table says.
+    @Test func theMediaGuidesSnippetCompilesAsWritten() async throws {
+        let guide = try String(contentsOf: Typecheck.root.appendingPathComponent("docs/sdk-media.md"), encoding: .utf8)
+        let block = try #require(guide.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let result = try await Typecheck.run("""
+            import Caucus
+
+            final class Encoder: Sendable { func forceKeyframe() {} }
+            final class Decoder: Sendable { func decode(_ bytes: [UInt8]) {} }
+            struct Decoders: Sendable { subscript(user: UserID, kind: MediaKind) -> Decoder { Decoder() } }
+
+            func app(session: CaucusSession, opusPacket: [UInt8], vp8Frame: [UInt8], n: Int, elapsed: Duration, isKey: Bool,
+                     encoder: Encoder, decoders: Decoders) async throws {
+            \(block)
+                let started: Bool = await session.audioHelper.isStarted
+                let muted: Bool = await session.audioHelper.isMuted
+                let video: Bool = await session.videoHelper.isStarted
+                let one: AsyncStream<RemoteFrame> = session.mediaFrames(from: UserID(7))
+                print(started, muted, video, one)
+            }
+
+            """)
+        #expect(result.succeeded, "\(result.output)")
+    }
+
     /// An app's own library can speak in the SDK's values in its public signatures, with
     /// `import Caucus` alone.
     @Test func anAppsLibraryCanPutTheSDKsValuesInItsPublicSignatures() async throws {
@@ -162,6 +189,26 @@ import Testing
             public func isPasswordProblem(_ code: CaucusError.Code) -> Bool { code == .needPassword || code == .passwordWrong }
 
             public func code(of error: SessionError) -> CaucusError.Code? { error.code }
+
+            """, asLibrary: true)
+        #expect(result.succeeded, "\(result.output)")
+    }
+
+    /// A file that imports the core beside the SDK (as a library built for library evolution
+    /// must) sees each value under one name, the SDK's aliases being the core's — but for
+    /// `CaucusError`, the SDK's namespace beside the core's error, which it writes qualified
+    /// (docs/sdk.md says so).
+    @Test func theCoreImportedBesideTheSDKMakesNoNameAmbiguous() async throws {
+        let result = try await Typecheck.run(
+            """
+            import Caucus
+            import CaucusCore
+
+            public func isPasswordProblem(_ code: Caucus.CaucusError.Code) -> Bool { code == .needPassword || code == .passwordWrong }
+            public func code(of error: SessionError) -> Caucus.CaucusError.Code? { error.code }
+            public func who(_ user: CaucusUser) -> UserID { user.id }
+            public func why(_ reason: SessionLeftReason) -> String { String(describing: reason) }
+            public let kinds: [Any.Type] = [RoomID.self, EndReason.self, LeaveReason.self, MediaKind.self, SessionSettings.self]
 
             """, asLibrary: true)
         #expect(result.succeeded, "\(result.output)")

@@ -24,7 +24,7 @@ extension CaucusSession {
     public var unplayableMedia: AsyncStream<[UserID: MediaKinds]> { engine.mediaSlots.unplayable.subscribe() }
 
     /// The frames of one user (its audio and video), from now on.
-    public func mediaFrames(from user: UserID) -> AsyncFilterSequence<AsyncStream<RemoteFrame>> {
-        media.frames.subscribe().filter { $0.user == user }
+    public func mediaFrames(from user: UserID) -> AsyncStream<RemoteFrame> {
+        media.frames.subscribe { $0.user == user }
     }
 }

@@ -23,7 +23,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why this user is no longer in the session.
-public enum SessionLeftReason: Sendable, Hashable {
+public enum SessionLeftReason: Sendable, Hashable, CustomStringConvertible {
     /// `leave()` was called.
     case left
     /// The session ended for everyone (the host ended it, the server did, or everyone left).
@@ -35,6 +35,17 @@ public enum SessionLeftReason: Sendable, Hashable {
     /// The connection could not be restored: the server no longer holds the seat, or it
     /// stayed unreachable past the reconnect grace. Join again to come back.
     case connectionLost
+
+    /// In the names an app writes: `sessionEnded(endedByHost)`, never the core's module name.
+    public var description: String {
+        switch self {
+        case .left: "left"
+        case .sessionEnded(let reason): "sessionEnded(\(reason.rawValue))"
+        case .removed: "removed"
+        case .replaced: "replaced"
+        case .connectionLost: "connectionLost"
+        }
+    }
 }
 
 /// What the password hook is asked for.

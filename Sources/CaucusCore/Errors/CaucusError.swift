@@ -13,7 +13,7 @@ public struct CaucusError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(code.rawValue) \(code.name): \(message)" }
 
     /// The seed status a refused commit, withdraw, start or stop reports to the one who tried.
-    public static func failureStatus(of command: Command) -> SubsessionStatus? {
+    package static func failureStatus(of command: Command) -> SubsessionStatus? {
         switch command {
         case .commit: .commitFailed
         case .withdraw: .withdrawFailed
