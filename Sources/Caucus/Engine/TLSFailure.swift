@@ -10,7 +10,7 @@ import Network
 enum TLSFailure {
     /// The error an opening that failed with `error` reports.
     static func sessionError(for error: any Error, url: String) -> SessionError {
-        guard let reason = reason(for: error, host: URL(string: url)?.host ?? url) else { return .connectionFailed("\(error)") }
+        guard let reason = reason(for: error, host: URL(string: url)?.host ?? url) else { return .connectionFailed(ConnectionFailure.words(for: error, url: url)) }
         return .tlsFailed(reason)
     }
 
