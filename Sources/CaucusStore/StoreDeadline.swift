@@ -16,4 +16,13 @@ public enum StoreDeadline {
         let earliest = current.map { min($0, deadline) } ?? deadline
         return try await $current.withValue(earliest, operation: body)
     }
+
+    /// Runs `body` with no deadline in force. A task made inside it inherits none: for the
+    /// tasks a session keeps (its timer, its store writes) that outlive the request that
+    /// happened to make them. Without it, a session rebuilt by a request bounded by a lease's
+    /// horizon kept that deadline in its timer task, and every store write a timer made after
+    /// the horizon failed at once, closing everyone with 4006.
+    public static func unbounded<T>(_ body: () throws -> T) rethrows -> T {
+        try $current.withValue(nil, operation: body)
+    }
 }

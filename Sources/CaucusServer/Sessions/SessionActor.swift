@@ -191,7 +191,8 @@ actor SessionActor {
                 // The state now is the state at the batch's last event (everything decided is in
                 // the batch): the routing it implies is computed now and waits for the delivery.
                 holdRouting(after: MediaRoutingImpact(of: events.lazy.map(\.event)), through: events.last?.seq ?? pipeline.seq)
-                storeTask = Task { await self.store(events, snapshot: snapshot) }
+                // The session's writes, not the request's: no request's store deadline reaches them.
+                storeTask = StoreDeadline.unbounded { Task { await self.store(events, snapshot: snapshot) } }
             case .send(let deliveries):
                 let sent = ClientConnection.send(deliveries.map { ($0.connection.connection, $0.frames) })
                 environment.metrics.deliveries.increment(by: sent)
@@ -211,10 +212,12 @@ actor SessionActor {
                 scheduleTick(at: deadline)
             case .startRosterWindow(let window):
                 rosterTask?.cancel()
-                rosterTask = Task { [weak self] in
-                    try? await Task.sleep(for: window)
-                    guard !Task.isCancelled else { return }
-                    await self?.endRosterWindow()
+                rosterTask = StoreDeadline.unbounded {
+                    Task { [weak self] in
+                        try? await Task.sleep(for: window)
+                        guard !Task.isCancelled else { return }
+                        await self?.endRosterWindow()
+                    }
                 }
             case .sessionClosed:
                 // Only a store answer yields it, and `store(_:)` awaits it after the rest.
@@ -313,10 +316,14 @@ actor SessionActor {
         tickTask = nil
         guard let deadline else { return }
         let delay = max(0, deadline.milliseconds - environment.clock().milliseconds)
-        tickTask = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(delay))
-            guard !Task.isCancelled else { return }
-            await self?.tick()
+        // The session's timer outlives whatever request scheduled it (a takeover's, bounded by
+        // the lease's horizon): it inherits no store deadline.
+        tickTask = StoreDeadline.unbounded {
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(delay))
+                guard !Task.isCancelled else { return }
+                await self?.tick()
+            }
         }
     }
 
