@@ -37,6 +37,21 @@ public protocol ClusterStore: SessionStore {
     /// whose holder is `gone` and is still gone as the lease is taken
     /// (`SessionLease.takenFromGone`).
     func acquireLease(of session: StoredSessionID, for owner: NodeIncarnation, now: Instant, replacingGone gone: NodeID) async throws -> LeaseEpoch
+
+    /// Records `fingerprint` as the cluster's server key when none is recorded, or when no
+    /// other node than `node` has a live lease at `now` (the whole cluster restarted with a
+    /// new key); otherwise says which live nodes run with the recorded one.
+    func agreeOnServerKey(_ fingerprint: String, node: NodeID, at now: Instant) async throws -> ServerKeyAgreement
+}
+
+/// Whether a starting node's server key is the cluster's (`ClusterStore.agreeOnServerKey`).
+public enum ServerKeyAgreement: Sendable, Hashable {
+    /// The recorded key is this one (recorded now, if there was none).
+    case agreed
+    /// Another key was recorded, but no other node runs: this key replaces it.
+    case replaced(previous: String)
+    /// Another key is recorded, and these nodes run with it.
+    case differs(recorded: String, liveNodes: [NodeID])
 }
 
 /// A live session as the shared store lists it, with the node that serves it.

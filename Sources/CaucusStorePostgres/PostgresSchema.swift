@@ -92,6 +92,12 @@ enum PostgresSchema {
             // A node's renewal reads the sessions it owns.
             "CREATE INDEX live_sessions_by_owner ON sessions (lease_holder, lease_owner_epoch) WHERE ended_at IS NULL",
         ],
+        [
+            // The fingerprint of the server key the cluster's nodes sign resume secrets with
+            // (one row): a node started with another key is refused while a node of this key
+            // runs (`ClusterStore.agreeOnServerKey`).
+            "CREATE TABLE cluster_identity (id INTEGER PRIMARY KEY CHECK (id = 1), server_key_fingerprint TEXT NOT NULL)",
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -11,6 +11,13 @@ struct ResumeSecrets: Sendable {
 
     init(key: SymmetricKey) { self.key = key }
 
+    /// Names the key without revealing it: the first 16 bytes of an HMAC under it of a fixed
+    /// label, in hex. Nodes of one cluster must sign with one key, and compare these.
+    var fingerprint: String {
+        HMAC<SHA256>.authenticationCode(for: Data("caucus server key fingerprint".utf8), using: key)
+            .prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
     func secret(session: StoredSessionID, user: UserID) -> String {
         let subject = "\(session.rawValue).\(user.rawValue)"
         return "\(subject).\(mac(subject))"

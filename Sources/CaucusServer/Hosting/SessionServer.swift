@@ -110,9 +110,32 @@ public final class SessionServer: Sendable {
         let started = ContinuousClock.now
         if let storeService { try await storeService.prepare() }
         await storeReachability?.answered(callStartedAt: started)
-        if let leaseKeeper { return try await leaseKeeper.start() }
+        if let leaseKeeper {
+            try await agreeOnServerKey()
+            return try await leaseKeeper.start()
+        }
         // Old enough snapshots that a restored session replays as much as a running one keeps.
         await registry.restore(from: try await store.liveSessions(replayDepth: configuration.replayWindow), apps: apps)
+    }
+
+    /// On several nodes, refuses to start with another server key than the running nodes'
+    /// (a resume signed by one would be refused by another, and its seat lost), naming both.
+    private func agreeOnServerKey() async throws {
+        guard let cluster = configuration.cluster, let shared = store as? any ClusterStore else { return }
+        let mine = secrets.fingerprint
+        switch try await shared.agreeOnServerKey(mine, node: cluster.node, at: clock()) {
+        case .agreed:
+            logger.info("Server key agreed with the cluster", metadata: ["fingerprint": "\(mine)"])
+        case .replaced(let previous):
+            logger.warning(
+                "No other node runs: this node's server key replaces the cluster's; resume secrets signed with the previous key are refused",
+                metadata: ["fingerprint": "\(mine)", "previous": "\(previous)"])
+        case .differs(let recorded, let live):
+            throw ServerConfigurationError(
+                "This node's server key (fingerprint \(mine)) is not the cluster's (\(recorded)), which "
+                    + "\(live.map(\.rawValue).joined(separator: ", ")) run with: copy server.key from their data folder into "
+                    + "\(configuration.dataDirectory)/ and start again. Nodes with different keys would refuse each other's resumes, and their users' seats would be lost.")
+        }
     }
 
     private init(
