@@ -42,6 +42,9 @@ public protocol ClusterStore: SessionStore {
     /// other node than `node` has a live lease at `now` (the whole cluster restarted with a
     /// new key); otherwise says which live nodes run with the recorded one.
     func agreeOnServerKey(_ fingerprint: String, node: NodeID, at now: Instant) async throws -> ServerKeyAgreement
+
+    /// The store's own clock, now: what every node's lease times are compared against.
+    func storeClock() async throws -> Instant
 }
 
 /// Whether a starting node's server key is the cluster's (`ClusterStore.agreeOnServerKey`).

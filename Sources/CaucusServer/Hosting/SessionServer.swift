@@ -111,7 +111,7 @@ public final class SessionServer: Sendable {
         if let storeService { try await storeService.prepare() }
         await storeReachability?.answered(callStartedAt: started)
         if let leaseKeeper {
-            try await agreeOnServerKey()
+            try await agreeWithCluster()
             return try await leaseKeeper.start()
         }
         // Old enough snapshots that a restored session replays as much as a running one keeps.
@@ -119,9 +119,14 @@ public final class SessionServer: Sendable {
     }
 
     /// On several nodes, refuses to start with another server key than the running nodes'
-    /// (a resume signed by one would be refused by another, and its seat lost), naming both.
-    private func agreeOnServerKey() async throws {
+    /// (a resume signed by one would be refused by another, and its seat lost), naming both,
+    /// or with a clock too far from the database's (`ClockSkewWatch`).
+    private func agreeWithCluster() async throws {
         guard let cluster = configuration.cluster, let shared = store as? any ClusterStore else { return }
+        let skew = try await ClockSkewWatch.measure(store: shared, clock: clock)
+        if let problem = ClockSkewWatch.problem(skew, allowance: ClockSkewWatch.allowance(of: cluster)) {
+            throw ServerConfigurationError(problem)
+        }
         let mine = secrets.fingerprint
         switch try await shared.agreeOnServerKey(mine, node: cluster.node, at: clock()) {
         case .agreed:
@@ -246,6 +251,7 @@ public final class SessionServer: Sendable {
         // sessions are saved and their leases given up.
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
             services.append(.init(service: NodeLock(store: shared, node: cluster.node, logger: logger)))
+            services.append(.init(service: ClockSkewWatch(store: shared, cluster: cluster, clock: clock, logger: logger)))
         }
         services += [
             .init(service: RestoringApplication(server: self, application: application(onRunning: onRunning))),

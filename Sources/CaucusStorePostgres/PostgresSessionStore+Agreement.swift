@@ -2,6 +2,8 @@ import CaucusCore
 import CaucusStore
 import PostgresNIO
 
+/// What a starting node settles with the cluster through the database: one server key, and
+/// how far its clock is from the database's.
 extension PostgresSessionStore {
     public func agreeOnServerKey(_ fingerprint: String, node: NodeID, at now: Instant) async throws -> ServerKeyAgreement {
         try await calling { [self] in
@@ -22,6 +24,17 @@ extension PostgresSessionStore {
                 guard live.isEmpty else { return .differs(recorded: recorded, liveNodes: live) }
                 try await connection.query("UPDATE cluster_identity SET server_key_fingerprint = \(fingerprint) WHERE id = 1", logger: logger)
                 return .replaced(previous: recorded)
+            }
+        }
+    }
+
+    public func storeClock() async throws -> Instant {
+        try await calling { [self] in
+            try await withConnection { connection in
+                // clock_timestamp(), not now(): the time of this call, not of a transaction's start.
+                let rows = try await connection.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", logger: logger)
+                for try await milliseconds in rows.decode(Int64.self) { return Instant(milliseconds: milliseconds) }
+                throw StoreError(.database, "The database did not say what time it is.")
             }
         }
     }

@@ -1,0 +1,50 @@
+import CaucusCore
+import CaucusStore
+import Logging
+import ServiceLifecycle
+
+/// Several nodes write their lease times in their own clock and read the others' against it:
+/// a node whose clock runs ahead takes sessions whose leases are still live, one behind loses
+/// its own. This measures the node's clock against the database's (`ClusterStore.storeClock`,
+/// halfway through the round trip): a start with more than `allowance` of skew is refused, and
+/// while the node runs a skew past it is logged once a minute as an error.
+struct ClockSkewWatch: Service {
+    let store: any ClusterStore
+    let cluster: ClusterConfiguration
+    let clock: @Sendable () -> Instant
+    let logger: Logger
+
+    /// Half the margin a node keeps between giving its sessions up and its lease's end: within
+    /// it, fencing still holds; beyond it, leases mean something else to each node.
+    static func allowance(of cluster: ClusterConfiguration) -> Duration { cluster.giveUpMargin / 2 }
+
+    /// This node's clock minus the database's: positive when the node is ahead.
+    static func measure(store: any ClusterStore, clock: () -> Instant) async throws -> Duration {
+        let before = clock().milliseconds
+        let database = try await store.storeClock().milliseconds
+        let after = clock().milliseconds
+        return .milliseconds((before + after) / 2 - database)
+    }
+
+    /// The sentence for a skew of `skew`, or nil within the allowance.
+    static func problem(_ skew: Duration, allowance: Duration) -> String? {
+        guard abs(skew.milliseconds) > allowance.milliseconds else { return nil }
+        let seconds = Double(abs(skew.milliseconds)) / 1000
+        return "This node's clock is \(seconds.formatted(.number.precision(.fractionLength(1)))) s \(skew > .zero ? "ahead of" : "behind") "
+            + "the database's (at most \(allowance) is allowed): leases are written in each node's time, so a node ahead takes "
+            + "others' sessions early and one behind loses its own. Synchronise the clock (NTP) and start again."
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while (try? await Task.sleep(for: .seconds(60))) != nil {
+                guard let skew = try? await Self.measure(store: store, clock: clock) else { continue }
+                if let problem = Self.problem(skew, allowance: Self.allowance(of: cluster)) { logger.error("\(problem)") }
+            }
+        }
+    }
+}
+
+extension Duration {
+    fileprivate var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
