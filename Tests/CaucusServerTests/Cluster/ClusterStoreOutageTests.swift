@@ -167,6 +167,33 @@ import Glibc
         #expect(try await within(seconds: 60, "the close") { try await host.closed() } == 4006)
         server.kill(SIGKILL)
     }
+
+    /// The control API's list on a node whose link to the database went silent is refused
+    /// within `SessionServer.listingPatience` (2 s), saying to ask another node, where it
+    /// waited a whole lease (here 20 s); the other node lists the session.
+    @Test func theListOnANodeCutFromTheStoreIsRefusedInSecondsNotAfterALease() async throws {
+        var proxies: [SilenceableProxy] = []
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 20) { index, database in
+            guard index == 0 else { return database }
+            let proxy = try await SilenceableProxy(toPort: try #require(URLComponents(string: database)?.port))
+            proxies.append(proxy)
+            return proxy.route(database, upstreamPort: try #require(URLComponents(string: database)?.port))
+        }
+        let link = try #require(proxies.first)
+        defer { link.stop() }
+        _ = try await cluster.nodes[1].joined("Teacher", role: .host)
+        let credentials = "\(ServerProcess.app.key):\(ServerProcess.app.secret)"
+        link.silence()
+        let asked = ContinuousClock.now
+        let refused = try await Curl.run(["-u", credentials, "http://127.0.0.1:\(cluster.nodes[0].port)/v1/sessions"])
+        let waited = ContinuousClock.now - asked
+        #expect(refused.status == 500 && refused.body.contains("1010") && refused.body.contains("another node"), "\(refused)")
+        // A behaviour, not a speed: refused on the node's own short bound, well before a lease.
+        #expect(waited < .seconds(10), "refused after \(waited)")
+        let listed = try await Curl.run(["-u", credentials, "http://127.0.0.1:\(cluster.nodes[1].port)/v1/sessions"])
+        #expect(listed.status == 200 && listed.body.contains("Class"), "\(listed)")
+        for node in cluster.nodes { node.kill(SIGKILL) }
+    }
 }
 
 /// Waits until `condition` holds, failing rather than hanging if it never does.
