@@ -17,8 +17,9 @@ struct ReconnectSchedule: Sendable {
 
     /// From the first retry's delay to the longest.
     let delays: ClosedRange<Duration>
-    /// How long after the drop attempts stop.
-    let deadline: Duration
+    /// How long after the drop attempts stop: the grace and its margin, moved later while a
+    /// server answers that it cannot decide yet (`serverCannotDecideYet`).
+    private(set) var deadline: Duration
     /// Each delay is scaled by a factor in 1 ± `jitter`, so that clients dropped together (a
     /// server restart) do not all return at the same instant.
     let jitter: Double
@@ -29,6 +30,19 @@ struct ReconnectSchedule: Sendable {
         self.delays = delays
         self.deadline = deadline
         self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The furthest after the drop that answers of servers waiting for their store move the
+    /// deadline: an outage longer than this costs the seat.
+    static let storeOutageLimit = Duration.seconds(300)
+
+    /// A server answered the resume, but could not decide it (1010: it cannot reach its
+    /// store). It lives, and the seat with it: the server's grace runs only while a node
+    /// serves the session, so attempts go on for a whole `window` (the grace and its margin)
+    /// from now, up to `storeOutageLimit` after the drop. A 45 s outage of the shared store
+    /// used to outlast every client's 35 s budget though every seat survived it.
+    mutating func serverCannotDecideYet(elapsed: Duration, window: Duration) {
+        deadline = max(deadline, min(elapsed + window, Self.storeOutageLimit))
     }
 
     /// The next step, `elapsed` after the drop; `random` is uniform in 0..<1.

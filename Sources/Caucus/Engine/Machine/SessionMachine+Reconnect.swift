@@ -89,6 +89,12 @@ extension SessionMachine {
         case .failure(.refused(let error)) where error.errorCode == .resumeRefused:
             deliver(.error(.refused(error)))
             finish(.connectionLost, at: now)
+        case .failure(.refused(let error)) where error.errorCode == .internalError:
+            // Up, but unable to decide now (its store unreachable): the seat outlives that.
+            reconnecting.schedule.serverCannotDecideYet(elapsed: now - reconnecting.dropped, window: freshSchedule().deadline)
+            phase = .reconnecting(reconnecting)
+            dropAttempt(socket, at: now)
+            nextReconnectStep(at: now)
         default:
             dropAttempt(socket, at: now)
             nextReconnectStep(at: now)
