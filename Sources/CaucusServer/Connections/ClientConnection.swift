@@ -25,6 +25,10 @@ public final class ClientConnection: Sendable {
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
 
+    /// Closed by the server, or by its client (its socket gone, whether or not its handler
+    /// has read that far yet).
+    var isGone: Bool { isClosed || !channel.isActive }
+
     /// Queues a frame. Returns false if the connection is closed or just overflowed.
     @discardableResult
     func send(_ frame: ByteBuffer) -> Bool { send(CollectionOfOne(frame)) }

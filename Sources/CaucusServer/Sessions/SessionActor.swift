@@ -106,6 +106,12 @@ actor SessionActor {
 
     /// A returning connection takes its seat back (see `SessionPipeline.resume`).
     func resume(_ user: UserID, after lastSeq: Int, requestID: Int, connection: ClientConnection) async throws(CaucusError) {
+        // A resume that waited (for the store, say) while its client gave it up and resumed
+        // on another connection must not take the seat from that live connection (4004 is
+        // final for the SDK): a closed connection resumes nothing.
+        guard !connection.isGone else {
+            throw CaucusError(.resumeRefused, "This connection closed before its resume could take the seat; nothing changed.")
+        }
         let now = environment.clock()
         let last = try record { (pipeline) throws(CaucusError) in
             let resumed = try pipeline.resume(user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), at: now)
