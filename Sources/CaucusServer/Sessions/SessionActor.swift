@@ -104,11 +104,13 @@ actor SessionActor {
         return user
     }
 
-    /// A returning connection takes its seat back (see `SessionPipeline.resume`).
+    /// A returning connection takes its seat back (see `SessionPipeline.resume`); its reply says
+    /// whether the user's media peer lives on (then its SDK keeps it).
     func resume(_ user: UserID, after lastSeq: Int, requestID: Int, connection: ClientConnection) async throws(CaucusError) {
         let now = environment.clock()
         let last = try record { (pipeline) throws(CaucusError) in
-            let resumed = try pipeline.resume(user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), at: now)
+            let resumed = try pipeline.resume(
+                user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), mediaKept: hasLivePeer(user), at: now)
             // Before the actions, the reply among them: the connection stops waiting to join first.
             connection.joinTaken()
             return resumed
@@ -228,7 +230,9 @@ actor SessionActor {
     private func dropMedia(after events: [SequencedEvent]) {
         for sequenced in events {
             switch sequenced.event {
-            case .userLeft(let user, _, _): environment.media.drop(MediaPeerKey(session: id, user: user))
+            case .userLeft(let user, _, _):
+                mediaRouting.livePeers[user] = nil
+                environment.media.drop(MediaPeerKey(session: id, user: user))
             case .sessionEnded: environment.media.dropSession(id)
             default: continue
             }
