@@ -150,7 +150,7 @@ import Testing
         let publisher = TestPublisher.start(ann.session)
         defer { publisher.cancel() }
         try await atBen.waitFor(audio: 30, video: 3, "Ann's media at Ben")
-        let bensSlots = { ben.session.engine.mediaSlots.latest.values.compactMap { $0 } }
+        let bensSlots: @Sendable () -> [UserID] = { ben.session.engine.mediaSlots.latest.values.compactMap { $0 } }
         #expect(bensSlots().contains(annID))
 
         let ufrags = proxy.serverICEUfrags
