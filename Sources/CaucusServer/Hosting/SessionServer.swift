@@ -147,9 +147,9 @@ public final class SessionServer: Sendable {
                 snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, turn: turn, sessionClosed: { id in await registry.closed(id) })
         }
         self.registry = registry
-        // A peer that ends on its own stops its reconnecting user's media (`mediaPeerLost`).
-        media.losses.whenLost { key, peer in
-            Task { await registry.session(key.session)?.mediaPeerLost(key.user, peer: peer) }
+        // Whether a reconnecting user's media goes on follows its peer's life (`mediaPeer`).
+        media.life.listen { key, peer, alive in
+            Task { await registry.session(key.session)?.mediaPeer(peer, of: key.user, alive: alive) }
         }
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
             let held = HeldNodeLease(margin: cluster.giveUpMargin)

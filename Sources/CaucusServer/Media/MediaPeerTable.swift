@@ -57,8 +57,9 @@ final class MediaPeerTable {
     /// Where decrypted media goes, and each peer's connection: the router plugs in here (it runs on this loop, and sends
     /// through `protect(rtp:rewrittenAs:for:)`). Nil: received media is counted and dropped.
     var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
-    /// Told of each peer that ends on its own (not closed by the server), with its number.
-    var onLost: ((MediaPeerKey, UInt64) -> Void)?
+    /// Told of each peer that connects (true) or ends on its own (false; not closed by the
+    /// server), with its number.
+    var onLife: ((MediaPeerKey, UInt64, Bool) -> Void)?
 
     private var byKey: [MediaPeerKey: Entry] = [:]
     private var byUfrag: [String: Entry] = [:]
@@ -83,7 +84,7 @@ final class MediaPeerTable {
 
     /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
     /// close_notify to send. `ssrcs` are those its offer sends from; `number` names it in
-    /// `onLost`.
+    /// `onLife`.
     func add(_ peer: MediaPeer, for key: MediaPeerKey, number: UInt64 = 0, ssrcs: Set<UInt32> = [], now: Duration) -> [AddressedDatagram] {
         let replaced = remove(key, now: now)
         closed[key] = nil
@@ -229,6 +230,7 @@ final class MediaPeerTable {
                 metrics.handshakes.increment()
                 metrics.handshakeDuration.recordInterval(now - entry.createdAt)
                 onMedia?(entry.key, event)
+                onLife?(entry.key, entry.number, true)
             case .rtp:
                 entry.rtpReceived += 1
                 metrics.rtpReceived.increment()
@@ -243,7 +245,7 @@ final class MediaPeerTable {
                         isConnected: false, closeReason: reason, rtpReceived: entry.rtpReceived,
                         rtcpReceived: entry.rtcpReceived, counters: entry.peer.counters)
                     forget(entry)
-                    onLost?(entry.key, entry.number)
+                    onLife?(entry.key, entry.number, false)
                 }
             }
         }

@@ -33,14 +33,14 @@ final class MediaTransport: Sendable {
     private let tcpListener: (any Channel)?
     private let consentTimeout: Duration
     private let setupTimeout: Duration
-    /// Peers that ended on their own, for the sessions (`MediaPeerLosses`).
-    let losses: MediaPeerLosses
+    /// Peers that connected or ended on their own, for the sessions (`MediaPeerLife`).
+    let life: MediaPeerLife
 
     private init(
         candidate: TransportAddress, tcp: (candidate: TransportAddress, listener: any Channel)?, certificate: DTLSCertificate,
-        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration, losses: MediaPeerLosses
+        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration, life: MediaPeerLife
     ) {
-        self.losses = losses
+        self.life = life
         self.candidate = candidate
         self.tcpCandidate = tcp?.candidate
         self.tcpListener = tcp?.listener
@@ -80,7 +80,7 @@ final class MediaTransport: Sendable {
         metrics.segmentationOffload.record(segmentationOffload ? 1 : 0)
         let host = configuration.mediaBindAddress ?? configuration.mediaAddress
         var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
-        let losses = MediaPeerLosses()
+        let life = MediaPeerLife()
         var shards: [MediaShard] = []
         do {
             for index in 0..<configuration.mediaLoops {
@@ -99,7 +99,7 @@ final class MediaTransport: Sendable {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let table = MediaPeerTable(metrics: metrics)
-                            table.onLost = { key, peer in losses.report(key, peer: peer) }
+                            table.onLife = { key, peer, alive in life.report(key, peer: peer, alive: alive) }
                             let handler = MediaChannelHandler(
                                 shard: index, table: table, metrics: metrics, tickInterval: tickInterval,
                                 segmentationOffload: segmentationOffload, routingSlice: routingSlice, logger: logger)
@@ -138,7 +138,7 @@ final class MediaTransport: Sendable {
         }
         return MediaTransport(
             candidate: TransportAddress(ip: announced, port: UInt16(port)), tcp: tcp, certificate: certificate, shards: shards,
-            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30), losses: losses)
+            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30), life: life)
     }
 
     /// The port to share among the shards, bound once without `SO_REUSEPORT` first: the shards'

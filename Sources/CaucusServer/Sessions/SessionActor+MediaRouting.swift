@@ -5,9 +5,10 @@ import CaucusMedia
 struct MediaRoutingState {
     /// Users who offered media (they get slot maps); until the first, nothing is routed.
     var offered: Set<UserID> = []
-    /// Each user's media peer, by the number its answer gave it, until the peer ends on its own
-    /// (`MediaPeerLosses`) or the user leaves. A reconnecting user with one here has its media
-    /// kept: still forwarded from it and to it (`SessionState.mediaSources`).
+    /// Each user's connected media peer (ICE and DTLS done), by the number its answer gave it,
+    /// until the peer ends on its own (`MediaPeerLife`), a new offer replaces it, or the user
+    /// leaves. A reconnecting user with one here has its media kept: still forwarded from it
+    /// and to it (`SessionState.mediaSources`).
     var livePeers: [UserID: UInt64] = [:]
     /// Where each user was when the media router last heard of it (for the audience it leaves).
     var locations: [UserID: Location] = [:]
@@ -30,20 +31,28 @@ extension SessionActor {
     /// Returns whether routing was handed over (the media loop then sends the slot map).
     @discardableResult
     func routeMedia(offeredBy user: UserID, peer: UInt64) -> Bool {
-        mediaRouting.livePeers[user] = peer
+        // The peer it replaces is closed; the new one counts once it connects (which may have
+        // been reported already).
+        if mediaRouting.livePeers[user] != peer { mediaRouting.livePeers[user] = nil }
         let impact = mediaRouting.offered.isEmpty ? MediaRoutingImpact(everyone: true) : MediaRoutingImpact(subscribers: [user])
         mediaRouting.offered.insert(user)
         holdRouting(after: impact, through: pipeline.seq)
         return true
     }
 
-    /// `user`'s media peer `peer` ended on its own (consent lost, say). A connected user's SDK
-    /// makes a new one; a reconnecting user's media stops being forwarded, both ways, and the
-    /// slots it held are free for others.
-    func mediaPeerLost(_ user: UserID, peer: UInt64) {
-        guard mediaRouting.livePeers[user] == peer else { return }
-        mediaRouting.livePeers[user] = nil
-        guard let seat = state.users[user], !seat.presence.isConnected else { return }
+    /// `user`'s media peer `peer` connected (`alive`), or ended on its own (consent lost, say).
+    /// A connected user's routing does not change (its SDK makes a new peer after a loss); a
+    /// reconnecting user's media is forwarded again, both ways, or stops being forwarded and
+    /// frees the slots it held for others.
+    func mediaPeer(_ peer: UInt64, of user: UserID, alive: Bool) {
+        guard let seat = state.users[user] else { return }
+        if alive {
+            mediaRouting.livePeers[user] = peer
+        } else {
+            guard mediaRouting.livePeers[user] == peer else { return }
+            mediaRouting.livePeers[user] = nil
+        }
+        guard !seat.presence.isConnected else { return }
         holdRouting(after: MediaRoutingImpact(subscribers: [user], publishers: [user]), through: pipeline.seq)
     }
 
