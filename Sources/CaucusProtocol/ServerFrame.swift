@@ -77,7 +77,9 @@ public enum ReplyResult: Sendable, Equatable {
     case joined(user: UserID, secret: String, snapshot: SessionSnapshot, iceServers: [ICEServer] = [])
     /// After a resume: either the missed events follow (`replayingFrom` is the first seq sent),
     /// or, if they are no longer all kept, a fresh snapshot; and fresh TURN credentials, if any.
-    case resumed(user: UserID, replayingFrom: Int?, snapshot: SessionSnapshot?, iceServers: [ICEServer] = [])
+    /// `mediaKept`: the server still has the user's media peer, alive, and forwarded its media
+    /// meanwhile; the client keeps that peer rather than offering again.
+    case resumed(user: UserID, replayingFrom: Int?, snapshot: SessionSnapshot?, iceServers: [ICEServer] = [], mediaKept: Bool = false)
     /// A command was carried out; `seq` is that of its last event (nil if it caused none).
     case done(seq: Int?)
     case preList([PlannedRoom])
@@ -100,7 +102,7 @@ extension ServerFrame: Codable {
     private enum MediaKeys: String, CodingKey { case slots, unplayable, activeSpeakers }
     private enum EventKeys: String, CodingKey { case type }
     private enum ResultKeys: String, CodingKey {
-        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp, iceServers
+        case user, secret, snapshot, replayingFrom, seq, preList, committed, started, pong, sent, sdp, iceServers, mediaKept
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -115,11 +117,12 @@ extension ServerFrame: Codable {
                 try r.encode(secret, forKey: .secret)
                 try r.encode(snapshot, forKey: .snapshot)
                 if !iceServers.isEmpty { try r.encode(iceServers, forKey: .iceServers) }
-            case .resumed(let user, let from, let snapshot, let iceServers):
+            case .resumed(let user, let from, let snapshot, let iceServers, let mediaKept):
                 try r.encode(user, forKey: .user)
                 try r.encodeIfPresent(from, forKey: .replayingFrom)
                 try r.encodeIfPresent(snapshot, forKey: .snapshot)
                 if !iceServers.isEmpty { try r.encode(iceServers, forKey: .iceServers) }
+                if mediaKept { try r.encode(true, forKey: .mediaKept) }
             case .done(let seq): try r.encodeIfPresent(seq, forKey: .seq)
             case .preList(let plan): try r.encode(plan, forKey: .preList)
             case .committed(let breakout): try r.encode(breakout, forKey: .committed)
@@ -192,7 +195,8 @@ extension ServerFrame: Codable {
             result = .resumed(
                 user: try r.decode(UserID.self, forKey: .user), replayingFrom: try r.decodeIfPresent(Int.self, forKey: .replayingFrom),
                 snapshot: try r.decodeIfPresent(SessionSnapshot.self, forKey: .snapshot),
-                iceServers: try r.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? [])
+                iceServers: try r.decodeIfPresent([ICEServer].self, forKey: .iceServers) ?? [],
+                mediaKept: try r.decodeIfPresent(Bool.self, forKey: .mediaKept) ?? false)
         } else if r.contains(.iceServers) {
             result = .iceServers(try r.decode([ICEServer].self, forKey: .iceServers))
         } else if r.contains(.preList) {

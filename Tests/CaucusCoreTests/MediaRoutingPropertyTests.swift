@@ -26,6 +26,7 @@ import Testing
                 }
                 if walk.failed { return }
                 var problems = Self.violations(in: walk.state, coverage: &coverage)
+                problems += Self.keptMediaViolations(in: walk.state, keeping: step.a, coverage: &coverage)
                 if index % 50 == 49 { problems += Self.impurities(of: walk) }
                 if !problems.isEmpty {
                     Issue.record(Comment(rawValue: "step \(index): " + problems.prefix(3).joined(separator: "\n")))
@@ -45,6 +46,27 @@ import Testing
         #expect(coverage.broadcastHeard > 0, "no voice broadcast was ever heard")
         #expect(coverage.broadcastAcrossRules > 0, "no voice broadcast ever crossed a location, mute, pause or room rule")
         #expect(coverage.listenedIn > 0, "no listener ever received a room")
+        #expect(coverage.keptReconnecting > 0, "no reconnecting user with its media kept ever received or was received")
+    }
+
+    /// A reconnecting user whose media is kept counts as connected, and only it: everyone
+    /// receives, with `mediaKept` naming some reconnecting users (those whose id and `pick`
+    /// have the same parity), exactly what they would with those users resumed.
+    static func keptMediaViolations(in state: SessionState, keeping pick: Int, coverage: inout Coverage) -> [String] {
+        let kept = Set(state.users.values.filter { !$0.presence.isConnected && Int($0.id.rawValue) % 2 == pick % 2 }.map(\.id))
+        guard !kept.isEmpty else { return [] }
+        var resumed = state
+        for user in kept { resumed.apply(.userResumed(user)) }
+        var problems: [String] = []
+        for subscriber in state.users.keys {
+            let received = state.mediaSources(for: subscriber, mediaKept: { kept.contains($0) })
+            let expected = resumed.mediaSources(for: subscriber)
+            if received != expected { problems.append("\(subscriber) with \(kept) kept receives \(received), not \(expected)") }
+            if received.contains(where: { kept.contains($0.publisher) }) || (kept.contains(subscriber) && !received.isEmpty) {
+                coverage.keptReconnecting += 1
+            }
+        }
+        return problems
     }
 
     struct Coverage: Sendable {
@@ -58,6 +80,7 @@ import Testing
             broadcastHeard += other.broadcastHeard
             broadcastAcrossRules += other.broadcastAcrossRules
             listenedIn += other.listenedIn
+            keptReconnecting += other.keptReconnecting
         }
 
         var received = 0
@@ -71,6 +94,7 @@ import Testing
         /// muted, paused or audio-less one.
         var broadcastAcrossRules = 0
         var listenedIn = 0
+        var keptReconnecting = 0
     }
 
     /// A media-minded command, performed like the walk's own (refusals must change nothing).

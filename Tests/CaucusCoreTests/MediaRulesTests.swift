@@ -48,6 +48,39 @@ import Testing
         #expect(harness.state.users[newcomer]?.publishing == [])
     }
 
+    /// A reconnecting user whose media is kept (its peer lives on, which only the caller knows)
+    /// is forwarded and receives as if connected, in its location as it is now: a move while
+    /// it is away applies at once. Without it kept, nothing; a voice broadcast follows the same.
+    @Test func aReconnectingUserWithItsMediaKeptIsForwardedWhereItIsNow() {
+        var harness = Harness.session(participants: 3)
+        harness.perform(.createRooms(RoomDefinition(), count: 1), by: host)
+        let room = harness.state.rooms[0].id
+        for id in 2...4 { harness.perform(.publish([.audio]), by: UserID(id)) }
+        harness.perform(.connectionLost(UserID(4)), by: .server)
+        let kept = { (user: UserID) in user == UserID(4) }
+        let four = MediaSource(publisher: UserID(4), kind: .audio)
+        #expect(!harness.state.mediaSources(for: UserID(2)).contains(four), "not kept: nothing forwarded")
+        #expect(harness.state.mediaSources(for: UserID(4)).isEmpty)
+        #expect(harness.state.mediaSources(for: UserID(2), mediaKept: kept).contains(four))
+        #expect(harness.state.mediaSources(for: UserID(4), mediaKept: kept).map(\.publisher) == [UserID(2), UserID(3)])
+        #expect(harness.state.mediaSources(in: .main, mediaKept: kept).map(\.publisher) == [UserID(2), UserID(3), UserID(4)])
+        // Moved while away: its media leaves the main session at once and reaches the room.
+        harness.perform(.invite([UserID(4), UserID(3)], to: room, forceJoin: true), by: host)
+        #expect(harness.state.users[UserID(4)]?.location == .room(room))
+        #expect(!harness.state.mediaSources(for: UserID(2), mediaKept: kept).contains(four))
+        #expect(harness.state.mediaSources(for: UserID(3), mediaKept: kept) == [four])
+        #expect(harness.state.mediaSources(for: UserID(4), mediaKept: kept).map(\.publisher) == [UserID(3)])
+        // A broadcaster away with its media kept is still heard everywhere; not kept, it is not.
+        harness.perform(.resume(UserID(4)), by: .server)
+        harness.perform(.returnEveryone, by: host)
+        harness.perform(.publish([.audio]), by: host)
+        harness.perform(.startVoiceBroadcast, by: host)
+        harness.perform(.connectionLost(host), by: .server)
+        let hostKept = { (user: UserID) in user == host }
+        #expect(harness.state.broadcastVoice == nil)
+        #expect(harness.state.broadcastVoice(mediaKept: hostKept) == MediaSource(publisher: host, kind: .audio))
+    }
+
     @Test func eachUserReceivesItsOwnLocationOnlyAndNeverItself() {
         var harness = Harness.session(participants: 3)
         harness.perform(.createRooms(RoomDefinition(), count: 1), by: host)

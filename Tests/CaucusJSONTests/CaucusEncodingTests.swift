@@ -81,6 +81,7 @@ import Testing
             .joined(user: UserID(6), secret: "x", snapshot: participantView, iceServers: Self.relays),
             .resumed(user: UserID(6), replayingFrom: 17, snapshot: nil, iceServers: Self.relays),
             .resumed(user: UserID(6), replayingFrom: nil, snapshot: participantView, iceServers: Self.relays),
+            .resumed(user: UserID(6), replayingFrom: 17, snapshot: nil, mediaKept: true),
             .iceServers(Self.relays),
             .iceServers([]),
         ]
@@ -123,6 +124,10 @@ import Testing
         }
         let without = Compare.text(try Compare.expectSame(ServerFrame.reply(re: 5, result: .resumed(user: UserID(1), replayingFrom: 4, snapshot: nil))))
         #expect(without == #"{"re":5,"result":{"user":1,"replayingFrom":4}}"#)
+        // A kept media peer is said only when it is (`mediaKept`), and read back.
+        let kept = ServerFrame.reply(re: 6, result: .resumed(user: UserID(1), replayingFrom: 4, snapshot: nil, mediaKept: true))
+        #expect(Compare.text(try Compare.expectSame(kept)) == #"{"re":6,"result":{"user":1,"replayingFrom":4,"mediaKept":true}}"#)
+        #expect(try JSONDecoder().decode(ServerFrame.self, from: Data(try Compare.expectSame(kept))) == kept)
         #expect(Compare.text(try Compare.expectSame(frames[3])) == #"{"re":4,"result":{"iceServers":[]}}"#)
     }
 

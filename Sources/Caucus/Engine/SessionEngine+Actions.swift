@@ -61,7 +61,7 @@ extension SessionEngine {
         case .media(let notice):
             switch notice {
             case .slots(let slots, let unplayable, let speakers): mediaSlots.receive(slots, unplayable: unplayable, activeSpeakers: speakers)
-            case .resumed: mediaSlots.resumed()
+            case .resumed(let mediaKept): mediaSlots.resumed(mediaKept: mediaKept)
             case .ended: mediaSlots.sessionEnded()
             }
         case .watchNetwork(let on):

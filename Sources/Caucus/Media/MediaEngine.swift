@@ -57,9 +57,9 @@ actor MediaEngine {
             guard let self else { return }
             Task { await self.close() }
         }
-        session.mediaSlots.whenResumed { [weak self] in
+        session.mediaSlots.whenResumed { [weak self] mediaKept in
             guard let self else { return }
-            Task { await self.renew() }
+            Task { await self.resumed(mediaKept: mediaKept) }
         }
     }
 
@@ -130,6 +130,13 @@ actor MediaEngine {
     /// Makes a new peer in place of the current one (`MediaMachine.renew`).
     func renew() {
         perform(machine.renew())
+    }
+
+    /// The session resumed on a new connection: the peer is made again (`MediaMachine.resumed`),
+    /// unless the server kept it and it is up here too, in which case the media it carried all
+    /// along goes on with no new offer, and the slot map comes again on the new connection.
+    func resumed(mediaKept: Bool) {
+        perform(machine.resumed(mediaKept: mediaKept))
     }
 
     /// Peer `id` ended on its own (`MediaMachine.peerLost`).

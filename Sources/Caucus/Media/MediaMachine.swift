@@ -165,6 +165,15 @@ struct MediaMachine: Sendable {
         return [.makeReplacement(attempt: 1, after: .zero)]
     }
 
+    /// The session resumed on a new connection. With `mediaKept` the server still has this
+    /// user's peer and forwarded its media all along: the peer is kept, if it is up here and no
+    /// renewal is replacing it. Otherwise (a restarted server, another node, a peer the server
+    /// lost) it is renewed.
+    mutating func resumed(mediaKept: Bool) -> [Action] {
+        if mediaKept, case .up = peer, renewal == nil { return [] }
+        return renew()
+    }
+
     /// Peer `id` ended on its own (ICE consent lost, or the server closed it). It counts only
     /// as the peer in use, and only when no renewal is replacing it already: the server closes a
     /// peer as soon as it answers the offer that replaces it, so the peer a renewal replaces

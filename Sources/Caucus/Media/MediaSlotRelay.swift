@@ -10,7 +10,7 @@ final class MediaSlotRelay: Sendable {
         var latest: [String: UserID?] = [:]
         var connection: MediaConnection?
         var onEnd: (@Sendable () -> Void)?
-        var onResume: (@Sendable () -> Void)?
+        var onResume: (@Sendable (_ mediaKept: Bool) -> Void)?
         var unplayable: [UserID: MediaKinds] = [:]
     }
 
@@ -52,15 +52,19 @@ final class MediaSlotRelay: Sendable {
         connection?.apply(latest)
     }
 
+    /// The latest slot map: who fills each slot, by mid.
+    var latest: [String: UserID?] { state.withLockedValue { $0.latest } }
+
     /// A new offer's maps replace the old peer's: forget the old one.
     func forget() { state.withLockedValue { $0.latest = [:] } }
 
     func whenSessionEnds(_ action: @escaping @Sendable () -> Void) { state.withLockedValue { $0.onEnd = action } }
 
-    func whenResumed(_ action: @escaping @Sendable () -> Void) { state.withLockedValue { $0.onResume = action } }
+    func whenResumed(_ action: @escaping @Sendable (_ mediaKept: Bool) -> Void) { state.withLockedValue { $0.onResume = action } }
 
-    /// The session resumed on a new connection: the media peer is made again.
-    func resumed() { state.withLockedValue { $0.onResume }?() }
+    /// The session resumed on a new connection: the media peer is made again, unless the
+    /// server kept it (`mediaKept`).
+    func resumed(mediaKept: Bool) { state.withLockedValue { $0.onResume }?(mediaKept) }
 
     /// The session is over for this user: its media goes too. The connection is closed from
     /// here as well, should the session (and its media engine) be gone already.

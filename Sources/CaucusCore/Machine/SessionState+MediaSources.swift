@@ -3,9 +3,12 @@
 /// - A subscriber receives the publications of the publishers in its own location (the main
 ///   session or its room) and nothing else, never its own. A user in a room receives nothing
 ///   of the main session.
-/// - Only connected users count: a reconnecting user keeps its seat and its publications, but
-///   nothing is forwarded from it or to it until it resumes (the slot map it would need travels
-///   on the WebSocket it lost).
+/// - Connected users count, and so does a reconnecting user whose media is kept
+///   (`mediaKept`: the server's media layer still has its peer, alive by ICE consent): its
+///   media does not depend on its WebSocket, so it is forwarded from it and to it, in its
+///   location as the session has it now (a move while it is away applies at once). Any other
+///   reconnecting user keeps its seat and its publications, but nothing is forwarded from it
+///   or to it until it resumes. Liveness is no part of the session: the caller says it.
 /// - A room forwards only the kinds its definition allows (`audio`, `video`, `screenShare`).
 /// - The main session, muted (`muteParent`), forwards no audio and/or no video of anyone in it;
 ///   screen shares go on. Paused (`pauseParent`), it forwards nothing its participants publish,
@@ -19,10 +22,18 @@
 extension SessionState {
     /// What `subscriber` receives now: the voice broadcast first, then publishers in join
     /// order, each one's kinds in `MediaKind.allCases` order. Empty for a user who is not
-    /// present and connected.
-    public func mediaSources(for subscriber: UserID) -> [MediaSource] {
-        guard let user = users[subscriber], user.presence.isConnected else { return [] }
-        return mediaSources(for: subscriber, among: mediaSources(in: receivingLocation(of: subscriber)))
+    /// present, or is reconnecting without its media kept (`mediaKept`).
+    public func mediaSources(for subscriber: UserID, mediaKept: (UserID) -> Bool = { _ in false }) -> [MediaSource] {
+        guard let user = users[subscriber], forwardsMedia(of: user, mediaKept: mediaKept) else { return [] }
+        return mediaSources(
+            for: subscriber, among: mediaSources(in: receivingLocation(of: subscriber), mediaKept: mediaKept),
+            broadcast: broadcastVoice(mediaKept: mediaKept))
+    }
+
+    /// Whether `user`'s media is forwarded (from it and to it): connected, or reconnecting with
+    /// its media kept.
+    public func forwardsMedia(of user: SessionUser, mediaKept: (UserID) -> Bool = { _ in false }) -> Bool {
+        user.presence.isConnected || mediaKept(user.id)
     }
 
     /// Where a user's media comes from: the room it listens in to, else its own location.
@@ -35,28 +46,35 @@ extension SessionState {
     /// location (`mediaSources(in: receivingLocation(of:))`, computed once for everyone there):
     /// the voice broadcast first, then the rest, never its own.
     public func mediaSources(for subscriber: UserID, among located: [MediaSource]) -> [MediaSource] {
-        guard let broadcast = broadcastVoice, broadcast.publisher != subscriber else {
+        mediaSources(for: subscriber, among: located, broadcast: broadcastVoice)
+    }
+
+    /// The same, with `broadcast` as `broadcastVoice(mediaKept:)` found it.
+    public func mediaSources(for subscriber: UserID, among located: [MediaSource], broadcast: MediaSource?) -> [MediaSource] {
+        guard let broadcast, broadcast.publisher != subscriber else {
             return located.filter { $0.publisher != subscriber }
         }
         return [broadcast] + located.filter { $0.publisher != subscriber && $0 != broadcast }
     }
 
     /// The broadcaster's audio, while it is connected and publishes audio.
-    public var broadcastVoice: MediaSource? {
-        guard let id = voiceBroadcaster, let user = users[id], user.presence.isConnected, user.publishing.contains(.audio) else {
-            return nil
-        }
+    public var broadcastVoice: MediaSource? { broadcastVoice() }
+
+    /// The broadcaster's audio, while it publishes audio and is connected or has its media kept.
+    public func broadcastVoice(mediaKept: (UserID) -> Bool = { _ in false }) -> MediaSource? {
+        guard let id = voiceBroadcaster, let user = users[id], forwardsMedia(of: user, mediaKept: mediaKept), user.publishing.contains(.audio)
+        else { return nil }
         return MediaSource(publisher: id, kind: .audio)
     }
 
-    /// Everything forwarded within a location, the voice broadcast aside: each connected
-    /// subscriber there, and each listener in to it, receives these but its own
+    /// Everything forwarded within a location, the voice broadcast aside, publishers in join
+    /// order (the order of `users`): each connected subscriber there, and each listener in to it, receives these but its own
     /// (`mediaSources(for:among:)`). One call per location serves all its subscribers.
-    public func mediaSources(in location: Location) -> [MediaSource] {
+    public func mediaSources(in location: Location, mediaKept: (UserID) -> Bool = { _ in false }) -> [MediaSource] {
         let allowed = forwardedKinds(in: location)
         guard !allowed.isEmpty else { return [] }
         var sources: [MediaSource] = []
-        for publisher in connectedUsers(in: location) {
+        for publisher in users.values where publisher.location == location && forwardsMedia(of: publisher, mediaKept: mediaKept) {
             var kinds = publisher.publishing.intersection(allowed)
             if location == .main && parent.paused && role(of: publisher) == .participant { kinds = [] }
             for kind in kinds.kinds { sources.append(MediaSource(publisher: publisher.id, kind: kind)) }
@@ -80,10 +98,5 @@ extension SessionState {
             if definition.screenShare { kinds.insert(.screenShare) }
             return kinds
         }
-    }
-
-    /// In join order (the order of `users`).
-    private func connectedUsers(in location: Location) -> [SessionUser] {
-        users.values.filter { $0.location == location && $0.presence.isConnected }
     }
 }

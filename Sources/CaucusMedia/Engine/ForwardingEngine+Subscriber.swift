@@ -24,6 +24,12 @@ extension ForwardingEngine {
         var sentMap: SubscriberSlotMap?
         var sentTo: SignallingChannelID?
 
+        /// The publisher the last slot map sent said fills `slot` (nil: empty, or none sent).
+        func toldPublisher(in slot: SlotID) -> Int? {
+            guard let sentMap, let mid = plan.receiveSlots.first(where: { $0.slot == slot })?.mid else { return nil }
+            return sentMap.slots.first { $0.mid == mid }?.publisher
+        }
+
         init(plan: MediaSlotPlan, catalog: inout FormatCatalog) {
             self.plan = plan
             rewriters = Dictionary(uniqueKeysWithValues: plan.receiveSlots.map {

@@ -239,9 +239,16 @@ public final class ForwardingEngine {
             // Only a slot that switches at a keyframe asks what else is decodable.
             if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = streams }
             let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
-            next[user] = SlotAssignment.assign(
+            var assignment = SlotAssignment.assign(
                 eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,
                 pinned: pinned[user])
+            // Told of its slots on a channel it has since lost (it reconnects while its peer
+            // lives on): a slot keeps the publisher it was told of or goes empty, since it
+            // could not be told of another, whose media it would show as the old one's.
+            if channels[user] == nil, subscriber.sentTo != nil {
+                assignment = assignment.keeping { slot, stream in subscriber.toldPublisher(in: slot) == stream.publisher }
+            }
+            next[user] = assignment
         }
         changes.subscribersRecomputed = next.count
         let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }

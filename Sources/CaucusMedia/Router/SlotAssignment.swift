@@ -10,6 +10,11 @@ public struct SlotAssignment: Hashable, Sendable {
 
     public func slot(of stream: PublishedStream) -> SlotID? { sources.first { $0.value == stream }?.key }
 
+    /// The same with only the slots `keep` accepts filled; the others empty.
+    public func keeping(_ keep: (SlotID, PublishedStream) -> Bool) -> SlotAssignment {
+        SlotAssignment(sources: sources.filter { keep($0.key, $0.value) })
+    }
+
     /// Assigns `eligible` streams to `layout`'s slots, starting from `previous`:
     ///
     /// 1. for each kind, the slots go to the best-ranked eligible streams (`SlotPreference`);

@@ -175,6 +175,10 @@ public final class SessionServer: Sendable {
                 snapshotInterval: snapshotInterval, rosterWindow: rosterWindow, media: media, turn: turn, sessionClosed: { id in await registry.closed(id) })
         }
         self.registry = registry
+        // Whether a reconnecting user's media goes on follows its peer's life (`mediaPeer`).
+        media.life.listen { key, peer, alive in
+            Task { await registry.session(key.session)?.mediaPeer(peer, of: key.user, alive: alive) }
+        }
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
             let held = HeldNodeLease(margin: cluster.giveUpMargin)
             let reachability = StoreReachability(horizon: cluster.leaseDuration - cluster.giveUpMargin)

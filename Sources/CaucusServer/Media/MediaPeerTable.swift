@@ -14,6 +14,8 @@ final class MediaPeerTable {
     final class Entry {
         let key: MediaPeerKey
         let peer: MediaPeer
+        /// The number its answer gave it (`MediaAnswer.peer`).
+        let number: UInt64
         let createdAt: Duration
         /// Source addresses that reached this peer's ICE agent with a valid check.
         var addresses: Set<TransportAddress> = []
@@ -35,9 +37,10 @@ final class MediaPeerTable {
             return address
         }
 
-        init(key: MediaPeerKey, peer: MediaPeer, createdAt: Duration) {
+        init(key: MediaPeerKey, peer: MediaPeer, number: UInt64, createdAt: Duration) {
             self.key = key
             self.peer = peer
+            self.number = number
             self.createdAt = createdAt
         }
     }
@@ -54,6 +57,9 @@ final class MediaPeerTable {
     /// Where decrypted media goes, and each peer's connection: the router plugs in here (it runs on this loop, and sends
     /// through `protect(rtp:rewrittenAs:for:)`). Nil: received media is counted and dropped.
     var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
+    /// Told of each peer that connects (true) or ends on its own (false; not closed by the
+    /// server), with its number.
+    var onLife: ((MediaPeerKey, UInt64, Bool) -> Void)?
 
     private var byKey: [MediaPeerKey: Entry] = [:]
     private var byUfrag: [String: Entry] = [:]
@@ -77,11 +83,12 @@ final class MediaPeerTable {
     // MARK: - Peers coming and going
 
     /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
-    /// close_notify to send. `ssrcs` are those its offer sends from.
-    func add(_ peer: MediaPeer, for key: MediaPeerKey, ssrcs: Set<UInt32> = [], now: Duration) -> [AddressedDatagram] {
+    /// close_notify to send. `ssrcs` are those its offer sends from; `number` names it in
+    /// `onLife`.
+    func add(_ peer: MediaPeer, for key: MediaPeerKey, number: UInt64 = 0, ssrcs: Set<UInt32> = [], now: Duration) -> [AddressedDatagram] {
         let replaced = remove(key, now: now)
         closed[key] = nil
-        let entry = Entry(key: key, peer: peer, createdAt: now)
+        let entry = Entry(key: key, peer: peer, number: number, createdAt: now)
         entry.ssrcs = ssrcs
         byKey[key] = entry
         byUfrag[peer.localCredentials.ufrag] = entry
@@ -223,6 +230,7 @@ final class MediaPeerTable {
                 metrics.handshakes.increment()
                 metrics.handshakeDuration.recordInterval(now - entry.createdAt)
                 onMedia?(entry.key, event)
+                onLife?(entry.key, entry.number, true)
             case .rtp:
                 entry.rtpReceived += 1
                 metrics.rtpReceived.increment()
@@ -237,6 +245,7 @@ final class MediaPeerTable {
                         isConnected: false, closeReason: reason, rtpReceived: entry.rtpReceived,
                         rtcpReceived: entry.rtcpReceived, counters: entry.peer.counters)
                     forget(entry)
+                    onLife?(entry.key, entry.number, false)
                 }
             }
         }

@@ -33,11 +33,14 @@ final class MediaTransport: Sendable {
     private let tcpListener: (any Channel)?
     private let consentTimeout: Duration
     private let setupTimeout: Duration
+    /// Peers that connected or ended on their own, for the sessions (`MediaPeerLife`).
+    let life: MediaPeerLife
 
     private init(
         candidate: TransportAddress, tcp: (candidate: TransportAddress, listener: any Channel)?, certificate: DTLSCertificate,
-        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration
+        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration, life: MediaPeerLife
     ) {
+        self.life = life
         self.candidate = candidate
         self.tcpCandidate = tcp?.candidate
         self.tcpListener = tcp?.listener
@@ -77,6 +80,7 @@ final class MediaTransport: Sendable {
         metrics.segmentationOffload.record(segmentationOffload ? 1 : 0)
         let host = configuration.mediaBindAddress ?? configuration.mediaAddress
         var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
+        let life = MediaPeerLife()
         var shards: [MediaShard] = []
         do {
             for index in 0..<configuration.mediaLoops {
@@ -94,8 +98,10 @@ final class MediaTransport: Sendable {
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2_048 * 32))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
+                            let table = MediaPeerTable(metrics: metrics)
+                            table.onLife = { key, peer, alive in life.report(key, peer: peer, alive: alive) }
                             let handler = MediaChannelHandler(
-                                shard: index, table: MediaPeerTable(metrics: metrics), metrics: metrics, tickInterval: tickInterval,
+                                shard: index, table: table, metrics: metrics, tickInterval: tickInterval,
                                 segmentationOffload: segmentationOffload, routingSlice: routingSlice, logger: logger)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
@@ -132,7 +138,7 @@ final class MediaTransport: Sendable {
         }
         return MediaTransport(
             candidate: TransportAddress(ip: announced, port: UInt16(port)), tcp: tcp, certificate: certificate, shards: shards,
-            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30))
+            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30), life: life)
     }
 
     /// The port to share among the shards, bound once without `SO_REUSEPORT` first: the shards'
@@ -183,6 +189,7 @@ final class MediaTransport: Sendable {
         else {
             throw CaucusError(.mediaOfferRefused, "The offer has no sha-256 fingerprint (a=fingerprint).")
         }
+        let number = UInt64.random(in: 1...UInt64.max)
         let (certificate, remoteUfrag, consentTimeout, setupTimeout, handler) =
             (self.certificate, answer.remoteICEUfrag, self.consentTimeout, self.setupTimeout, shard.handler)
         do {
@@ -191,7 +198,7 @@ final class MediaTransport: Sendable {
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
                     expectedPeerFingerprint: fingerprint, now: now, consentTimeout: consentTimeout, setupTimeout: setupTimeout)
-                let replaced = handler.value.table.add(peer, for: key, ssrcs: sendingSSRCs, now: now)
+                let replaced = handler.value.table.add(peer, for: key, number: number, ssrcs: sendingSSRCs, now: now)
                 handler.value.router.addPeer(key, plan: acceptedPlan)
                 handler.value.send(replaced)
                 handler.value.continueRouting()
@@ -199,7 +206,7 @@ final class MediaTransport: Sendable {
         } catch {
             throw CaucusError.serverFailure
         }
-        return MediaAnswer(sdp: answer.text, emptySlots: acceptedPlan.receiveSlots.map { MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: nil) })
+        return MediaAnswer(sdp: answer.text, peer: number, emptySlots: acceptedPlan.receiveSlots.map { MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: nil) })
     }
 
     /// Closes `key`'s peer at once, if it has one (the user left, was removed, timed out).

@@ -5,6 +5,11 @@ import CaucusMedia
 struct MediaRoutingState {
     /// Users who offered media (they get slot maps); until the first, nothing is routed.
     var offered: Set<UserID> = []
+    /// Each user's connected media peer (ICE and DTLS done), by the number its answer gave it,
+    /// until the peer ends on its own (`MediaPeerLife`), a new offer replaces it, or the user
+    /// leaves. A reconnecting user with one here has its media kept: still forwarded from it
+    /// and to it (`SessionState.mediaSources`).
+    var livePeers: [UserID: UInt64] = [:]
     /// Where each user was when the media router last heard of it (for the audience it leaves).
     var locations: [UserID: Location] = [:]
     /// Routing waiting for the events that explain it: each handover goes to the media loop
@@ -25,12 +30,34 @@ extension SessionActor {
     /// offer hands over every user (nothing was routed before); later ones only the offerer.
     /// Returns whether routing was handed over (the media loop then sends the slot map).
     @discardableResult
-    func routeMedia(offeredBy user: UserID) -> Bool {
+    func routeMedia(offeredBy user: UserID, peer: UInt64) -> Bool {
+        // The peer it replaces is closed; the new one counts once it connects (which may have
+        // been reported already).
+        if mediaRouting.livePeers[user] != peer { mediaRouting.livePeers[user] = nil }
         let impact = mediaRouting.offered.isEmpty ? MediaRoutingImpact(everyone: true) : MediaRoutingImpact(subscribers: [user])
         mediaRouting.offered.insert(user)
         holdRouting(after: impact, through: pipeline.seq)
         return true
     }
+
+    /// `user`'s media peer `peer` connected (`alive`), or ended on its own (consent lost, say).
+    /// A connected user's routing does not change (its SDK makes a new peer after a loss); a
+    /// reconnecting user's media is forwarded again, both ways, or stops being forwarded and
+    /// frees the slots it held for others.
+    func mediaPeer(_ peer: UInt64, of user: UserID, alive: Bool) {
+        guard let seat = state.users[user] else { return }
+        if alive {
+            mediaRouting.livePeers[user] = peer
+        } else {
+            guard mediaRouting.livePeers[user] == peer else { return }
+            mediaRouting.livePeers[user] = nil
+        }
+        guard !seat.presence.isConnected else { return }
+        holdRouting(after: MediaRoutingImpact(subscribers: [user], publishers: [user]), through: pipeline.seq)
+    }
+
+    /// Whether `user`'s media peer lives (a resume keeps it: the resume reply's `mediaKept`).
+    func hasLivePeer(_ user: UserID) -> Bool { mediaRouting.livePeers[user] != nil }
 
     /// Computes the routing `impact` calls for from the state now, and hands it to the media
     /// loop once every event through `through` is delivered: a slot map never reaches a client
@@ -82,17 +109,22 @@ extension SessionActor {
 
     /// Who may receive what now, for the users `impact` reaches: one pass per receiving location
     /// touched (everyone there, and everyone listening in to it, receives the same streams but
-    /// its own, after the voice broadcast: `SessionState.mediaSources(for:among:)`).
+    /// its own, after the voice broadcast: `SessionState.mediaSources(for:among:)`). A
+    /// reconnecting user whose peer lives counts as connected (`livePeers`).
     private func mediaHandover(after impact: MediaRoutingImpact) -> MediaHandover {
         let state = pipeline.state
         let affected = state.usersWithChangedMedia(after: impact, previousLocation: { mediaRouting.locations[$0] })
             ?? Set(state.users.keys).union(mediaRouting.locations.keys)
         var byLocation: [Location: [MediaSource]] = [:]
         var handover = MediaHandover()
+        let live = mediaRouting.livePeers
+        let mediaKept = { (user: UserID) in live[user] != nil }
+        let broadcastVoice = state.broadcastVoice(mediaKept: mediaKept)
         for id in affected {
             guard let user = state.users[id] else {
                 mediaRouting.locations[id] = nil
                 mediaRouting.offered.remove(id)
+                mediaRouting.livePeers[id] = nil
                 handover.users[id.rawValue] = MediaHandover.Entry(eligible: [], location: nil, connection: nil)
                 continue
             }
@@ -100,15 +132,15 @@ extension SessionActor {
             // A listener's speakers are those of the room it hears.
             let receiving = state.receivingLocation(of: id)
             var streams: [PublishedStream] = []
-            if user.presence.isConnected {
-                let located = byLocation[receiving] ?? state.mediaSources(in: receiving)
+            if state.forwardsMedia(of: user, mediaKept: mediaKept) {
+                let located = byLocation[receiving] ?? state.mediaSources(in: receiving, mediaKept: mediaKept)
                 byLocation[receiving] = located
-                streams = state.mediaSources(for: id, among: located).compactMap { source in
+                streams = state.mediaSources(for: id, among: located, broadcast: broadcastVoice).compactMap { source in
                     StreamKind(rawValue: source.kind.rawValue).map { PublishedStream(publisher: source.publisher.rawValue, kind: $0) }
                 }
             }
             // The broadcast heads `streams` when there is one; it keeps a slot whoever is louder.
-            let broadcast = state.broadcastVoice.flatMap { $0.publisher == id ? nil : PublishedStream(publisher: $0.publisher.rawValue, kind: .audio) }
+            let broadcast = broadcastVoice.flatMap { $0.publisher == id ? nil : PublishedStream(publisher: $0.publisher.rawValue, kind: .audio) }
             handover.users[id.rawValue] = MediaHandover.Entry(
                 eligible: streams, location: receiving, connection: pipeline.connections[id]?.connection, pinned: broadcast)
         }

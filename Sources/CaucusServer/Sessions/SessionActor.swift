@@ -104,7 +104,8 @@ actor SessionActor {
         return user
     }
 
-    /// A returning connection takes its seat back (see `SessionPipeline.resume`).
+    /// A returning connection takes its seat back (see `SessionPipeline.resume`); its reply says
+    /// whether the user's media peer lives on (then its SDK keeps it).
     func resume(_ user: UserID, after lastSeq: Int, requestID: Int, connection: ClientConnection) async throws(CaucusError) {
         // A resume that waited (for the store, say) while its client gave it up and resumed
         // on another connection must not take the seat from that live connection (4004 is
@@ -114,7 +115,8 @@ actor SessionActor {
         }
         let now = environment.clock()
         let last = try record { (pipeline) throws(CaucusError) in
-            let resumed = try pipeline.resume(user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), at: now)
+            let resumed = try pipeline.resume(
+                user, after: lastSeq, requestID: requestID, connection: ConnectionRef(connection), mediaKept: hasLivePeer(user), at: now)
             // Before the actions, the reply among them: the connection stops waiting to join first.
             connection.joinTaken()
             return resumed
@@ -237,7 +239,9 @@ actor SessionActor {
     private func dropMedia(after events: [SequencedEvent]) {
         for sequenced in events {
             switch sequenced.event {
-            case .userLeft(let user, _, _): environment.media.drop(MediaPeerKey(session: id, user: user))
+            case .userLeft(let user, _, _):
+                mediaRouting.livePeers[user] = nil
+                environment.media.drop(MediaPeerKey(session: id, user: user))
             case .sessionEnded: environment.media.dropSession(id)
             default: continue
             }

@@ -76,7 +76,7 @@ struct PipelineHarness {
                         }
                         // A snapshot promises everything it includes: all of it must be stored.
                         switch frame {
-                        case .reply(_, .joined(_, _, let snapshot, _)), .reply(_, .resumed(_, _, let snapshot?, _)), .reply(_, .snapshot(let snapshot)):
+                        case .reply(_, .joined(_, _, let snapshot, _)), .reply(_, .resumed(_, _, let snapshot?, _, _)), .reply(_, .snapshot(let snapshot)):
                             if snapshot.seq > durable { violations.append("snapshot at \(snapshot.seq) sent while only \(durable) is durable") }
                         default:
                             break

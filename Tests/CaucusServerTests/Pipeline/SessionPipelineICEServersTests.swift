@@ -33,7 +33,7 @@ import Testing
         try h.perform(.chat("a", to: .room), by: ann.user)
         h.settle()
         let replayed = try h.resume(bo.user, after: 5)
-        guard case .resumed(_, _?, nil, let fresh)? = h.replies(replayed).first else { Issue.record("\(h.inbox[replayed] ?? [])"); return }
+        guard case .resumed(_, _?, nil, let fresh, _)? = h.replies(replayed).first else { Issue.record("\(h.inbox[replayed] ?? [])"); return }
         #expect(fresh == Self.relays(bo.user, h.now))
         h.settle()
         h.drop(bo.user, connection: replayed)
@@ -41,7 +41,7 @@ import Testing
         for text in ["b", "c", "d"] { try h.perform(.chat(text, to: .room), by: ann.user) }
         h.settle()
         let fromSnapshot = try h.resume(bo.user, after: 3)
-        guard case .resumed(_, nil, _?, let again)? = h.replies(fromSnapshot).first else { Issue.record("\(h.inbox[fromSnapshot] ?? [])"); return }
+        guard case .resumed(_, nil, _?, let again, _)? = h.replies(fromSnapshot).first else { Issue.record("\(h.inbox[fromSnapshot] ?? [])"); return }
         #expect(again == Self.relays(bo.user, h.now))
         #expect(again != fresh, "minted anew at each resume")
     }
@@ -53,7 +53,7 @@ import Testing
         guard case .joined(_, _, _, let servers)? = h.replies(ann.connection).first else { Issue.record("\(h.inbox)"); return }
         #expect(servers.isEmpty)
         let back = try h.resume(ann.user, after: 2)
-        guard case .resumed(_, _, _, let again)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
+        guard case .resumed(_, _, _, let again, _)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
         #expect(again.isEmpty)
     }
 }

@@ -91,7 +91,7 @@ struct PipelineWalk {
                 connections[connection] = (user, nil)
                 current[user] = connection
                 // A replay starts right after what the user saw, and never before its own join.
-                if case .resumed(_, let from?, _, _)? = harness.replies(connection).first, let joined = joinSeq[user] {
+                if case .resumed(_, let from?, _, _, _)? = harness.replies(connection).first, let joined = joinSeq[user] {
                     let expected = max(lastSeen, joined) + 1
                     if from != expected { problems.append("user \(user.rawValue) resumed after \(lastSeen): replay from \(from), expected \(expected)") }
                 }
@@ -158,8 +158,8 @@ struct PipelineWalk {
                 case .joined(let user, _, let snapshot, _):
                     connections[connection]!.baseline = snapshot.seq
                     joinSeq[user] = snapshot.seq
-                case .resumed(_, let from?, _, _): connections[connection]!.baseline = from - 1
-                case .resumed(_, nil, let snapshot?, _): connections[connection]!.baseline = snapshot.seq
+                case .resumed(_, let from?, _, _, _): connections[connection]!.baseline = from - 1
+                case .resumed(_, nil, let snapshot?, _, _): connections[connection]!.baseline = snapshot.seq
                 default: continue
                 }
                 break

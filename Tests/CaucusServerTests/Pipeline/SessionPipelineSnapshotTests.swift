@@ -82,11 +82,11 @@ import Testing
         #expect(fromSnapshot.stored.first?.seq == h.stored.count + 1)
         // A user who saw the whole log resumes with a replay; one behind the window, with a snapshot.
         let current = try fromSnapshot.resume(ann.user, after: h.stored.count)
-        #expect(fromSnapshot.replies(current).contains { if case .resumed(_, let from?, nil, _) = $0 { from == h.stored.count + 1 } else { false } })
+        #expect(fromSnapshot.replies(current).contains { if case .resumed(_, let from?, nil, _, _) = $0 { from == h.stored.count + 1 } else { false } })
         let behind = try fromSnapshot.resume(bob.user, after: 1)
         // The snapshot goes out once Ann's return, which it includes, is stored.
         fromSnapshot.settle()
-        #expect(fromSnapshot.replies(behind).contains { if case .resumed(_, nil, _?, _) = $0 { true } else { false } })
+        #expect(fromSnapshot.replies(behind).contains { if case .resumed(_, nil, _?, _, _) = $0 { true } else { false } })
         #expect(fromSnapshot.violations.isEmpty, "\(fromSnapshot.violations)")
     }
 }

@@ -145,7 +145,7 @@ import Testing
         try h.perform(.chat("just for Ann", to: .user(ann.user)), by: ann.user)
         h.settle()
         let back = try h.resume(bo.user, after: boSeen)
-        guard case .resumed(bo.user, let from?, nil, _)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
+        guard case .resumed(bo.user, let from?, nil, _, _)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
         #expect(from == boSeen + 1)
         let missed = h.events(back)
         #expect(missed.count == 2, "its own drop and the room chat, not the direct message: \(missed)")
@@ -165,7 +165,7 @@ import Testing
         for text in ["a", "b", "c"] { try h.perform(.chat(text, to: .room), by: ann.user) }
         h.settle()
         let back = try h.resume(bo.user, after: 3)
-        guard case .resumed(_, nil, let snapshot?, _)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
+        guard case .resumed(_, nil, let snapshot?, _, _)? = h.replies(back).first else { Issue.record("\(h.inbox[back] ?? [])"); return }
         #expect(snapshot.seq == 7, "everything durable when it was taken")
         #expect(h.eventSeqs(back).isEmpty, "nothing the snapshot includes follows it")
     }

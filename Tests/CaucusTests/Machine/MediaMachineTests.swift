@@ -76,6 +76,20 @@ import Testing
         #expect(machine.peerLost(2) == [.makeReplacement(attempt: 1, after: .zero)], "the peer in use, lost on its own")
     }
 
+    /// A resume whose server kept the peer (and forwarded its media meanwhile) keeps it: no new
+    /// offer, no new handshake. Without `mediaKept` (a restarted server, another node, a peer
+    /// the server lost), or while a renewal is under way, the peer is renewed as before.
+    @Test func aResumeKeepsThePeerOnlyWhenTheServerKeptIt() {
+        var machine = Self.connected()
+        #expect(machine.resumed(mediaKept: true).isEmpty)
+        #expect(machine.peer == .up(1) && machine.renewal == nil)
+        #expect(machine.resumed(mediaKept: false) == [.makeReplacement(attempt: 1, after: .zero)])
+        #expect(machine.resumed(mediaKept: true).isEmpty, "coalesced into the renewal under way")
+        #expect(machine.renewal?.again == true, "the renewal under way runs once more")
+        var fresh = Machine()
+        #expect(fresh.resumed(mediaKept: true).isEmpty && fresh.resumed(mediaKept: false).isEmpty, "no peer, nothing to keep or renew")
+    }
+
     @Test func aRenewalGivesUpAfterThreeTriesAndKeepsTheOldPeer() {
         var machine = Self.connected()
         _ = machine.renew()

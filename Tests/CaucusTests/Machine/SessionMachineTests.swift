@@ -79,7 +79,7 @@ import Testing
         let ping = resumed.sent[0].outgoing.id
         let confirmed = driver.machine.received(.reply(re: ping, result: .pong(seq: 5, sent: nil)), on: second, at: driver.now)
         #expect(confirmed.connectionStates == [.connected])
-        #expect(confirmed.media == [.resumed])
+        #expect(confirmed.media == [.resumed(mediaKept: false)])
         #expect(confirmed.sent.map(\.socket) == [second])
         #expect(confirmed.sentOps == ["chat"])
         // The old socket's late frames are not read.

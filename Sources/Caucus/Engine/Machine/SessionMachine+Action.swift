@@ -84,8 +84,9 @@ extension SessionMachine {
     enum MediaNotice: Sendable, Equatable {
         /// A slot map frame, after the events that came before it.
         case slots([MediaSlot], unplayable: [UnplayableMedia], activeSpeakers: [UserID]?)
-        /// Resumed on a new connection: make the peer again.
-        case resumed
+        /// Resumed on a new connection: make the peer again, unless the server kept it
+        /// (`mediaKept`: it still has the peer, which carried the media meanwhile).
+        case resumed(mediaKept: Bool)
         /// The session is over for this user: its media goes too.
         case ended
     }

@@ -75,13 +75,13 @@ extension SessionMachine {
             return
         }
         switch result {
-        case .success(.resumed(_, _, let fresh, _)):
+        case .success(.resumed(_, _, let fresh, _, let mediaKept)):
             if let fresh {
                 // Too long away to replay: a fresh snapshot instead of the missed events.
                 updateModel { $0.reset(to: fresh) }
                 if let model { deliver(.resynchronized(model)) }
             }
-            reconnecting.stage = .confirming(socket)
+            reconnecting.stage = .confirming(socket, mediaKept: mediaKept)
             phase = .reconnecting(reconnecting)
             // The server sends the missed events right after the resume reply, before it
             // reads the next request: once this ping is answered, all of them have arrived.
@@ -102,7 +102,7 @@ extension SessionMachine {
     }
 
     mutating func resumeConfirmed(_ result: Result<ReplyResult, SessionError>, on socket: SocketID, at now: Instant) {
-        guard reconnectStage == .confirming(socket) else { return }
+        guard case .confirming(socket, let mediaKept)? = reconnectStage else { return }
         guard case .success = result else {
             dropAttempt(socket, at: now)
             nextReconnectStep(at: now)
@@ -111,7 +111,7 @@ extension SessionMachine {
         phase = .connected(socket)
         emit(.schedule(.keepalive(socket), at: now + settings.pingInterval))
         setConnection(.connected)
-        emit(.media(.resumed))
+        emit(.media(.resumed(mediaKept: mediaKept)))
         sendDeferred(at: now)
     }
 
@@ -161,7 +161,7 @@ extension SessionMachine {
         switch given {
         case .waiting(let attempt): emit(.cancelTimer(.reconnect(attempt: attempt)))
         case .opening(let attempt, _, _): emit(.cancelOpening(attempt: attempt))
-        case .resuming(let socket, _), .confirming(let socket):
+        case .resuming(let socket, _), .confirming(let socket, _):
             emit(.abandon(socket))
             failPending(on: socket, at: now)
         }

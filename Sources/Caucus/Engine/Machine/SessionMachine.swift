@@ -116,8 +116,9 @@ struct SessionMachine: Sendable {
             case opening(attempt: Int, url: String, redirects: Int)
             /// The resume request is on its way.
             case resuming(SocketID, redirects: Int)
-            /// Resumed: the ping after the replay is on its way.
-            case confirming(SocketID)
+            /// Resumed: the ping after the replay is on its way. `mediaKept`: the server still
+            /// has this user's media peer (the resume reply's), which the SDK then keeps.
+            case confirming(SocketID, mediaKept: Bool)
         }
 
         /// When the connection dropped: the schedule's deadline counts from here.
@@ -195,7 +196,7 @@ struct SessionMachine: Sendable {
         case .reconnecting(let reconnecting):
             switch reconnecting.stage {
             case .waiting, .opening: nil
-            case .resuming(let socket, _), .confirming(let socket): socket
+            case .resuming(let socket, _), .confirming(let socket, _): socket
             }
         }
     }

@@ -92,7 +92,7 @@ struct WebSocketSession: Sendable {
                 send(.reply(re: frame.id, result: .mediaAnswer(sdp: answer.sdp)), on: connection)
                 // The new peer's slots are filled from the session as it is now; while nobody
                 // publishes there is no routing to send the map, so it goes from here, empty.
-                let routed = await session.routeMedia(offeredBy: user)
+                let routed = await session.routeMedia(offeredBy: user, peer: answer.peer)
                 if !routed { send(.mediaSlots(answer.emptySlots), on: connection) }
             case (.joined(let session, let user), .iceServers):
                 let relays = server.configuration.turn?.iceServers(session: session.id, user: user, at: server.clock()) ?? []

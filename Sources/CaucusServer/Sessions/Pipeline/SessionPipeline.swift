@@ -178,7 +178,7 @@ extension SessionPipeline {
     /// see (or a fresh snapshot if they are no longer all kept), then live events. Returns
     /// the seq of the `userResumed` event, when the seat was held.
     mutating func resume(
-        _ user: UserID, after lastSeq: Int, requestID: Int, connection: Connection, at now: Instant
+        _ user: UserID, after lastSeq: Int, requestID: Int, connection: Connection, mediaKept: Bool = false, at now: Instant
     ) throws(CaucusError) -> (last: Int?, actions: [Action]) {
         try requireOpen()
         guard let seat = state.users[user] else {
@@ -200,13 +200,13 @@ extension SessionPipeline {
         rosterHold.attach(connection, through: max(seen, durableSeq, deliveryFloor[user] ?? 0))
         let relays = iceServers(user, now)
         if let missed = window.frames(after: seen, through: durableSeq, for: user) {
-            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil, iceServers: relays)))
+            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: seen + 1, snapshot: nil, iceServers: relays, mediaKept: mediaKept)))
             actions.append(.replay(connection, frames: [reply] + missed))
         } else {
             // A snapshot must not promise what is not durable yet: it goes out with the last
             // pending event, and the connection skips everything the snapshot includes.
             let snapshot = SessionSnapshot(state: state, viewer: user, seq: seq)
-            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot, iceServers: relays)))
+            let reply = encoding.frame(.reply(re: requestID, result: .resumed(user: user, replayingFrom: nil, snapshot: snapshot, iceServers: relays, mediaKept: mediaKept)))
             rosterHold.attach(connection, through: seq)
             if durableSeq == seq {
                 actions.append(.send([Delivery(connection: connection, frames: [reply])]))
