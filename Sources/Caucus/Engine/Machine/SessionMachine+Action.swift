@@ -84,6 +84,8 @@ extension SessionMachine {
     enum MediaNotice: Sendable, Equatable {
         /// A slot map frame, after the events that came before it.
         case slots([MediaSlot], unplayable: [UnplayableMedia], activeSpeakers: [UserID]?)
+        /// Joined (the first time, or again after a leave): media starts afresh.
+        case joined
         /// Resumed on a new connection: make the peer again.
         case resumed
         /// The session is over for this user: its media goes too.
