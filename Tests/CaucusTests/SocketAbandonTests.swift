@@ -38,4 +38,33 @@ import Testing
         await proxy.stop()
         await server.stop()
     }
+    /// An attempt whose upgrade never completes (a peer that closes after reading the request,
+    /// or one that swallows everything) is given up by shutting its loop down under it, a
+    /// second on; nothing of it runs on the loop after that, however late its task runs.
+    @Test(arguments: [TCPProxy.Mode.acceptAndClose, .blackhole])
+    func anAttemptThatNeverUpgradesEndsWithItsLoopEvenWhenItsTaskRunsLate(_ mode: TCPProxy.Mode) async throws {
+        let server = try await TestServer.start()
+        let proxy = try await TCPProxy.start(to: server.port)
+        proxy.misbehave(mode)
+        var configuration = Client.configuration
+        configuration.connectTimeout = .milliseconds(500)
+        let started = ContinuousClock.now
+        let busy = (0..<4).map { index in
+            Task.detached {
+                // The watchdog gives up at 0.5 s, the loop is shut a second later.
+                try? await Task.sleep(until: started + .milliseconds(index < 2 ? 1_450 : 1_510), clock: .continuous)
+                let end = ContinuousClock.now + .milliseconds(index < 2 ? 400 : 300)
+                while ContinuousClock.now < end {}
+            }
+        }
+        await #expect(throws: SessionError.self) {
+            _ = try await Socket.connect(to: proxy.url.absoluteString, configuration: configuration)
+        }
+        for task in busy { await task.value }
+        // The loop's end reached the task, whose last step is to end the stream.
+        try await Task.sleep(for: .milliseconds(500))
+        proxy.reopen()
+        await proxy.stop()
+        await server.stop()
+    }
 }
