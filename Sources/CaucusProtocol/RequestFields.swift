@@ -47,6 +47,9 @@ public struct RequestFields: Codable, Sendable {
     public var sdp: String?
     /// The offer's video sections that carry screen share rather than camera video (`mediaOffer`).
     public var screenShareMids: [String]?
+    /// The client's own name for this command (`chat` only), so that it can be sent again
+    /// safely when its outcome was lost with the connection: see `RequestKey`.
+    public var requestKey: String?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
@@ -82,6 +85,10 @@ public struct RequestFields: Codable, Sendable {
     }
 
     func request(for operation: Operation) throws(CaucusError) -> Request {
+        // Taken where the server keeps it; elsewhere a retry would not be as safe as it looks.
+        if requestKey != nil && operation != .chat {
+            throw CaucusError(.invalidArguments, "\"requestKey\" is taken by chat only, not by \(operation.rawValue).")
+        }
         switch operation {
         case .join:
             try ProtocolVersion.check(self.protocol)
@@ -149,7 +156,9 @@ public struct RequestFields: Codable, Sendable {
         case .unmuteParent: return .unmuteParent(audio: audio ?? true, video: video ?? true)
         case .destroyAll: return .destroyAll
         case .renameRoom: return .renameRoom(try required(room, "room"), to: try required(newName, "newName"))
-        case .chat: return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room)
+        case .chat:
+            let key = try requestKey.map { (text) throws(CaucusError) in try RequestKey(text) }
+            return .chat(try required(text, "text"), to: to.map(ChatTarget.user) ?? .room, key: key)
         case .publish: return .publish(try publishedMedia())
         case .muteUser:
             let kinds = try publishedMedia()

@@ -61,6 +61,7 @@ extension SessionEngine {
         case .media(let notice):
             switch notice {
             case .slots(let slots, let unplayable, let speakers): mediaSlots.receive(slots, unplayable: unplayable, activeSpeakers: speakers)
+            case .joined: mediaSlots.joined()
             case .resumed(let mediaKept): mediaSlots.resumed(mediaKept: mediaKept)
             case .ended: mediaSlots.sessionEnded()
             }

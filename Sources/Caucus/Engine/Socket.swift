@@ -24,7 +24,12 @@ import NIOPosix
 /// TCP connection, reads the upgrade request and closes (a proxy whose upstream is down)
 /// leaves `WebSocketClient.connect` waiting forever on a half-open channel; cancelling the task
 /// does not end that wait either (it awaits an `EventLoopFuture`). Shutting the loop down
-/// closes the channel, which fails the upgrade, which ends the connect task.
+/// closes the channel, which fails the upgrade, which ends the connect task. An upgraded
+/// connection is given up differently: its task is cancelled, which makes WSClient close the
+/// channel on its live loop, and the task shuts the loop down once it has unwound. Shutting
+/// the loop down under an upgraded connection instead left WSClient's unwinding task closing
+/// its channel on a dead loop (SwiftNIO prints an error for that, and in strict mode,
+/// `SWIFTNIO_STRICT=1`, crashes).
 final class Socket: Sendable {
     enum Inbound: Sendable {
         case text(String)
@@ -41,6 +46,8 @@ final class Socket: Sendable {
     /// Why opening failed, if it did.
     private let failure = NIOLockedValueBox<SessionError?>(nil)
     private let loop: OwnedEventLoop
+    /// The task that connects and then carries the connection, ending with it.
+    private let connection = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     private init(inbound: AsyncStream<Inbound>, outgoing: AsyncStream<String>.Continuation, loop: OwnedEventLoop) {
         id = Self.counter.withLockedValue { count in
@@ -67,13 +74,14 @@ final class Socket: Sendable {
         let client = WebSocketClientConfiguration(maxFrameSize: configuration.maxFrameSize, autoPing: .disabled)
         let maxSize = configuration.maxFrameSize
         let logger = configuration.logger
-        Task {
+        let task = Task {
             var code: UInt16?
             var reason: String?
             do {
                 // Given up before it began: the loop is already shut, nothing may run on it.
                 guard loop.begin() else { throw SessionError.connectionFailed("given up before connecting") }
                 let close = try await open(url, client, trusting: configuration.trustRoots, on: loop.group, logger: logger) { inbound, writer, _ in
+                    loop.upgraded()
                     opening.yield()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -98,8 +106,10 @@ final class Socket: Sendable {
             sender.finish()
             received.yield(.closed(code: code, reason: reason))
             received.finish()
+            // Nothing of the connection runs on the loop any more.
             loop.shutDown()
         }
+        socket.connection.withLockedValue { $0 = task }
         // Opening has its own short bound, apart from requests': a peer that accepts but never
         // upgrades (or closes without a word) costs one short attempt.
         let limit = configuration.connectTimeout
@@ -154,15 +164,23 @@ final class Socket: Sendable {
     func close() { outgoing.finish() }
 
     /// Gives the connection up, upgraded or not, without waiting out a closing handshake (on a
-    /// dead path its answer never comes): its channel is closed with its loop. Not at once: work already started off the loop (NIO resolves the host on a dispatch queue,
-    /// then hands the result to the loop) must still find it open, or NIO reports (in strict
-    /// mode, crashes on) work sent to a shut loop. A second is ample for a numeric or cached
-    /// address; a name resolver slower than that remains a (reported, harmless) race.
+    /// dead path its answer never comes). Its task is cancelled: an upgraded connection then
+    /// closes its channel on its live loop (WSClient closes the input at once, which cuts the
+    /// closing handshake short), and the task shuts the loop down after it has unwound, so
+    /// nothing is sent to a shut loop. An upgrade still awaited ignores the cancellation: a
+    /// second later, if it has not completed by then, the loop is shut down under it, which
+    /// closes the channel and fails the upgrade (nothing of the connection runs on the loop
+    /// after that). Not at once: work already started off the loop (NIO resolves the host on a
+    /// dispatch queue, then hands the result to the loop) must still find it open, or NIO
+    /// reports (in strict mode, crashes on) work sent to a shut loop. A second is ample for a
+    /// numeric or cached address; a name resolver slower than that remains a (reported,
+    /// harmless) race.
     func abandon() {
         outgoing.finish()
+        connection.withLockedValue { $0 }?.cancel()
         Task { [loop] in
             try? await Task.sleep(for: .seconds(1))
-            loop.shutDown()
+            loop.shutDownUnlessUpgraded()
         }
     }
 
@@ -178,12 +196,13 @@ final class Socket: Sendable {
 }
 
 /// A one-loop group that belongs to one socket, shut down once (closing whatever channel is
-/// still on it) by whichever comes first: the socket's end or its abandonment. A connection
-/// must not start on a loop already shut (NIO refuses work there, and will crash on it in
-/// strict mode), hence `begin`. On Apple platforms it is a Network.framework loop (a dispatch
-/// queue), whose shutdown closes its channels just as a POSIX loop's does.
+/// still on it) by whichever comes first: the socket's end, or the abandonment of a socket
+/// whose upgrade never completed (an upgraded one ends on its own once cancelled). A
+/// connection must not start on a loop already shut (NIO refuses work there, and will crash on
+/// it in strict mode), hence `begin`. On Apple platforms it is a Network.framework loop (a
+/// dispatch queue), whose shutdown closes its channels just as a POSIX loop's does.
 private final class OwnedEventLoop: Sendable {
-    private enum State { case idle, running, shut }
+    private enum State { case idle, running, upgraded, shut }
 
     #if canImport(Network)
     let group = NIOTSEventLoopGroup(loopCount: 1)
@@ -201,12 +220,29 @@ private final class OwnedEventLoop: Sendable {
         }
     }
 
+    /// The WebSocket upgrade completed: from now on only the socket's end shuts the loop down.
+    func upgraded() {
+        state.withLockedValue { state in
+            if state == .running { state = .upgraded }
+        }
+    }
+
     /// Never called on the loop itself (NIO forbids it): callers are Swift tasks.
     func shutDown() {
-        let first = state.withLockedValue { state in
-            defer { state = .shut }
-            return state != .shut
+        shutDown(when: { $0 != .shut })
+    }
+
+    /// Shuts the loop down if the connection on it never upgraded (its task cannot end otherwise).
+    func shutDownUnlessUpgraded() {
+        shutDown(when: { $0 == .idle || $0 == .running })
+    }
+
+    private func shutDown(when condition: (State) -> Bool) {
+        let shutting = state.withLockedValue { state in
+            guard condition(state) else { return false }
+            state = .shut
+            return true
         }
-        if first { group.shutdownGracefully { _ in } }
+        if shutting { group.shutdownGracefully { _ in } }
     }
 }

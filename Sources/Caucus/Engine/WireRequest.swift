@@ -115,11 +115,13 @@ extension WireRequest {
         return request
     }
 
-    /// broadcast, or chat to the sender's room (`to` nil) or to one user.
-    static func text(_ op: WireOperation, _ text: String, to user: UserID? = nil) -> WireRequest {
+    /// broadcast, or chat to the sender's room (`to` nil) or to one user, under the app's
+    /// `requestKey` if it gave one.
+    static func text(_ op: WireOperation, _ text: String, to user: UserID? = nil, requestKey: String? = nil) -> WireRequest {
         var request = WireRequest(op)
         request.text = text
         request.to = user
+        request.requestKey = requestKey
         return request
     }
 

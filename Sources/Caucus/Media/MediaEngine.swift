@@ -53,13 +53,13 @@ actor MediaEngine {
     init(session: SessionEngine) {
         self.session = session
         videoCodec = session.configuration.videoCodec.codec
-        session.mediaSlots.whenSessionEnds { [weak self] in
+        session.mediaSlots.whenSessionEnds { [weak self] join in
             guard let self else { return }
-            Task { await self.close() }
+            Task { await self.close(join: join) }
         }
-        session.mediaSlots.whenResumed { [weak self] mediaKept in
+        session.mediaSlots.whenResumed { [weak self] join, mediaKept in
             guard let self else { return }
-            Task { await self.resumed(mediaKept: mediaKept) }
+            Task { await self.resumed(join: join, mediaKept: mediaKept) }
         }
     }
 
@@ -76,7 +76,8 @@ actor MediaEngine {
             nextTicket += 1
             let ticket = MediaMachine.Ticket(number: nextTicket)
             waiting[ticket] = continuation
-            perform(machine.set(change, ticket: ticket))
+            // The join under way now: after a leave and a new join, media starts afresh.
+            perform(machine.set(change, ticket: ticket, session: session.mediaSlots.join))
         }
         try result.get()
     }
@@ -122,21 +123,16 @@ actor MediaEngine {
         connection.send(frame, as: kind)
     }
 
-    /// The session ended or was left: the peer goes, and nothing is published any more.
-    func close() {
-        perform(machine.sessionEnded())
+    /// Join `join` ended or was left: the peer goes, and nothing is published any more.
+    func close(join: Int) {
+        perform(machine.sessionEnded(session: join))
     }
 
-    /// Makes a new peer in place of the current one (`MediaMachine.renew`).
-    func renew() {
-        perform(machine.renew())
-    }
-
-    /// The session resumed on a new connection: the peer is made again (`MediaMachine.resumed`),
+    /// Join `join` resumed on a new connection: the peer is made again (`MediaMachine.resumed`),
     /// unless the server kept it and it is up here too, in which case the media it carried all
     /// along goes on with no new offer, and the slot map comes again on the new connection.
-    func resumed(mediaKept: Bool) {
-        perform(machine.resumed(mediaKept: mediaKept))
+    func resumed(join: Int, mediaKept: Bool) {
+        perform(machine.resumed(mediaKept: mediaKept, session: join))
     }
 
     /// Peer `id` ended on its own (`MediaMachine.peerLost`).
@@ -153,22 +149,24 @@ actor MediaEngine {
     private func perform(_ action: MediaMachine.Action) {
         switch action {
         case .makePeer:
+            let join = machine.session
             making = Task {
                 let result = await Self.made(engine: self)
-                self.making = nil
+                if machine.session == join { self.making = nil }
                 switch result {
-                case .success(let id): perform(machine.peerMade(id))
-                case .failure(let error): perform(machine.peerFailed(error))
+                case .success(let id): perform(machine.peerMade(id, session: join))
+                case .failure(let error): perform(machine.peerFailed(error, session: join))
                 }
             }
         case .cancelMaking:
             making?.cancel()
         case .makeReplacement(let attempt, let delay):
+            let join = machine.session
             Task {
                 if delay > .zero { try? await Task.sleep(for: delay) }
                 switch await Self.made(engine: self) {
-                case .success(let id): perform(machine.replacementMade(id, attempt: attempt))
-                case .failure: perform(machine.replacementFailed(attempt: attempt))
+                case .success(let id): perform(machine.replacementMade(id, attempt: attempt, session: join))
+                case .failure: perform(machine.replacementFailed(attempt: attempt, session: join))
                 }
             }
         case .use(let id):

@@ -3,8 +3,9 @@ import CaucusCore
 /// This user's media as a pure state machine: what is switched on (audio, muted or not;
 /// camera; screen share), the media peer's life (made once, on the first switch that needs
 /// it; made again after a resume or when it ends on its own, three tries a second apart,
-/// another renewal asked for meanwhile coalesced into one more; gone with the session), and
-/// the calls waiting for the peer. It performs nothing: each input returns the actions
+/// another renewal asked for meanwhile coalesced into one more; gone with the session, and
+/// made afresh for the next join of the same session object), and the calls waiting for the
+/// peer. It performs nothing: each input returns the actions
 /// `MediaEngine` carries out (make a peer, use or close one, set what goes out, publish,
 /// complete a call). Peers and calls are named by numbers the shell hands out.
 struct MediaMachine: Sendable {
@@ -29,7 +30,8 @@ struct MediaMachine: Sendable {
         /// The first peer is being made; these calls wait for it.
         case making(waiting: [Waiting])
         case up(PeerID)
-        /// The session is over for this user: no peer is made any more.
+        /// The session is over for this user: no peer is made any more, until the session
+        /// object joins again (`joined`).
         case ended
     }
 
@@ -80,6 +82,9 @@ struct MediaMachine: Sendable {
     private(set) var share = false
     private(set) var peer = Peer.none
     private(set) var renewal: Renewal?
+    /// The join this media belongs to (counted by `MediaSlotRelay`). Reports and notices of an
+    /// earlier join (a peer it was making, its end heard late) change nothing of a later one.
+    private(set) var session = 0
 
     /// The kinds whose frames go out (audio only while unmuted).
     var sending: MediaKinds {
@@ -92,19 +97,40 @@ struct MediaMachine: Sendable {
 
     // MARK: - The helpers' calls
 
-    mutating func set(_ change: Switch, ticket: Ticket) -> [Action] {
+    /// A helper's call, made during join `session` (nil: the machine's own).
+    mutating func set(_ change: Switch, ticket: Ticket, session number: Int? = nil) -> [Action] {
+        let fresh = joined(number ?? session)
         switch peer {
         case .ended:
-            return [.fail(ticket, .notJoined)]
+            return fresh + [.fail(ticket, .notJoined)]
         case .none where change.needsPeer:
             peer = .making(waiting: [Waiting(change: change, ticket: ticket)])
-            return [.makePeer]
+            return fresh + [.makePeer]
         case .making(let waiting) where change.needsPeer:
             peer = .making(waiting: waiting + [Waiting(change: change, ticket: ticket)])
-            return []
+            return fresh
         case .none, .making, .up:
-            return apply(change, ticket: ticket)
+            return fresh + apply(change, ticket: ticket)
         }
+    }
+
+    /// The session object joined again (join `number`, later than this media's): media starts
+    /// afresh, nothing on, no peer (the next switch that needs one makes it). Whatever the
+    /// earlier join left (its end not heard yet) is closed first.
+    mutating func joined(_ number: Int) -> [Action] {
+        guard number > session else { return [] }
+        var closing: [Action] = []
+        switch peer {
+        case .making, .up: closing = sessionEnded()
+        case .none, .ended: break
+        }
+        session = number
+        peer = .none
+        renewal = nil
+        audio = .off
+        video = false
+        share = false
+        return closing
     }
 
     private mutating func apply(_ change: Switch, ticket: Ticket) -> [Action] {
@@ -132,9 +158,10 @@ struct MediaMachine: Sendable {
 
     // MARK: - The first peer
 
-    mutating func peerMade(_ id: PeerID) -> [Action] {
-        guard case .making(let waiting) = peer else {
-            // The session ended while the peer was being made.
+    /// The first peer is up; `number` is the join it was made for (nil: the machine's own).
+    mutating func peerMade(_ id: PeerID, session number: Int? = nil) -> [Action] {
+        guard case .making(let waiting) = peer, (number ?? session) == session else {
+            // The session ended (or was joined again) while the peer was being made.
             return [.close(id)]
         }
         peer = .up(id)
@@ -143,8 +170,8 @@ struct MediaMachine: Sendable {
         return actions
     }
 
-    mutating func peerFailed(_ error: SessionError) -> [Action] {
-        guard case .making(let waiting) = peer else { return [] }
+    mutating func peerFailed(_ error: SessionError, session number: Int? = nil) -> [Action] {
+        guard case .making(let waiting) = peer, (number ?? session) == session else { return [] }
         peer = .none
         return waiting.map { .fail($0.ticket, error) }
     }
@@ -155,8 +182,8 @@ struct MediaMachine: Sendable {
     /// moved to another node: the old peer may be gone with it), or the peer ended on its own
     /// (ICE consent lost): a new offer replaces the server's old peer. What the user publishes
     /// is part of the session and survives; the old peer carries on until the new one is up.
-    mutating func renew() -> [Action] {
-        guard case .up = peer else { return [] }
+    mutating func renew(session number: Int? = nil) -> [Action] {
+        guard case .up = peer, (number ?? session) == session else { return [] }
         if renewal != nil {
             renewal?.again = true
             return []
@@ -169,9 +196,11 @@ struct MediaMachine: Sendable {
     /// user's peer and forwarded its media all along: the peer is kept, if it is up here and no
     /// renewal is replacing it. Otherwise (a restarted server, another node, a peer the server
     /// lost) it is renewed.
-    mutating func resumed(mediaKept: Bool) -> [Action] {
+    /// An earlier join's resume (`number`) changes nothing.
+    mutating func resumed(mediaKept: Bool, session number: Int? = nil) -> [Action] {
+        guard (number ?? session) == session else { return [] }
         if mediaKept, case .up = peer, renewal == nil { return [] }
-        return renew()
+        return renew(session: number)
     }
 
     /// Peer `id` ended on its own (ICE consent lost, or the server closed it). It counts only
@@ -184,14 +213,16 @@ struct MediaMachine: Sendable {
         return renew()
     }
 
-    mutating func replacementMade(_ id: PeerID, attempt: Int) -> [Action] {
-        guard case .up(let old) = peer, let current = renewal, current.attempt == attempt else { return [.close(id)] }
+    mutating func replacementMade(_ id: PeerID, attempt: Int, session number: Int? = nil) -> [Action] {
+        guard case .up(let old) = peer, let current = renewal, current.attempt == attempt, (number ?? session) == session else {
+            return [.close(id)]
+        }
         peer = .up(id)
         return [.use(id), .deliverAudio(audio != .off), .send(sending), .close(old)] + renewalOver(current)
     }
 
-    mutating func replacementFailed(attempt: Int) -> [Action] {
-        guard case .up = peer, var current = renewal, current.attempt == attempt else { return [] }
+    mutating func replacementFailed(attempt: Int, session number: Int? = nil) -> [Action] {
+        guard case .up = peer, var current = renewal, current.attempt == attempt, (number ?? session) == session else { return [] }
         guard attempt < Self.renewalTries else { return renewalOver(current) }
         current.attempt += 1
         renewal = current
@@ -209,8 +240,13 @@ struct MediaMachine: Sendable {
 
     // MARK: - The end
 
-    /// The session ended or was left: the peer goes, and nothing is published any more.
-    mutating func sessionEnded() -> [Action] {
+    /// The session ended or was left (join `number`; nil: the machine's own): the peer goes,
+    /// and nothing is published any more. The end of an earlier join changes nothing.
+    mutating func sessionEnded(session number: Int? = nil) -> [Action] {
+        if let number {
+            guard number >= session else { return [] }
+            session = number
+        }
         var actions: [Action] = []
         switch peer {
         case .making(let waiting):

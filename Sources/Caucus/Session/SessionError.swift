@@ -17,8 +17,10 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// signed by the system's roots or `Configuration.trustRoots`), does not name the server,
     /// has expired, or the handshake failed; the reason says which. Trying again does not help.
     case tlsFailed(String)
-    /// The connection dropped before the reply: the request may or may not have been carried
-    /// out. The snapshot says which once the session has reconnected.
+    /// The connection dropped before the reply: the outcome is unknown. The request may or
+    /// may not have been carried out (it may even reach the server after the resume); the
+    /// events replayed after the resume, and the snapshot then, say which. A chat can be sent
+    /// again safely under the `requestKey` it was first sent with (`Chat.send`).
     case connectionLost
     /// No reply within `Configuration.requestTimeout`.
     case timedOut

@@ -60,7 +60,8 @@ public enum Command: Hashable, Sendable {
     case renameRoom(RoomID, to: String)
 
     // Chat
-    case chat(String, to: ChatTarget)
+    /// With `key`, applied at most once per key (see `RequestKey`).
+    case chat(String, to: ChatTarget, key: RequestKey? = nil)
 
     // Media
     /// What the caller publishes from now on: the whole set (leaving `audio` out mutes its

@@ -153,6 +153,8 @@ extension CaucusError.Code {
     public static let invalidSettings = Self(6001, "invalidSettings")
     public static let messageEmpty = Self(6002, "messageEmpty")
     public static let messageTooLong = Self(6003, "messageTooLong")
+    /// A `requestKey` this user already gave another command (see `RequestKey`).
+    public static let requestKeyReused = Self(6004, "requestKeyReused")
 
     public static let mediaUnchanged = Self(7001, "mediaUnchanged")
     /// Broadcast voice: someone (perhaps the caller) already broadcasts; one voice at a time.
@@ -180,7 +182,7 @@ extension CaucusError.Code {
         .alreadyInRoom, .roomFull, .helpAlreadyRequested, .helpRequestNotFound, .noTimer, .invalidDuration,
         .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
-        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .mediaUnchanged,
+        .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .requestKeyReused, .mediaUnchanged,
         .voiceBroadcastBusy, .noVoiceBroadcast, .alreadyListening, .notListening, .mediaOfferUnreadable, .mediaOfferRefused,
     ]
 }

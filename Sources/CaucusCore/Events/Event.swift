@@ -159,13 +159,17 @@ public struct ChatMessage: Hashable, Sendable, Codable {
     public let scope: ChatScope
     public let text: String
     public let sentAt: Instant
+    /// The key the sender gave the message, if any: kept with it in the log, so that a session
+    /// rebuilt from the log (after a restart, or on another node) still knows it was applied.
+    public let requestKey: RequestKey?
 
-    public init(id: MessageID, from: UserID, scope: ChatScope, text: String, sentAt: Instant) {
+    public init(id: MessageID, from: UserID, scope: ChatScope, text: String, sentAt: Instant, requestKey: RequestKey? = nil) {
         self.id = id
         self.from = from
         self.scope = scope
         self.text = text
         self.sentAt = sentAt
+        self.requestKey = requestKey
     }
 }
 

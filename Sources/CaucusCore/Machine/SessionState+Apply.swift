@@ -87,6 +87,7 @@ extension SessionState {
             helpRequests.removeAll { $0.id == id }
         case .chatMessage(let message):
             nextMessageNumber = max(nextMessageNumber, message.id.rawValue + 1)
+            remember(message)
         case .broadcast:
             break
         case .mediaChanged(let id, let publishing, _):
@@ -135,7 +136,8 @@ extension SessionState {
         helpRequests.removeAll { $0.requester == id }
     }
 
-    /// Drops a departed user from plans, assignments, invitations and help requests.
+    /// Drops a departed user from plans, assignments, invitations and help requests, and its
+    /// request keys.
     private mutating func forget(_ id: UserID) {
         for index in preList.indices where preList[index].assigned.contains(id) {
             preList[index].assigned.removeAll { $0 == id }
@@ -145,6 +147,7 @@ extension SessionState {
         }
         invitations[id] = nil
         helpRequests.removeAll { $0.requester == id }
+        requestKeys[id] = nil
     }
 
     private mutating func applyStatus(_ snapshot: BreakoutSnapshot) {

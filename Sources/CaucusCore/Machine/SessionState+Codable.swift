@@ -11,12 +11,20 @@ extension SessionState: Codable {
         case nextUserNumber, nextRoomNumber, nextHelpNumber, nextMessageNumber
         // Added with broadcast voice and listen-in: a state stored before them has neither.
         case voiceBroadcaster, listeners
+        // Added with request keys: a state stored before them remembers none.
+        case requestKeys
     }
 
     /// A user with what `SessionUser`'s own coding leaves out (it is the join event's form).
     private struct StoredUser: Codable {
         let user: SessionUser
         let publishing: MediaKinds
+    }
+
+    /// One user's remembered keyed commands.
+    private struct StoredRequestKeys: Codable {
+        let user: UserID
+        let requests: [RememberedRequest]
     }
 
     private enum StoredLifecycle: String, Codable {
@@ -54,6 +62,10 @@ extension SessionState: Codable {
         try container.encode(nextMessageNumber, forKey: .nextMessageNumber)
         try container.encodeIfPresent(voiceBroadcaster, forKey: .voiceBroadcaster)
         try container.encode(Listener.list(listeners), forKey: .listeners)
+        if !requestKeys.isEmpty {
+            let stored = requestKeys.sorted { $0.key.rawValue < $1.key.rawValue }.map { StoredRequestKeys(user: $0.key, requests: $0.value) }
+            try container.encode(stored, forKey: .requestKeys)
+        }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,5 +105,7 @@ extension SessionState: Codable {
         voiceBroadcaster = try container.decodeIfPresent(UserID.self, forKey: .voiceBroadcaster)
         let listening = try container.decodeIfPresent([Listener].self, forKey: .listeners) ?? []
         listeners = OrderedDictionary(listening.map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
+        let remembered = try container.decodeIfPresent([StoredRequestKeys].self, forKey: .requestKeys) ?? []
+        requestKeys = Dictionary(remembered.map { ($0.user, $0.requests) }, uniquingKeysWith: { _, last in last })
     }
 }

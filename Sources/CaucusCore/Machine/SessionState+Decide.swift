@@ -124,7 +124,7 @@ extension SessionState {
         case .destroyAll: return try decideDestroyAll()
         case .renameRoom(let id, let newName): return try decideRenameRoom(id, to: newName)
 
-        case .chat(let text, let target): return try decideChat(text, to: target, context)
+        case .chat(let text, let target, let key): return try decideChat(text, to: target, key: key, context)
         case .publish(let kinds): return try decidePublish(kinds, context)
         case .muteUser(let id, let kinds): return try decideMuteUser(id, kinds, context)
         case .startVoiceBroadcast: return try decideStartVoiceBroadcast(context)

@@ -5,7 +5,8 @@ import OrderedCollections
 extension SessionState {
     /// What `viewer` may know of this state: no password, session key or claims, the pre-list
     /// only as the host, help requests and others' invitations only as the host or a manager,
-    /// and none of the numbering the server keeps to name what comes next.
+    /// and none of the numbering the server keeps to name what comes next, nor the request
+    /// keys it remembers.
     public func visible(to viewer: UserID) -> SessionState {
         var view = self
         let role = role(of: viewer) ?? .participant
@@ -22,6 +23,8 @@ extension SessionState {
         view.nextRoomNumber = fresh.nextRoomNumber
         view.nextHelpNumber = fresh.nextHelpNumber
         view.nextMessageNumber = fresh.nextMessageNumber
+        // The server's own bookkeeping: a client decides nothing with it.
+        view.requestKeys = [:]
         return view
     }
 

@@ -40,6 +40,9 @@ public struct SessionState: Hashable, Sendable {
     /// Hosts and managers listening in to a room, in the order they began, with the room each
     /// hears instead of its own location.
     public internal(set) var listeners: OrderedDictionary<UserID, RoomID> = [:]
+    /// The latest keyed commands each present user had applied, oldest first, at most
+    /// `rememberedRequestLimit` each (see `RequestKey`). Forgotten when the user leaves.
+    public internal(set) var requestKeys: [UserID: [RememberedRequest]] = [:]
 
     var nextUserNumber = 1
     var nextRoomNumber = 1

@@ -82,7 +82,12 @@ actor SessionActor {
         let last = try record { (pipeline) throws(CaucusError) in
             try pipeline.perform(command, by: principal, at: now, entropy: entropy, reply: target)
         }
-        guard let last else { return nil }
+        guard let last else {
+            // A keyed repeat: answered as the first was, once that is durable (it may still
+            // be on its way to the store).
+            if case .chat(_, _, .some) = command { try await waitUntilDurable(pipeline.seq) }
+            return nil
+        }
         try await waitUntilDurable(last)
         return last
     }

@@ -119,4 +119,41 @@ import Testing
         #expect(machine.peerMade(4) == [.close(4)])
         #expect(machine.peer == .ended)
     }
+    /// A session object that left and joined again: its media starts afresh (it stayed ended:
+    /// every helper call threw `notJoined` while connected), and nothing of the earlier join (its
+    /// end or resume heard late, a peer it was making) touches the new one.
+    @Test func aNewJoinStartsMediaAfreshAndTheEarlierJoinsLateNewsChangesNothing() {
+        var machine = Machine()
+        #expect(machine.set(.audio(.on), ticket: Self.first, session: 1) == [.makePeer])
+        _ = machine.peerMade(1, session: 1)
+        _ = machine.set(.video(true), ticket: Self.second, session: 1)
+        #expect(machine.sessionEnded(session: 1) == [.send([]), .detach, .close(1)])
+        #expect(machine.set(.audio(.on), ticket: Self.first, session: 1) == [.fail(Self.first, .notJoined)])
+
+        #expect(machine.set(.audio(.on), ticket: Self.first, session: 2) == [.makePeer])
+        #expect(machine.session == 2 && !machine.video)
+        #expect(machine.sessionEnded(session: 1).isEmpty, "the first join's end, heard again")
+        #expect(machine.peerMade(7, session: 1) == [.close(7)], "a peer made for the first join")
+        #expect(machine.peerMade(2, session: 2) == [.use(2), .send([]), .deliverAudio(true), .send([.audio]), .publish([.audio], Self.first)])
+        #expect(machine.renew(session: 1).isEmpty, "the first join's resume")
+        #expect(machine.renew(session: 2) == [.makeReplacement(attempt: 1, after: .zero)])
+        #expect(machine.replacementMade(8, attempt: 1, session: 1) == [.close(8)])
+        #expect(machine.replacementMade(3, attempt: 1, session: 2) == [.use(3), .deliverAudio(true), .send([.audio]), .close(2)])
+        #expect(machine.sessionEnded(session: 2) == [.send([]), .detach, .close(3)])
+    }
+
+    /// The new join's first call can come before the earlier join's end is heard: what that
+    /// join left (its peer, a peer it was making and the calls waiting for it) is closed then.
+    @Test func aNewJoinHeardBeforeTheEarlierOnesEndClosesWhatItLeft() {
+        var machine = Self.connected()
+        #expect(machine.set(.video(true), ticket: Self.second, session: 1) == [.send([]), .detach, .close(1), .makePeer])
+        #expect(machine.sessionEnded(session: 0).isEmpty)
+        #expect(machine.peer == .making(waiting: [Machine.Waiting(change: .video(true), ticket: Self.second)]))
+
+        var making = Machine()
+        _ = making.set(.audio(.on), ticket: Self.first, session: 1)
+        #expect(making.set(.audio(.on), ticket: Self.second, session: 2) == [.send([]), .detach, .cancelMaking, .fail(Self.first, .notJoined), .makePeer])
+        #expect(making.peerFailed(.media("late"), session: 1).isEmpty)
+        #expect(making.peer == .making(waiting: [Machine.Waiting(change: .audio(.on), ticket: Self.second)]))
+    }
 }

@@ -84,6 +84,8 @@ extension SessionMachine {
     enum MediaNotice: Sendable, Equatable {
         /// A slot map frame, after the events that came before it.
         case slots([MediaSlot], unplayable: [UnplayableMedia], activeSpeakers: [UserID]?)
+        /// Joined (the first time, or again after a leave): media starts afresh.
+        case joined
         /// Resumed on a new connection: make the peer again, unless the server kept it
         /// (`mediaKept`: it still has the peer, which carried the media meanwhile).
         case resumed(mediaKept: Bool)

@@ -151,6 +151,8 @@ extension SessionMachine {
         emit(.schedule(.keepalive(socket), at: now + settings.pingInterval))
         emit(.schedule(.missedEventCheck, at: now + settings.missedEventCheckInterval))
         emit(.watchNetwork(true))
+        // Before the call returns: a media call made after `join` belongs to this join.
+        emit(.media(.joined))
         deliver(.joined(model))
         complete(joining.ticket, .joined(.success(model)))
         sendDeferred(at: now)
