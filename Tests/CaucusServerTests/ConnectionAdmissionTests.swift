@@ -35,6 +35,14 @@ import Testing
         let kept = try StrangerSocket(port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let answer = await kept.closed(within: 15)
         #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "still open")")
+        // Answered before its body was read (refused: no credentials), then the rest of the
+        // body, then nothing: the next request's deadline runs from there.
+        let early = try StrangerSocket(
+            port: server.port, sending: "POST \(operations) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8\r\n\r\n{\"op\"")
+        try await Task.sleep(for: .milliseconds(500))
+        try early.send(":1}")
+        let refused = await early.closed(within: 15)
+        #expect(refused?.hasPrefix("HTTP/1.1 401") == true, "\(refused ?? "still open")")
         #expect(try await JoinDeadlineTests.metric(server, "caucus_request_deadline_closed_total") >= before + 5)
         #expect(server.server.admission.waitingTotal <= 1, "only the metrics request's connection may still count")
         try await ann.request("ping")

@@ -22,6 +22,9 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     /// Called when the deadline closes a connection (a metric).
     private let passed: @Sendable () -> Void
     private var timer: Scheduled<Void>?
+    /// The current request has been read whole, and its answer sent whole.
+    private var requestRead = false
+    private var answerSent = false
 
     init(deadline: TimeAmount, passed: @escaping @Sendable () -> Void = {}) {
         self.deadline = deadline
@@ -38,18 +41,30 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // The request is all here: answering it takes what it takes.
-        if case .end = unwrapInboundIn(data) { stop() }
+        if case .end = unwrapInboundIn(data) {
+            requestRead = true
+            // The request is all here: answering it takes what it takes. Answered already
+            // (before its body was read), the next request's deadline starts.
+            if answerSent { nextRequest(context: context) } else { stop() }
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        // The answer is out: the next request (keep-alive) has the deadline from now.
         if case .end = unwrapOutboundIn(data) {
-            stop()
-            start(context: context)
+            answerSent = true
+            // The answer is out: the next request (keep-alive) has the deadline from now. An
+            // answer sent before the request was read whole leaves its deadline running.
+            if requestRead { nextRequest(context: context) }
         }
         context.write(data, promise: promise)
+    }
+
+    private func nextRequest(context: ChannelHandlerContext) {
+        requestRead = false
+        answerSent = false
+        stop()
+        start(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -16,6 +16,8 @@ final class StrangerSocket: Sendable {
 
     deinit { close(socket) }
 
+    func send(_ bytes: String) throws { try LoopbackSocket.write(Array(bytes.utf8), to: socket) }
+
     /// What the server sent before it closed the connection, or nil if it was still open
     /// after `seconds`. Blocks a thread of its own, not the concurrency pool the server runs on.
     func closed(within seconds: Int) async -> String? {
