@@ -279,18 +279,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         guard !closeSent else { return }
         discarding = true
         partial = nil
-        var kept = Deque<WebSocketSession.Inbound>()
-        var answered = false
-        while let inbound = queue.popFirst() {
-            if let answer = conversation.unhandled(inbound) {
-                context.write(wrapOutboundOut(answer), promise: nil)
-                answered = true
-            } else if case .closed = inbound {
-                kept.append(inbound)
-            }
-        }
-        queue = kept
-        if answered { context.flush() }
+        let answers = queue.compactMap(conversation.unhandled)
+        queue.removeAll { if case .closed = $0 { false } else { true } }
+        for answer in answers { context.write(wrapOutboundOut(answer), promise: nil) }
+        if !answers.isEmpty { context.flush() }
         // Reads held for a full queue resume: the client's close must still be read.
         if readHeld {
             readHeld = false
