@@ -57,7 +57,7 @@ struct Serve: AsyncParsableCommand {
     var leaseSeconds: Int?
     @Option(help: "Seconds a connection may take to send each request whole (head and body), then, once upgraded, to join; then it is closed (a WebSocket with 4008; default 10).")
     var joinDeadline: Int?
-    @Option(help: "Connections not joined yet that one address may hold at once, from their accept (an upgrade beyond is closed with 4009; default 1000: a class behind one NAT).")
+    @Option(help: "Connections not joined yet that one address may hold at once, from their accept (an upgrade beyond is closed with 4009, and beyond as many again, at least 64, a new connection at once; default 1000: a class behind one NAT).")
     var maxWaitingPerAddress: Int?
     @Option(help: "Connections not joined yet that the server holds at once, from every address; one more is closed as soon as it is accepted (default: half of the open-file limit beyond 256 reserved).")
     var maxWaiting: Int?

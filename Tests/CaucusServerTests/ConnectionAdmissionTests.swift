@@ -96,6 +96,34 @@ import Testing
         await server.stop()
     }
 
+    /// Over its limit an address may still fetch pages (an upgrade is refused 4009), but only
+    /// so many more: then its new connections are closed at once, and it cannot take the
+    /// whole ceiling with connections that never join.
+    @Test func anAddressOverItsLimitIsReadForSoManyMoreThenClosedAtOnce() async throws {
+        let server = try await TestServer.start { configuration in
+            configuration.maxWaitingPerAddress = 2
+            configuration.joinDeadline = .seconds(30)
+        }
+        let admission = server.server.admission
+        #expect(admission.overLimitPerAddress == 64)
+        var held = try (0..<(2 + 63)).map { _ in try StrangerSocket(port: server.port) }
+        try await Self.until("65 strangers held") { admission.waitingTotal == 65 }
+        // The 66th, the last over the limit, is still answered.
+        var page: StrangerSocket? = try StrangerSocket(
+            port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let answer = await page?.closed(within: 15)
+        #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "still open")")
+        page = nil
+        try await Self.until("its place given back") { admission.waitingTotal == 65 }
+        held.append(try StrangerSocket(port: server.port))
+        try await Self.until("66 strangers held") { admission.waitingTotal == 66 }
+        let beyond = try StrangerSocket(port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(await beyond.closed(within: 15) == "", "closed at once, with nothing sent")
+        #expect(admission.waitingCount(from: "127.0.0.1") == 2)
+        held.removeAll()
+        await server.stop()
+    }
+
     /// A class behind one NAT opens its links at once: with the defaults, 300 connections from
     /// one address wait to join at the same moment, and every join is taken.
     @Test func threeHundredConnectionsFromOneAddressJoinAtOnce() async throws {

@@ -10,10 +10,11 @@ import NIOConcurrencyHelpers
 /// - The server holds at most `ceiling` of them at once, from every address: one more is
 ///   closed as soon as it is accepted. The ceiling sits under the process's descriptor limit
 ///   with room left for joined users and the store (`DescriptorBudget`).
-/// - Each address may hold `limitPerAddress` of them: one more is still read (a connection
-///   holds a descriptor whatever is done with it), but an upgrade is closed with 4009 at once.
-///   A connection stops counting when it joins or resumes, so a large class behind one
-///   address only needs the limit to cover the connections opened at the same moment.
+/// - Each address may hold `limitPerAddress` of them: `overLimitPerAddress` more are still
+///   read (plain HTTP is answered), but an upgrade is closed with 4009 at once; beyond those, a
+///   new connection is closed as soon as it is accepted, as at the ceiling, so that one address
+///   cannot take the whole ceiling. A connection stops counting when it joins or resumes, so a large class
+///   behind one address only needs the limit to cover the connections opened at the same moment.
 final class JoinAdmission: Sendable {
     /// How long a connection may take to send a request, or to join once upgraded; after a
     /// refused `join` or `resume`, how long it has to try again.
@@ -22,6 +23,9 @@ final class JoinAdmission: Sendable {
     let limitPerAddress: Int
     /// Connections not yet joined that the server holds at once.
     let ceiling: Int
+    /// Connections one address may hold beyond `limitPerAddress` (for plain HTTP: its pages
+    /// and API calls while its limit is taken): as many again, and at least 64.
+    var overLimitPerAddress: Int { max(limitPerAddress, 64) }
     private let counts = NIOLockedValueBox(Counts())
     /// Connections closed at the join deadline, refused over the address's limit, refused at
     /// the ceiling, and closed at the request deadline.
@@ -33,6 +37,8 @@ final class JoinAdmission: Sendable {
     private struct Counts {
         var total = 0
         var byAddress: [String: Int] = [:]
+        /// Connections over their address's limit (an upgrade is refused), by address.
+        var overByAddress: [String: Int] = [:]
     }
 
     /// What a new connection is.
@@ -41,7 +47,8 @@ final class JoinAdmission: Sendable {
         case waiting
         /// Its address has its limit: an upgrade is refused (4009).
         case overAddressLimit
-        /// The server holds its ceiling: the connection is closed at once (counted nowhere).
+        /// The server holds its ceiling, or the address twice its limit: the connection is
+        /// closed at once (counted nowhere).
         case overCeiling
     }
 
@@ -62,10 +69,15 @@ final class JoinAdmission: Sendable {
     func accept(_ address: String) -> AdmissionTicket? {
         let verdict = counts.withLockedValue { counts -> Verdict in
             guard counts.total < ceiling else { return .overCeiling }
+            if counts.byAddress[address, default: 0] < limitPerAddress {
+                counts.byAddress[address, default: 0] += 1
+                counts.total += 1
+                return .waiting
+            }
+            guard counts.overByAddress[address, default: 0] < overLimitPerAddress else { return .overCeiling }
+            counts.overByAddress[address, default: 0] += 1
             counts.total += 1
-            guard counts.byAddress[address, default: 0] < limitPerAddress else { return .overAddressLimit }
-            counts.byAddress[address, default: 0] += 1
-            return .waiting
+            return .overAddressLimit
         }
         guard verdict != .overCeiling else {
             overCeiling?.increment()
@@ -89,9 +101,17 @@ final class JoinAdmission: Sendable {
     fileprivate func release(_ address: String, countsAddress: Bool) {
         counts.withLockedValue { counts in
             counts.total -= 1
-            guard countsAddress, let count = counts.byAddress[address] else { return }
-            counts.byAddress[address] = count > 1 ? count - 1 : nil
+            if countsAddress {
+                Self.decrement(&counts.byAddress, address)
+            } else {
+                Self.decrement(&counts.overByAddress, address)
+            }
         }
+    }
+
+    private static func decrement(_ counts: inout [String: Int], _ address: String) {
+        guard let count = counts[address] else { return }
+        counts[address] = count > 1 ? count - 1 : nil
     }
 
     /// An upgrade from an address over its limit was closed with 4009.
