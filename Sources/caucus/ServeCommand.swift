@@ -55,10 +55,14 @@ struct Serve: AsyncParsableCommand {
     var nodeURL: String?
     @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
     var leaseSeconds: Int?
-    @Option(help: "Seconds a WebSocket connection may stay without joining before it is closed (4008; default 10).")
+    @Option(help: "Seconds a connection may take to send each request whole (head and body), then, once upgraded, to join; then it is closed (a WebSocket with 4008; default 10).")
     var joinDeadline: Int?
-    @Option(help: "WebSocket connections not joined yet that one address may hold at once (4009 beyond; default 100).")
+    @Option(help: "Connections not joined yet that one address may hold at once, from their accept (an upgrade beyond is closed with 4009, and beyond as many again, at least 64, a new connection at once; default 1000: a class behind one NAT).")
     var maxWaitingPerAddress: Int?
+    @Option(help: "Connections not joined yet that the server holds at once, from every address; one more is closed as soon as it is accepted (default: half of the open-file limit beyond 256 reserved).")
+    var maxWaiting: Int?
+    @Option(help: "A plain HTTP port serving only /healthz, /readyz and /metrics, which answers while the main port holds --max-waiting (0 picks a free one).")
+    var healthPort: Int?
     @Option(help: "PEM certificate (the server's first, then its chain, like certbot's fullchain.pem): the port speaks HTTPS and WSS. Reloaded on SIGHUP and when the file changes.")
     var tlsCert: String?
     @Option(help: "PEM private key of --tls-cert (unencrypted).") var tlsKey: String?
@@ -95,14 +99,7 @@ struct Serve: AsyncParsableCommand {
             guard (0...1000).contains(window) else { throw ValidationError("The roster window is 0 to 1000 ms.") }
             configuration.rosterWindow = .milliseconds(window)
         }
-        if let seconds = try joinDeadline ?? environment["CAUCUS_JOIN_DEADLINE"].map(Self.count) {
-            guard seconds >= 1 else { throw ValidationError("The join deadline is 1 second or more.") }
-            configuration.joinDeadline = .seconds(seconds)
-        }
-        if let waiting = try maxWaitingPerAddress ?? environment["CAUCUS_MAX_WAITING_PER_ADDRESS"].map(Self.count) {
-            guard waiting >= 1 else { throw ValidationError("The connections waiting to join per address are 1 or more.") }
-            configuration.maxWaitingPerAddress = waiting
-        }
+        try applyAdmissionOptions(to: &configuration, environment: environment)
         configuration.mediaPort = try mediaPort ?? environment["CAUCUS_MEDIA_PORT"].map(Self.port) ?? configuration.mediaPort
         guard (0...65535).contains(configuration.mediaPort) else { throw ValidationError("The media port is 0 to 65535.") }
         configuration.mediaAddress = mediaAddress ?? environment["CAUCUS_MEDIA_ADDRESS"] ?? configuration.mediaAddress
@@ -147,11 +144,13 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "caucus")
         logger.logLevel = logLevel
+        raiseOpenFileLimit(configuration, logger: logger)
         let server = try await SessionServer.open(configuration, logger: logger)
         let dataFolder = configuration.dataDirectory
         try await server.run(
             onRunning: { port in Self.announce(server: server, port: port, data: dataFolder) },
-            onRedirectRunning: { port in Self.announceRedirect(server: server, port: port) })
+            onRedirectRunning: { port in Self.announceRedirect(server: server, port: port) },
+            onHealthRunning: { port in Self.announceHealth(server: server, port: port) })
     }
 
     private static func milliseconds(_ text: String) throws -> Int {

@@ -28,6 +28,45 @@ import Testing
         }
         await server.stop()
     }
+
+    /// Commands pipelined behind the one the store fails on, read by the server but not yet
+    /// handed to the session, are answered 1010 too, before the close (issue 44, item 6).
+    @Test func everyCommandQueuedBehindTheFailedOneIsAnsweredBeforeTheClose() async throws {
+        let server = try await TestServer.start()
+        let socket = try RawWebSocket(port: server.port, readTimeout: 60)
+        let token = try server.token(session: "Class", role: .host)
+        try socket.sendText(#"{"id":1,"op":"join","session":"Class","userName":"Ann","token":"\#(token)"}"#)
+        try await Self.answer(to: 1, on: socket)
+        try socket.sendText(#"{"id":2,"op":"chat","text":"stored"}"#)
+        try await Self.answer(to: 2, on: socket)
+        let lock = try DatabaseLock(path: server.dataDirectory + "/caucus.sqlite")
+        defer { lock.release() }
+        try await lock.held()
+        let ids = Array(10..<20)
+        try socket.sendTogether(ids.map { RawWebSocket.frame(opcode: 1, Array(#"{"id":\#($0),"op":"chat","text":"never stored"}"#.utf8)) })
+        var answers: [Int: Int] = [:]
+        var closeCode: Int?
+        while let frame = try await socket.nextFrame() {
+            if frame.opcode == 8 {
+                closeCode = frame.closeCode
+                break
+            }
+            guard let json = try JSONSerialization.jsonObject(with: Data(frame.payload)) as? [String: Any], let id = json["re"] as? Int else { continue }
+            #expect(answers[id] == nil, "\(id) answered twice")
+            answers[id] = (json["error"] as? [String: Any])?["code"] as? Int ?? 0
+        }
+        #expect(closeCode == 4006)
+        for id in ids { #expect(answers[id] == 1010, "command \(id) answered \(answers[id].map(String.init) ?? "nothing") before the close") }
+        await server.stop()
+    }
+
+    /// Reads frames until the answer to `id`.
+    private static func answer(to id: Int, on socket: RawWebSocket) async throws {
+        while let frame = try await socket.nextFrame() {
+            if frame.text.contains(#""re":\#(id),"#) || frame.text.contains(#""re":\#(id)}"#) { return }
+        }
+        throw TestFailure("closed before the answer to \(id)")
+    }
 }
 
 /// A second process (Python's sqlite3) holding a database's write lock: `BEGIN IMMEDIATE`,

@@ -181,6 +181,18 @@ class StrangersTests(TLSServerTestCase):
             self.assertTrue(self.closed_within(dribbling, WAIT_SECONDS))
         self.assert_still_serving()
 
+    def test_a_request_that_stops_after_the_handshake_is_closed_at_the_deadline(self):
+        for what, sent in [("nothing", b""), ("half a request head", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+                           ("a head and part of its body",
+                            b"POST /v1/sessions/x/operations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"op\":")]:
+            with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_SECONDS) as raw:
+                with self.files.context().wrap_socket(raw, server_hostname="127.0.0.1") as secure:
+                    secure.sendall(sent)
+                    # The deadline (2 s here) counts from the accept: not closed at once, closed then.
+                    self.assertFalse(self.closed_within(secure, 0.5), what)
+                    self.assertTrue(self.closed_within(secure, WAIT_SECONDS), what)
+        self.assert_still_serving()
+
 
 class BadCertificateTests(unittest.TestCase):
     """Each unusable certificate or key ends `serve` at once, naming the file and the reason."""

@@ -14,14 +14,7 @@ extension SessionServer {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ControlErrorMiddleware())
         addConsoleRoutes(to: router)
-        router.get("/healthz") { _, _ in await self.health(readiness: false) }
-        router.get("/readyz") { _, _ in await self.health(readiness: true) }
-        router.get("/metrics") { _, _ in
-            await self.refreshGauges()
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
-        }
+        addHealthRoutes(to: router)
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
@@ -191,12 +184,25 @@ extension SessionServer {
         return Self.json(["status": readiness ? "ready" : "ok"])
     }
 
+    /// `/healthz`, `/readyz` and `/metrics`: on the main port, and on the health port.
+    func addHealthRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in await self.health(readiness: false) }
+        router.get("/readyz") { _, _ in await self.health(readiness: true) }
+        router.get("/metrics") { _, _ in
+            await self.refreshGauges()
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
+        }
+    }
+
     func refreshGauges() async {
         let sessions = await registry.all()
         var users = 0
         for session in sessions { users += await session.state.users.count }
         metrics.sessions.record(sessions.count)
         metrics.users.record(users)
+        metrics.unjoinedConnections.record(admission.waitingTotal)
     }
 }
 

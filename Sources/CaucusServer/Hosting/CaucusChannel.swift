@@ -13,6 +13,10 @@ import NIOSSL
 /// once: an idle socket costs its pipeline and nothing else (no task waits on it). With a
 /// certificate, all of it runs over TLS: the context is the one served when the socket was
 /// accepted, which a later reload does not change.
+///
+/// Every socket is counted from its accept until it joins or closes (`JoinAdmission`): over
+/// the server's ceiling it is closed at once; each request must arrive whole within the
+/// deadline (`RequestDeadline`).
 struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         case webSocket
@@ -27,7 +31,13 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: HTTPChannelHandler.Responder
     let maxFrameBytes: Int
-    let makeWebSocketHandler: @Sendable (any Channel) -> WebSocketConnectionHandler
+    /// Makes the handler of an upgraded socket, given the socket's place among those not
+    /// joined; nil: no WebSocket is served here (the health listener).
+    let makeWebSocketHandler: (@Sendable (any Channel, AdmissionTicket?) -> WebSocketConnectionHandler)?
+    /// Counts sockets not joined yet; nil: none is counted.
+    var admission: JoinAdmission? = nil
+    /// How long a socket may take to send a whole request (and, over TLS, to shake hands).
+    var requestDeadline = TimeAmount.seconds(10)
     /// HTTPS and WSS: the certificate served; nil for plain HTTP.
     var tls: ServedCertificate? = nil
     /// How long a TLS handshake may take before the socket is closed.
@@ -37,8 +47,23 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     /// would be a quarter of an idle user's memory budget. It grows when reads fill it.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 64 * 1024)
 
+    /// A socket closed at once because the server holds as many not joined as it may.
+    struct OverCeiling: Error {}
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        let ticket: AdmissionTicket?
+        if let admission {
+            guard let accepted = admission.accept(channel.remoteAddress?.ipAddress ?? "unknown") else {
+                // Not a failed setup: that would reach the listening socket's pipeline.
+                channel.close(promise: nil)
+                return channel.eventLoop.makeSucceededFuture(Value(upgradeResult: channel.eventLoop.makeFailedFuture(OverCeiling()), channel: channel))
+            }
+            channel.closeFuture.whenComplete { _ in accepted.release() }
+            ticket = accepted
+        } else {
+            ticket = nil
+        }
+        return channel.eventLoop.makeCompletedFuture {
             try channel.syncOptions?.setOption(.recvAllocator, value: Self.receiveBuffers)
             if let tls {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
@@ -46,9 +71,13 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
             }
             let secure = tls != nil
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
-            let upgrader = WebSocketUpgrader(maxFrameBytes: maxFrameBytes, makeHandler: makeWebSocketHandler)
+            var upgraders: [any NIOTypedHTTPServerProtocolUpgrader<UpgradeResult>] = []
+            if let make = makeWebSocketHandler {
+                let upgrader = WebSocketUpgrader(maxFrameBytes: maxFrameBytes, makeHandler: { channel in make(channel, ticket) })
+                upgraders.append(TrackingUpgrader(upgrader: upgrader, attempted: upgradeAttempted))
+            }
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
-                upgraders: [TrackingUpgrader(upgrader: upgrader, attempted: upgradeAttempted)],
+                upgraders: upgraders,
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
@@ -63,11 +92,16 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let upgrader = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<UpgradeResult>.self)
             if secure {
-                let upgrader = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<UpgradeResult>.self)
                 try channel.pipeline.syncOperations.addHandler(
                     StrictTransportSecurity(), name: StrictTransportSecurity.name, position: .before(upgrader))
             }
+            // Behind the upgrade handler: bytes a removed HTTP decoder leaves over (frames sent
+            // with the upgrade) go to the upgrade handler, never here.
+            let admission = admission
+            let deadlinePassed: @Sendable () -> Void = { admission?.requestDeadlinePassed() }
+            try channel.pipeline.syncOperations.addHandler(RequestDeadline(deadline: requestDeadline, passed: deadlinePassed), name: RequestDeadline.name)
             try channel.pipeline.syncOperations.addHandler(UnreadableRequestResponder(), name: UnreadableRequestResponder.name)
             return Value(upgradeResult: result, channel: channel)
         }

@@ -31,12 +31,23 @@ public struct ServerConfiguration: Sendable {
     public var snapshotInterval: Int
     /// How often the server pings each client; one that sends nothing between two pings is closed.
     public var keepAliveInterval: Duration
-    /// How long a WebSocket connection may stay without joining (or resuming), and after a
-    /// refused `join`, how long it has to try again; then it is closed with 4008.
+    /// How long a connection may take to send each HTTP request whole (head and body, from its
+    /// accept or its last answer), then, once upgraded, to join (or resume), and after a refused
+    /// `join`, to try again; then it is closed (a WebSocket with 4008).
     public var joinDeadline: Duration
-    /// WebSocket connections not joined yet that one remote address may hold at once; one more
-    /// is closed with 4009.
+    /// Connections not joined yet that one remote address may hold at once, counted from their
+    /// accept until they join: one more upgrade is closed with 4009. Large enough for a class
+    /// behind one NAT opening its links at the same moment.
     public var maxWaitingPerAddress: Int
+    /// Connections not joined yet that the server holds at once, from every address: one more
+    /// is closed as soon as it is accepted. Nil: half of the descriptors the process may open
+    /// beyond a reserve for the store and the media sockets (`DescriptorBudget`); the other
+    /// half is for joined users.
+    public var maxWaiting: Int?
+    /// A plain HTTP port serving only `/healthz`, `/readyz` and `/metrics`, outside `maxWaiting`
+    /// (with a small ceiling of its own), so a health check still answers while the main port
+    /// holds its ceiling. Nil: none.
+    public var healthPort: Int?
     /// The media port (UDP): ICE, DTLS and SRTP of every peer. 0 picks a free one, which every
     /// answer announces; set one behind a firewall or NAT.
     public var mediaPort: Int
@@ -92,7 +103,7 @@ public struct ServerConfiguration: Sendable {
         rosterWindow: Duration = .milliseconds(5), mediaPort: Int = 0, mediaAddress: String = "127.0.0.1",
         mediaBindAddress: String? = nil, mediaLoops: Int = 1, mediaConsentTimeout: Duration = .seconds(30), mediaTickInterval: Duration = .milliseconds(50),
         storeURL: String? = nil, snapshotInterval: Int = 1_000, cluster: ClusterConfiguration? = nil,
-        joinDeadline: Duration = .seconds(10), maxWaitingPerAddress: Int = 100
+        joinDeadline: Duration = .seconds(10), maxWaitingPerAddress: Int = 1_000
     ) {
         self.joinDeadline = joinDeadline
         self.maxWaitingPerAddress = maxWaitingPerAddress

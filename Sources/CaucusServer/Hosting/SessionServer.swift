@@ -39,8 +39,10 @@ public final class SessionServer: Sendable {
     let requests = InFlightRequests()
     /// Set once the server begins to stop: it is no longer ready for new clients (`/readyz`).
     let stopping = ManagedAtomic<Bool>(false)
-    /// The WebSocket connections not joined yet: their deadline and their number per address.
+    /// The connections not joined yet: their deadline, their number per address and in all.
     let admission: JoinAdmission
+    /// The health listener's connections (`healthPort`): a few, each with the same deadline.
+    let healthAdmission: JoinAdmission
     let logger: Logger
     let clock: @Sendable () -> Instant
     /// The console's personal links on their way into a session (development app).
@@ -163,7 +165,12 @@ public final class SessionServer: Sendable {
         self.metrics = metrics
         self.admission = JoinAdmission(
             deadline: configuration.joinDeadline, limitPerAddress: configuration.maxWaitingPerAddress,
-            expired: metrics.joinDeadlinesPassed, refused: metrics.waitingConnectionsRefused)
+            ceiling: configuration.maxWaiting ?? DescriptorBudget.defaultMaxWaiting(openFiles: DescriptorBudget.openFileLimit()),
+            expired: metrics.joinDeadlinesPassed, refused: metrics.waitingConnectionsRefused, overCeiling: metrics.connectionsOverCeiling,
+            requestExpired: metrics.requestDeadlinesPassed)
+        self.healthAdmission = JoinAdmission(
+            deadline: configuration.joinDeadline, limitPerAddress: Self.healthConnectionsPerAddress, ceiling: Self.healthConnections,
+            requestExpired: metrics.requestDeadlinesPassed)
         self.media = media
         let replayWindow = configuration.replayWindow
         let rosterWindow = configuration.rosterWindow
@@ -204,6 +211,7 @@ public final class SessionServer: Sendable {
             server: HTTPServerBuilder { responder in
                 CaucusChannel(
                     responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: self.webSocketHandler,
+                    admission: self.admission, requestDeadline: TimeAmount(self.configuration.joinDeadline),
                     tls: self.tls, handshakeDeadline: TimeAmount(self.configuration.joinDeadline))
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "caucus"),
@@ -228,8 +236,29 @@ public final class SessionServer: Sendable {
                 logger: logger))
     }
 
+    /// Connections the health listener holds at once, and from one address.
+    static let healthConnections = 64
+    static let healthConnectionsPerAddress = 16
+
+    /// `healthPort`'s listener: `/healthz`, `/readyz` and `/metrics` in plain HTTP, with a
+    /// ceiling of its own, so a health check answers while the main port holds its ceiling.
+    func healthApplication(port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        addHealthRoutes(to: router)
+        return Application(
+            router: router,
+            server: HTTPServerBuilder { responder in
+                CaucusChannel(
+                    responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: nil,
+                    admission: self.healthAdmission, requestDeadline: TimeAmount(self.configuration.joinDeadline))
+            },
+            configuration: .init(address: .hostname(configuration.host, port: port), serverName: "caucus"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
     /// The handler serving one upgraded WebSocket, and its conversation.
-    @Sendable private func webSocketHandler(for channel: any Channel) -> WebSocketConnectionHandler {
+    @Sendable private func webSocketHandler(for channel: any Channel, accepted: AdmissionTicket?) -> WebSocketConnectionHandler {
         let connection = ClientConnection(
             queueLimit: configuration.outboundQueueLimit, channel: channel, slowClientsDropped: metrics.slowClientsDropped)
         return WebSocketConnectionHandler(
@@ -237,7 +266,7 @@ public final class SessionServer: Sendable {
             limits: .init(
                 maxMessageBytes: configuration.maxFrameBytes, keepAlive: TimeAmount(configuration.keepAliveInterval),
                 closeTimeout: .seconds(2), maxQueuedMessages: 16),
-            requests: requests, admission: admission)
+            requests: requests, admission: admission, accepted: accepted)
     }
 
     /// Runs until SIGTERM or SIGINT; then tells every client to reconnect and closes the store.
@@ -245,9 +274,11 @@ public final class SessionServer: Sendable {
     /// A PostgreSQL store's pool is the group's first service: a group stops its services in
     /// reverse order, each once the one after it has returned, so the pool outlives the
     /// shutdown notice, which waits for every session's last write and snapshot.
-    /// `onRedirectRunning` gets the redirect listener's port (`--http-redirect-port`).
+    /// `onRedirectRunning` gets the redirect listener's port (`--http-redirect-port`),
+    /// `onHealthRunning` the health listener's (`--health-port`).
     public func run(
-        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }, onRedirectRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }, onRedirectRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onHealthRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let storeService { services.append(.init(service: storeService)) }
@@ -269,6 +300,9 @@ public final class SessionServer: Sendable {
         }
         if let port = configuration.httpRedirectPort {
             services.append(.init(service: redirectApplication(port: port, onRunning: onRedirectRunning)))
+        }
+        if let port = configuration.healthPort {
+            services.append(.init(service: healthApplication(port: port, onRunning: onHealthRunning)))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -22,6 +22,12 @@ struct ServerMetrics: Sendable {
     /// because their address had as many not-joined connections as allowed (4009).
     let joinDeadlinesPassed: CoreMetrics.Counter
     let waitingConnectionsRefused: CoreMetrics.Counter
+    /// Connections closed for not sending a whole request by the deadline, connections closed
+    /// at once because the server held its ceiling of connections not joined, and how many
+    /// such connections it holds (refreshed at each scrape).
+    let requestDeadlinesPassed: CoreMetrics.Counter
+    let connectionsOverCeiling: CoreMetrics.Counter
+    let unjoinedConnections: CoreMetrics.Gauge
     let joins: CoreMetrics.Counter
     let sessions: CoreMetrics.Gauge
     let users: CoreMetrics.Gauge
@@ -43,6 +49,9 @@ struct ServerMetrics: Sendable {
         slowClientsDropped = CoreMetrics.Counter(label: "caucus_slow_clients_dropped_total")
         joinDeadlinesPassed = CoreMetrics.Counter(label: "caucus_join_deadline_closed_total")
         waitingConnectionsRefused = CoreMetrics.Counter(label: "caucus_unjoined_refused_total")
+        requestDeadlinesPassed = CoreMetrics.Counter(label: "caucus_request_deadline_closed_total")
+        connectionsOverCeiling = CoreMetrics.Counter(label: "caucus_connections_over_ceiling_total")
+        unjoinedConnections = CoreMetrics.Gauge(label: "caucus_unjoined_connections")
         joins = CoreMetrics.Counter(label: "caucus_joins_total")
         sessions = CoreMetrics.Gauge(label: "caucus_sessions")
         users = CoreMetrics.Gauge(label: "caucus_users")

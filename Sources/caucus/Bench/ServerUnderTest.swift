@@ -52,7 +52,7 @@ final class ServerUnderTest: Sendable {
             // A bench opens its users' sockets from one address before they join, and some
             // wait their turn to join longer than real clients would.
             ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error",
-             "--join-deadline", "3600", "--max-waiting-per-address", "1000000"] + arguments,
+             "--join-deadline", "3600", "--max-waiting-per-address", "1000000", "--max-waiting", "1000000"] + arguments,
             name: "caucus serve")
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")

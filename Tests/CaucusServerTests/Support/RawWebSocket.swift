@@ -21,7 +21,8 @@ final class RawWebSocket {
         var closeCode: Int? { opcode == 8 && payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil }
     }
 
-    init(port: Int, receiveBuffer: Int32 = 4096, path: String = "/ws") throws {
+    /// `readTimeout`: seconds a read may wait (longer where the server waits out a store).
+    init(port: Int, receiveBuffer: Int32 = 4096, path: String = "/ws", readTimeout: Int = 10) throws {
         socket = try LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -35,7 +36,7 @@ final class RawWebSocket {
         }
         let status = String(decoding: headers, as: UTF8.self)
         guard status.hasPrefix("HTTP/1.1 101") else { throw TestFailure("upgrade refused: \(status.prefix(while: { $0 != "\r" }))") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

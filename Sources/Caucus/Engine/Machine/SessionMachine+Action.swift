@@ -17,6 +17,8 @@ extension SessionMachine {
         case missedEventCheck
         /// The end of the backoff before reconnect `attempt`.
         case reconnect(attempt: Int)
+        /// The end of the delay before a first join tries again after a 4009 (`attempt`).
+        case joinRetry(attempt: Int)
     }
 
     /// What the shell must do, in the order given.

@@ -105,6 +105,7 @@ extension SessionMachine {
         case .keepalive(let socket): keepalive(socket, at: now)
         case .missedEventCheck: checkForMissedEvents(at: now)
         case .reconnect(let attempt): backoffEnded(attempt, at: now)
+        case .joinRetry(let attempt): crowdedJoinRetryDue(attempt, at: now)
         }
         return flush()
     }

@@ -222,6 +222,7 @@ extension SessionMachine {
                 failPending(on: socket, at: now)
             }
         case .joining(let joining):
+            if retryCrowdedJoin(closed: socket, code: code, at: now) { break }
             if case .askingPassword = joining.stage {
                 joinFailed(.connectionLost, at: now)
             } else {

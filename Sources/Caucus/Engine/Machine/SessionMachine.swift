@@ -100,12 +100,17 @@ struct SessionMachine: Sendable {
             case joining(SocketID)
             /// The app's password hook was asked after this refusal.
             case askingPassword(SocketID, after: ServerError)
+            /// The join's connection was closed 4009 (its address had as many waiting to join
+            /// as the server allows); a new one opens when `attempt`'s delay ends.
+            case waitingToRetry(attempt: Int)
         }
 
         let ticket: Ticket
         let credentials: Credentials
         var password: String?
         var redirects = 0
+        /// Connections closed 4009 so far (`SessionMachine+CrowdedJoin`).
+        var crowdedRetries = 0
         var stage: Stage
     }
 
@@ -188,7 +193,7 @@ struct SessionMachine: Sendable {
         case .idle, .closed: nil
         case .joining(let joining):
             switch joining.stage {
-            case .opening, .moving: nil
+            case .opening, .moving, .waitingToRetry: nil
             case .joining(let socket), .askingPassword(let socket, _): socket
             }
         case .connected(let socket): socket

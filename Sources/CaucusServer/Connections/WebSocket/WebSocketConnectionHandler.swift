@@ -44,8 +44,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private var phase = WebSocketSession.Phase.awaitingJoin
     /// Bounds the connections not joined yet (nil: no bound, no deadline).
     private let admission: JoinAdmission?
-    /// The remote address this connection is counted under while it has not joined.
-    private var waitingAddress: String?
+    /// The place this connection was given when accepted (nil: it is counted at the upgrade).
+    private let accepted: AdmissionTicket?
+    /// The place this connection holds among those not joined, while it has not joined.
+    private var waiting: AdmissionTicket?
     private var joinTimer: Scheduled<Void>?
     /// The join deadline passed while a message was being handled: decided once it is.
     private var joinDeadlinePassed = false
@@ -68,12 +70,13 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     init(
         conversation: any WebSocketConversation, limits: Limits, requests: InFlightRequests = InFlightRequests(),
-        admission: JoinAdmission? = nil
+        admission: JoinAdmission? = nil, accepted: AdmissionTicket? = nil
     ) {
         self.conversation = conversation
         self.limits = limits
         self.requests = requests
         self.admission = admission
+        self.accepted = accepted
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -87,18 +90,25 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         context.fireChannelActive()
     }
 
-    /// Counts the connection under its address until it joins, and starts its join deadline.
+    /// Counts the connection under its address until it joins (from its accept, when it was
+    /// counted then), and starts its join deadline.
     private func beginWaitingToJoin(context: ChannelHandlerContext) {
         guard let admission, !waitingBegan else { return }
         waitingBegan = true
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard admission.admit(address) else {
+        let ticket: AdmissionTicket?
+        if let accepted {
+            ticket = accepted.countsAddress ? accepted : nil
+            if ticket == nil { admission.upgradeRefused() }
+        } else {
+            ticket = admission.admit(context.channel.remoteAddress?.ipAddress ?? "unknown")
+        }
+        guard let ticket else {
             discarding = true
             return sendClose(
                 code: CloseCode.tooManyWaiting.rawValue,
                 reason: "Too many connections from your address have not joined; join on one of them first.", context: context)
         }
-        waitingAddress = address
+        waiting = ticket
         scheduleJoinDeadline(context: context)
     }
 
@@ -253,11 +263,30 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
         promise?.succeed()
+        if request.code == .storeFailure || request.code == .moved { answerQueuedRequests(context: context) }
         if request.code == .tooSlow {
             // A client that does not read would never take the close frame: drop the socket.
             context.close(promise: nil)
         } else {
             sendClose(code: request.code.rawValue, reason: request.reason, context: context)
+        }
+    }
+
+    /// The session broke (4006, 4007): each request read but not handed to it yet is answered
+    /// now, before the close, that it did not take effect, as the session answered those it
+    /// held. Nothing more is read but the client's close.
+    private func answerQueuedRequests(context: ChannelHandlerContext) {
+        guard !closeSent else { return }
+        discarding = true
+        partial = nil
+        let answers = queue.compactMap(conversation.unhandled)
+        queue.removeAll { if case .closed = $0 { false } else { true } }
+        for answer in answers { context.write(wrapOutboundOut(answer), promise: nil) }
+        if !answers.isEmpty { context.flush() }
+        // Reads held for a full queue resume: the client's close must still be read.
+        if readHeld {
+            readHeld = false
+            context.read()
         }
     }
 
@@ -317,7 +346,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     private func restartJoinDeadline(context: ChannelHandlerContext) {
-        guard waitingAddress != nil, !closeSent else { return }
+        guard waiting != nil, !closeSent else { return }
         joinTimer?.cancel()
         joinDeadlinePassed = false
         scheduleJoinDeadline(context: context)
@@ -326,7 +355,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     /// A connection that has not joined by its deadline is closed; one whose `join` is being
     /// handled right now is decided once that is done (`handled(phase:)`).
     private func joinDeadlineCame(context: ChannelHandlerContext) {
-        guard waitingAddress != nil, !closeSent else { return }
+        guard waiting != nil, !closeSent else { return }
         guard !handling else {
             joinDeadlinePassed = true
             return
@@ -354,10 +383,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         joinTimer?.cancel()
         joinTimer = nil
         joinDeadlinePassed = false
-        if let address = waitingAddress {
-            waitingAddress = nil
-            admission?.release(address)
-        }
+        waiting?.release()
+        waiting = nil
     }
 
     // MARK: - Keep-alive

@@ -175,6 +175,21 @@ struct WebSocketSession: Sendable {
         }
     }
 
+    /// A request read behind one the store failed on (or behind the session's move) is
+    /// answered that it did not take effect, like the commands waiting for the store.
+    func unhandled(_ inbound: Inbound) -> ByteBuffer? {
+        guard case .text(let bytes) = inbound else { return nil }
+        let id: Int?
+        do {
+            id = try ClientFrame.decode(Data(bytes.readableBytesView)).id
+        } catch {
+            id = error.id
+        }
+        guard let id else { return nil }
+        let error = CaucusError(.internalError, "The session stopped before this request was handled: it did not take effect; reconnect.")
+        return SessionActor.encode(.error(re: id, ErrorBody(error)), with: .caucus)
+    }
+
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
         connection.send(SessionActor.encode(frame, with: .caucus))
     }

@@ -44,6 +44,8 @@ struct WebSocketUpgrader: NIOTypedHTTPServerProtocolUpgrader {
             try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1)
             // No HTTP is parsed from here on: an idle socket keeps only what serves its frames.
             channel.pipeline.syncOperations.removeHandler(name: UnreadableRequestResponder.name, promise: nil)
+            // The request is in: from here the join deadline bounds the socket.
+            channel.pipeline.syncOperations.removeHandler(name: RequestDeadline.name, promise: nil)
             // Over TLS: what added HSTS to the 101 must not see the frames.
             channel.pipeline.syncOperations.removeHandler(name: StrictTransportSecurity.name, promise: nil)
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SkippingFrameDecoder(maxFrameBytes: maxFrameBytes)))

@@ -3,11 +3,13 @@
 
 /** A refusal from the server (code, name, message, and the seed's failure status). */
 export class ProtocolError extends Error {
-  constructor({ code, name, message, status }) {
+  constructor({ code, name, message, status, closeCode }) {
     super(message);
     this.code = code;
     this.name = name;
     this.status = status;
+    // For a request the socket's close cut short: the close's code.
+    this.closeCode = closeCode;
   }
   toString() {
     return `${this.code} ${this.name}: ${this.message}${this.status ? ` (${this.status})` : ""}`;
@@ -21,6 +23,20 @@ const FINAL_CLOSES = new Map([
   [4004, "Another connection took over this seat."],
   [4005, "You left the session."],
 ]);
+
+// A first join's socket closed with this code: the server holds as many connections waiting to
+// join from this address as it allows (a class behind one NAT opening the link together).
+const CROWDED = 4009;
+const CROWDED_RETRIES = 8;
+
+/**
+ * How long to wait before the join's next try after `retries` closes with 4009: from 200 ms,
+ * doubling up to 3 s, each scaled by a random factor of 0.5–1.5 (`random` in [0, 1)) so that a
+ * class closed together does not come back together. The SDK waits the same.
+ */
+export function crowdedRetryDelay(retries, random = Math.random()) {
+  return Math.min(3000, 200 * 2 ** Math.min(retries, 16)) * (0.5 + random);
+}
 
 /**
  * One user's connection to one session. Dispatches DOM-style events:
@@ -58,11 +74,28 @@ export class CaucusConnection extends EventTarget {
     });
   }
 
-  /** Joins a session on the open socket. May be retried after needPassword / passwordWrong. */
+  /**
+   * Joins a session on the open socket. May be retried after needPassword / passwordWrong.
+   * A socket closed 4009 before the answer is opened again after `crowdedRetryDelay`, up to
+   * `CROWDED_RETRIES` times; then the join fails with a message for people.
+   */
   async join({ session, userName, token, password }) {
     const args = { session, userName, token };
     if (password) args.password = password;
-    const result = await this.send("join", args);
+    let result;
+    for (let retries = 0; ; retries++) {
+      try {
+        result = await this.send("join", args);
+        break;
+      } catch (error) {
+        if (error.closeCode !== CROWDED || this.leaving) throw error;
+        if (retries === CROWDED_RETRIES) {
+          throw new ProtocolError({ code: 0, name: "crowded", message: "Too many people on your network are joining at once: try again in a moment." });
+        }
+        await new Promise((resolve) => setTimeout(resolve, crowdedRetryDelay(retries)));
+        await this.open();
+      }
+    }
     this.user = result.user;
     this.secret = result.secret;
     this.iceServers = result.iceServers ?? [];
@@ -168,9 +201,13 @@ export class CaucusConnection extends EventTarget {
   closed(socket, close) {
     if (socket !== this.socket) return;
     for (const waiter of this.pending.values()) {
-      waiter.reject(new ProtocolError({ code: 0, name: "connectionLost", message: "The connection closed before the server answered." }));
+      waiter.reject(new ProtocolError({
+        code: 0, name: "connectionLost", message: "The connection closed before the server answered.", closeCode: close.code,
+      }));
     }
     this.pending.clear();
+    // A first join closed 4009 tries again by itself (`join`).
+    if (close.code === CROWDED && !this.secret && !this.leaving) return;
     // A resume in progress retries by itself.
     if (this.state === "reconnecting") return;
     const final = FINAL_CLOSES.get(close.code);
