@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CaucusServer
 
-/// Connections are bounded from their accept, not from their upgrade (issue 44, items 1 and
+/// Connections are bounded from their accept, not from their upgrade (issue 41, items 1 and
 /// 5): each must send its request whole within the deadline, the server holds only so many
 /// that have not joined (`maxWaiting`), while joined users and the health port go on, and a
 /// class behind one address fits the default per-address limit.

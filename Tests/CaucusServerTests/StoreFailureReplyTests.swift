@@ -30,7 +30,7 @@ import Testing
     }
 
     /// Commands pipelined behind the one the store fails on, read by the server but not yet
-    /// handed to the session, are answered 1010 too, before the close (issue 44, item 6).
+    /// handed to the session, are answered 1010 too, before the close (issue 41, item 6).
     @Test func everyCommandQueuedBehindTheFailedOneIsAnsweredBeforeTheClose() async throws {
         let server = try await TestServer.start()
         let socket = try RawWebSocket(port: server.port, readTimeout: 60)

@@ -9,7 +9,7 @@ import Testing
 
 /// A first join the server closes 4009 (its address has as many connections waiting to join
 /// as allowed, as when a class behind one NAT joins together) is tried again by the SDK
-/// after a jittered delay, and joins once there is room (issue 44, item 5).
+/// after a jittered delay, and joins once there is room (issue 41, item 5).
 @Suite(.serialized) struct CrowdedJoinTests {
     @Test func aFirstJoinClosed4009IsTriedAgainUntilItJoins() async throws {
         let server = try await TestServer.start { configuration in

@@ -4,7 +4,7 @@ import CaucusProtocol
 import Testing
 
 /// A first join closed 4009 (its address had as many connections waiting to join as the
-/// server allows) is tried again on a new connection after a jittered delay (issue 44, item 5).
+/// server allows) is tried again on a new connection after a jittered delay (issue 41, item 5).
 @Suite struct SessionMachineCrowdedJoinTests {
     typealias Driver = SessionMachineDriver
 
