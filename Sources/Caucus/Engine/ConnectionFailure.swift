@@ -1,12 +1,6 @@
-import Foundation
+import Foundation  // errno's names (ECONNREFUSED…), from the platform's C library through Foundation
 import NIOCore
 import WSClient
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 #if !canImport(Network)
 import NIOPosix
