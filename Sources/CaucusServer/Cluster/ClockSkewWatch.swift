@@ -18,17 +18,19 @@ struct ClockSkewWatch: Service {
     /// it, fencing still holds; beyond it, leases mean something else to each node.
     static func allowance(of cluster: ClusterConfiguration) -> Duration { cluster.giveUpMargin / 2 }
 
-    /// This node's clock minus the database's: positive when the node is ahead.
-    static func measure(store: any ClusterStore, clock: () -> Instant) async throws -> Duration {
+    /// This node's clock minus the database's (positive when the node is ahead), and the
+    /// round trip it was measured over: the skew is known to within half of it.
+    static func measure(store: any ClusterStore, clock: () -> Instant) async throws -> (skew: Duration, roundTrip: Duration) {
         let before = clock().milliseconds
         let database = try await store.storeClock().milliseconds
         let after = clock().milliseconds
-        return .milliseconds((before + after) / 2 - database)
+        return (.milliseconds((before + after) / 2 - database), .milliseconds(after - before))
     }
 
-    /// The sentence for a skew of `skew`, or nil within the allowance.
-    static func problem(_ skew: Duration, allowance: Duration) -> String? {
-        guard abs(skew.milliseconds) > allowance.milliseconds else { return nil }
+    /// The sentence for a skew of `skew`, or nil within the allowance — or when a slow round
+    /// trip leaves it too uncertain to judge (a busy database must not stop a node starting).
+    static func problem(_ skew: Duration, roundTrip: Duration, allowance: Duration) -> String? {
+        guard roundTrip < allowance, abs(skew.milliseconds) - roundTrip.milliseconds / 2 > allowance.milliseconds else { return nil }
         let seconds = Double(abs(skew.milliseconds)) / 1000
         return "This node's clock is \(seconds.formatted(.number.precision(.fractionLength(1)))) s \(skew > .zero ? "ahead of" : "behind") "
             + "the database's (at most \(allowance) is allowed): leases are written in each node's time, so a node ahead takes "
@@ -38,8 +40,8 @@ struct ClockSkewWatch: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while (try? await Task.sleep(for: .seconds(60))) != nil {
-                guard let skew = try? await Self.measure(store: store, clock: clock) else { continue }
-                if let problem = Self.problem(skew, allowance: Self.allowance(of: cluster)) { logger.error("\(problem)") }
+                guard let (skew, roundTrip) = try? await Self.measure(store: store, clock: clock) else { continue }
+                if let problem = Self.problem(skew, roundTrip: roundTrip, allowance: Self.allowance(of: cluster)) { logger.error("\(problem)") }
             }
         }
     }

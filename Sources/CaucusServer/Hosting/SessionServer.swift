@@ -125,8 +125,8 @@ public final class SessionServer: Sendable {
     /// or with a clock too far from the database's (`ClockSkewWatch`).
     private func agreeWithCluster() async throws {
         guard let cluster = configuration.cluster, let shared = store as? any ClusterStore else { return }
-        let skew = try await ClockSkewWatch.measure(store: shared, clock: clock)
-        if let problem = ClockSkewWatch.problem(skew, allowance: ClockSkewWatch.allowance(of: cluster)) {
+        let (skew, roundTrip) = try await ClockSkewWatch.measure(store: shared, clock: clock)
+        if let problem = ClockSkewWatch.problem(skew, roundTrip: roundTrip, allowance: ClockSkewWatch.allowance(of: cluster)) {
             throw ServerConfigurationError(problem)
         }
         let mine = secrets.fingerprint
