@@ -13,20 +13,26 @@ import Glibc
 /// that stopped). The orderings asserted are against the lease's own expiry in the database,
 /// never against a duration.
 @Suite(.serialized) struct ClusterStoreOutageTests {
+    /// Two nodes, the first reaching PostgreSQL through a proxy the test can silence.
+    static func twoNodesTheFirstBehindAProxy(leaseSeconds: Int) async throws -> (ClusterNodes, SilenceableProxy) {
+        var proxies: [SilenceableProxy] = []
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: leaseSeconds) { index, database in
+            guard index == 0 else { return database }
+            let upstream = try #require(URLComponents(string: database)?.port)
+            let proxy = try await SilenceableProxy(toPort: upstream)
+            proxies.append(proxy)
+            return proxy.route(database, upstreamPort: upstream)
+        }
+        return (cluster, try #require(proxies.first))
+    }
+
     /// Issue 27, items 1 and 3: the owner's link goes silent. It answers each command still
     /// waiting for the store with 1010 and closes its clients with 4007 before its lease in
     /// the database runs out; it reports itself unhealthy and not ready; every client resumes
     /// at the other node, which takes the session over once the lease expired, with its seat,
     /// and nothing the owner refused is in the log.
     @Test func aNodeBehindASilentLinkClosesItsClientsBeforeItsLeaseRunsOutAndEverySeatResumesElsewhere() async throws {
-        var proxies: [SilenceableProxy] = []
-        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 6) { index, database in
-            guard index == 0 else { return database }
-            let proxy = try await SilenceableProxy(toPort: try #require(URLComponents(string: database)?.port))
-            proxies.append(proxy)
-            return proxy.route(database, upstreamPort: try #require(URLComponents(string: database)?.port))
-        }
-        let link = try #require(proxies.first)
+        let (cluster, link) = try await Self.twoNodesTheFirstBehindAProxy(leaseSeconds: 6)
         defer { link.stop() }
         let (owner, other) = (cluster.urls[0], cluster.urls[1])
         var clients: [TestClient] = []
@@ -172,14 +178,7 @@ import Glibc
     /// within `SessionServer.listingPatience` (2 s), saying to ask another node, where it
     /// waited a whole lease (here 20 s); the other node lists the session.
     @Test func theListOnANodeCutFromTheStoreIsRefusedInSecondsNotAfterALease() async throws {
-        var proxies: [SilenceableProxy] = []
-        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 20) { index, database in
-            guard index == 0 else { return database }
-            let proxy = try await SilenceableProxy(toPort: try #require(URLComponents(string: database)?.port))
-            proxies.append(proxy)
-            return proxy.route(database, upstreamPort: try #require(URLComponents(string: database)?.port))
-        }
-        let link = try #require(proxies.first)
+        let (cluster, link) = try await Self.twoNodesTheFirstBehindAProxy(leaseSeconds: 20)
         defer { link.stop() }
         _ = try await cluster.nodes[1].joined("Teacher", role: .host)
         let credentials = "\(ServerProcess.app.key):\(ServerProcess.app.secret)"
