@@ -248,6 +248,11 @@ class Lab:
         namespace = f"{self.tag}-{name}"
         run("ip", "netns", "add", namespace)
         self.namespaces.append(namespace)
+        # The lab is IPv4 only. With IPv6 on, every interface gains a link-local address that
+        # turns from tentative to valid a second or two after it comes up (duplicate address
+        # detection); Chromium reads that as the network changing and fails a page load under
+        # way with ERR_NETWORK_CHANGED. Off before any interface exists: no address ever changes.
+        self.ip_netns_exec(namespace, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
         self.ip("-n", namespace, "link", "set", "lo", "up")
         return namespace
 

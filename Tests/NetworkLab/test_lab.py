@@ -6,6 +6,7 @@ random loss drop what they should; and closing the lab leaves no namespace behin
 
 import os
 import socket
+import time
 import unittest
 
 from netlab import NETNS_ETC, PORT_RANGES, Lab, lab_namespaces, skip_unless_possible
@@ -74,6 +75,17 @@ class NetworkLabTests(unittest.TestCase):
                 connection.close()
         finally:
             listener.close()
+
+    def test_a_new_hosts_addresses_do_not_change_after_it_is_made(self):
+        # A browser started at once must not see its network change under a page load (the
+        # IPv6 link-local address finishing duplicate address detection did: ERR_NETWORK_CHANGED).
+        host, home = self.lab.public_host("fresh"), self.lab.home("freshhome")
+        def addresses():
+            return [target.exec("ip", "-o", "addr", "show").stdout for target in (host, home.student)]
+        made = addresses()
+        time.sleep(3 * WAIT)
+        self.assertEqual(addresses(), made)
+        self.assertNotIn("inet6", "".join(made))
 
     def test_public_hosts_reach_each_other_at_their_own_addresses(self):
         self.assertNotEqual(self.server.address, "127.0.0.1")
