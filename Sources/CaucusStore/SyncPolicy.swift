@@ -6,13 +6,12 @@ import CaucusCore
 ///   it survives a crash of the server process. A synced commit (`synchronous = FULL`) also
 ///   survives a power cut or an OS crash, at the price of one `fsync` on the path of the
 ///   commands waiting for it; the others run at `synchronous = NORMAL`.
-/// - **PostgreSQL**: a synced commit runs with `synchronous_commit = on` (the server's WAL is
-///   flushed before COMMIT returns); the others with `SET LOCAL synchronous_commit = off`, so
-///   COMMIT returns before that flush, and a crash of the PostgreSQL server (not of Caucus)
-///   may lose the last few hundred milliseconds of them (`wal_writer_delay`, 200 ms by default).
+/// - **PostgreSQL** ignores the policy: every commit runs with `synchronous_commit = on`. The
+///   database is a process of its own, which may crash while Caucus runs on; an unsynced commit
+///   it lost would leave clients holding events the log no longer has.
 ///
-/// On both, an unsynced commit is flushed with the next synced one, and what a crash loses is
-/// always a suffix: the log stays a consistent prefix, never a log with a hole.
+/// An unsynced commit is flushed with the next synced one, and what a crash loses is always a
+/// suffix: the log stays a consistent prefix, never a log with a hole.
 public enum SyncPolicy: String, Sendable, CaseIterable {
     /// A commit that holds a message (a chat message or a broadcast) is synced before it
     /// returns: what a user was told was sent is on the disk. Other commits (joins, moves,

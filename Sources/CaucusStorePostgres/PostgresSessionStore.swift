@@ -18,7 +18,6 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// behind it would miss its lease's deadline and give a healthy session up.
     let leaseClient: PostgresClient
     let location: PostgresStoreLocation
-    let syncPolicy: SyncPolicy
     /// How long any call may wait for the database: for a connection of the pool (which
     /// otherwise waits as long as PostgreSQL refuses them) and for each answer (which a link
     /// that drops packets without closing never brings). A caller's `StoreDeadline` may be
@@ -34,11 +33,10 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// A store for the database at `location`. Nothing is connected until `run()` runs; call
     /// `prepare()` then, before anything else.
     public init(
-        location: PostgresStoreLocation, syncPolicy: SyncPolicy = .messages, callDeadline: Duration = .seconds(10),
+        location: PostgresStoreLocation, callDeadline: Duration = .seconds(10),
         logger: Logger = Logger(label: "caucus.store")
     ) {
         self.location = location
-        self.syncPolicy = syncPolicy
         self.callDeadline = callDeadline
         self.logger = logger
         self.client = PostgresClient(configuration: location.clientConfiguration(idleInTransaction: callDeadline), backgroundLogger: logger)
@@ -118,13 +116,15 @@ public actor PostgresSessionStore: SessionStore, Service {
         try BatchRules.checkOpening(opening, lease: lease, in: session)
         let bodies = try events.map { try coding.body(of: $0, in: session) }
         let history = PostgresHistory.queries(for: events.flatMap(HistoryProjection.changes(for:)), in: session)
-        let sync = syncPolicy.syncs(events)
         try await calling { [self] in
             try await transaction { connection in
-                // For this transaction only (`SET LOCAL`): an unsynced commit returns before the
-                // WAL reaches the disk. The database answers with the setting now in force.
-                let setting = try await connection.query(
-                    "SELECT set_config('synchronous_commit', \(sync ? "on" : "off"), true)", logger: logger)
+                // Every commit waits until the database's WAL is on its disk, whatever the
+                // database's own default (`SET LOCAL`, for this transaction only): its events
+                // reach clients once this returns, and PostgreSQL is a process of its own that
+                // may crash while Caucus runs on. A commit lost there would leave clients
+                // holding events the log no longer has (issue 42: `ClusterDatabaseCrashTests`).
+                // The database answers with the setting now in force.
+                let setting = try await connection.query("SELECT set_config('synchronous_commit', 'on', true)", logger: logger)
                 for try await value in setting.decode(String.self) { await noteCommitSetting(value) }
                 if let opening {
                     try await writeOpening(session, opening, through: last.seq, on: connection)

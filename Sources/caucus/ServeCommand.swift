@@ -30,7 +30,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "JSON file of production apps: {\"apps\": [{\"key\": …, \"secret\": …, \"limits\": {…}}]}.") var config: String?
     @Option(help: "Where sessions are stored: sqlite (the default: a file in the data folder) or a PostgreSQL URL, postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require].")
     var store: String?
-    @Option(help: "Which commits wait for the disk: messages (chat, broadcast; the default) or every-commit.")
+    @Option(help: "Which SQLite commits wait for the disk: messages (chat, broadcast; the default) or every-commit. PostgreSQL syncs every commit.")
     var sync: SyncPolicy?
     @Option(help: "Events between two snapshots of a session's state, which a restart rebuilds from (default 1000; 0: none).")
     var snapshotEvery: Int?

@@ -88,7 +88,7 @@ public actor TestPostgres {
 
     /// PostgreSQL's programs: `CAUCUS_TEST_PG_BIN`, else the newest Debian install, else
     /// those on the PATH.
-    private static func binaries() throws -> URL {
+    static func binaries() throws -> URL {
         let fileManager = FileManager.default
         if let configured = ProcessInfo.processInfo.environment["CAUCUS_TEST_PG_BIN"] {
             guard fileManager.isExecutableFile(atPath: configured + "/initdb") else {
@@ -110,7 +110,7 @@ public actor TestPostgres {
                 + "server. Install it (`apt-get install postgresql`, as scripts/test does) or set CAUCUS_TEST_PG_BIN.")
     }
 
-    private static func asServerUser(_ asRoot: Bool, _ program: URL, _ arguments: [String]) async throws {
+    static func asServerUser(_ asRoot: Bool, _ program: URL, _ arguments: [String]) async throws {
         if asRoot {
             try await run(URL(fileURLWithPath: "/usr/sbin/runuser"), ["-u", "postgres", "--", program.path] + arguments)
         } else {
@@ -121,7 +121,7 @@ public actor TestPostgres {
     /// Stops the server and removes its folder once the process `pid` is gone: a shell of its
     /// own outlives the test process, so no exit path (a crash, a failed expectation that
     /// exits early) leaves a server running.
-    private static func watchForExit(of pid: pid_t, bin: URL, data: URL, folder: URL, asRoot: Bool) {
+    static func watchForExit(of pid: pid_t, bin: URL, data: URL, folder: URL, asRoot: Bool) {
         let stop = "\(bin.appendingPathComponent("pg_ctl").path) -D '\(data.path)' -m immediate stop"
         let stopCommand = asRoot ? "/usr/sbin/runuser -u postgres -- \(stop)" : stop
         let script = "while kill -0 \(pid) 2>/dev/null; do sleep 1; done; \(stopCommand) >/dev/null 2>&1; rm -rf '\(folder.path)'"

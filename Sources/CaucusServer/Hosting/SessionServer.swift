@@ -82,8 +82,7 @@ public final class SessionServer: Sendable {
             // Several nodes: no call waits longer than a lease, by when the node has given up
             // the sessions it was for (`HeldNodeLease`). One node: as long as a node's default lease.
             let shared = PostgresSessionStore(
-                location: try PostgresStoreLocation(url: url), syncPolicy: configuration.syncPolicy,
-                callDeadline: configuration.cluster?.leaseDuration ?? ClusterConfiguration.defaultLeaseDuration, logger: logger)
+                location: try PostgresStoreLocation(url: url), callDeadline: configuration.cluster?.leaseDuration ?? ClusterConfiguration.defaultLeaseDuration, logger: logger)
             store = shared
             postgres = shared
         } else {

@@ -15,20 +15,24 @@ final class ClusterNodes {
     let database: String
     let folder: String
 
-    /// `count` nodes, each announcing `http://127.0.0.1:<its port>` as its node URL. Node `i`
-    /// reaches the database at `store(i, database)` (a proxy's address, say), the database by
-    /// default.
+    /// `count` nodes, each announcing `http://127.0.0.1:<its port>` as its node URL, on
+    /// `database` (a fresh one of the tests' shared PostgreSQL by default). Node `i` reaches the
+    /// database at `store(i, database)` (a proxy's address, say), the database by default.
     init(
-        count: Int, leaseSeconds: Int, arguments: [String] = [],
+        count: Int, leaseSeconds: Int, arguments: [String] = [], database: String? = nil,
         store: (_ node: Int, _ database: String) async throws -> String = { $1 }
     ) async throws {
         folder = TestServer.temporaryFolder()
-        database = try await ServerStore.postgres.freshDatabase() ?? ""
+        if let database {
+            self.database = database
+        } else {
+            self.database = try await ServerStore.postgres.freshDatabase() ?? ""
+        }
         var started: [ServerProcess] = []
         for (index, port) in try FreePorts.take(count).enumerated() {
             started.append(
                 try await ServerProcess(
-                    dataDirectory: folder, store: try await store(index, database),
+                    dataDirectory: folder, store: try await store(index, self.database),
                     arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "\(leaseSeconds)"] + arguments))
         }
         nodes = started
