@@ -39,7 +39,13 @@ public actor PostgresSessionStore: SessionStore, Service {
         self.location = location
         self.callDeadline = callDeadline
         self.logger = logger
-        self.client = PostgresClient(configuration: location.clientConfiguration(idleInTransaction: callDeadline), backgroundLogger: logger)
+        var main = location.clientConfiguration(idleInTransaction: callDeadline)
+        // Connections of its own for every call, kept open however long the node idles: with
+        // PostgreSQL's slots all taken (another program, a node starting), a node that had let
+        // its idle connections close could open none, and the sessions of a node that died
+        // were never taken over (`ClusterConnectionSlotsTests`).
+        main.options.minimumConnections = Self.keptConnections
+        self.client = PostgresClient(configuration: main, backgroundLogger: logger)
         var leases = location.clientConfiguration(idleInTransaction: callDeadline)
         leases.options.minimumConnections = 1
         leases.options.maximumConnections = 2
@@ -59,6 +65,10 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// reach, so without a bound a server that never comes would leave `caucus serve`
     /// waiting silently. A failure no retry can mend ends `prepare` at once.
     static let connectionDeadline = Duration.seconds(30)
+
+    /// The main pool's connections kept open while idle (up to postgres-nio's 20 under load),
+    /// beside the leases' two: what a node needs to take sessions over when no slot is free.
+    static let keptConnections = 2
 
     /// Migrates the schema (once). Waits for `run()` to have started the pool.
     public func prepare() async throws {

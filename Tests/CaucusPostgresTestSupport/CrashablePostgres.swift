@@ -19,10 +19,14 @@ public final class CrashablePostgres: Sendable {
     private let bin: URL
     private let folder: URL
     private let walWriterDelay: String
+    private let maxConnections: Int
     private var data: URL { folder.appendingPathComponent("data") }
     private let asRoot = getuid() == 0
 
-    public init(walWriterDelay: String = "10s") async throws {
+    /// `maxConnections`: the server's connection slots (PostgreSQL's `max_connections`; three of
+    /// them are kept for superusers, which the tests' role is).
+    public init(walWriterDelay: String = "10s", maxConnections: Int = 100) async throws {
+        self.maxConnections = maxConnections
         bin = try TestPostgres.binaries()
         folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("caucus-crashable-pg-\(UUID().uuidString)")
         self.walWriterDelay = walWriterDelay
@@ -58,7 +62,7 @@ public final class CrashablePostgres: Sendable {
             asRoot, bin.appendingPathComponent("pg_ctl"),
             [
                 "-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "120",
-                "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c wal_writer_delay=\(walWriterDelay)", "start",
+                "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c wal_writer_delay=\(walWriterDelay) -c max_connections=\(maxConnections)", "start",
             ])
     }
 

@@ -106,8 +106,20 @@ final class Socket: Sendable {
             sender.finish()
             received.yield(.closed(code: code, reason: reason))
             received.finish()
-            // Nothing of the connection runs on the loop any more.
-            loop.shutDown()
+            if Task.isCancelled {
+                // Given up (`abandon`): WSClient answered the cancellation with an unstructured
+                // task of its own that closes the channel's input, and that task may run after
+                // this one unwound (`SWIFTNIO_STRICT=1` crashed on it in StoreOutageSeatTests).
+                // It was queued at the cancellation, before this task ended: a second on, it has
+                // run, on a loop still open.
+                Task {
+                    try? await Task.sleep(for: .seconds(1))
+                    loop.shutDown()
+                }
+            } else {
+                // Nothing of the connection runs on the loop any more.
+                loop.shutDown()
+            }
         }
         socket.connection.withLockedValue { $0 = task }
         // Opening has its own short bound, apart from requests': a peer that accepts but never
