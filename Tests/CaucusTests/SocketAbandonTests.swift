@@ -38,36 +38,6 @@ import Testing
         await proxy.stop()
         await server.stop()
     }
-    /// WSClient answers the cancellation of an upgraded connection with a task of its own that
-    /// closes the channel's input (`WebSocketHandler.handle`'s cancellation handler). The
-    /// connection's task may unwind before that task runs (cancellation alone ends its reads),
-    /// and that task must still find the loop open. Here the pool is busy from the moment of
-    /// the abandonment, so which of the two runs first is up to the scheduler, round after round.
-    @Test func anAbandonedHealthySocketLeavesItsLoopOpenForWSClientsOwnCloseTask() async throws {
-        let server = try await TestServer.start()
-        for round in 1...12 {
-            let socket = try await Socket.connect(to: server.url.absoluteString, configuration: Client.configuration)
-            // WSClient's task takes the priority of whoever cancels: the lowest, so that on a
-            // busy pool the connection's own unwinding goes first.
-            await Task.detached(priority: .background) { socket.abandon() }.value
-            let busy = (0..<4).map { index in
-                Task.detached(priority: .high) {
-                    let end = ContinuousClock.now + .milliseconds(100 + 20 * index)
-                    while ContinuousClock.now < end {}
-                }
-            }
-            for task in busy { await task.value }
-            let ended = try await within("round \(round): the abandoned socket's end") { () -> Bool in
-                for await item in socket.inbound { if case .closed = item { return true } }
-                return true
-            }
-            #expect(ended)
-        }
-        // Whatever WSClient left to run has run: on a shut loop it would have crashed by now.
-        try await Task.sleep(for: .seconds(2))
-        await server.stop()
-    }
-
     /// An attempt whose upgrade never completes (a peer that closes after reading the request,
     /// or one that swallows everything) is given up by shutting its loop down under it, a
     /// second on; nothing of it runs on the loop after that, however late its task runs.
