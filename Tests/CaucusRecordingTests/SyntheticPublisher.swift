@@ -1,3 +1,7 @@
+// The recording tests encode real Opus and VP8: build them with the Codecs trait, as scripts/test does.
+#if !Codecs
+#error("build the tests with the Codecs trait: swift build --traits Codecs && swift test --traits Codecs (docs/testing.md)")
+#endif
 import CaucusCodecs
 import CaucusMedia
 import Foundation
