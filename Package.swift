@@ -139,6 +139,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Recording without decoding: a WebM/Matroska writer, per-track recorders on one clock
+        // per location (RTCP sender reports), and the timeline (docs/recording.md).
+        .target(name: "CaucusRecording", dependencies: ["CaucusMedia", "CaucusJSON"]),
         .target(
             name: "Caucus",
             dependencies: [
@@ -286,6 +289,14 @@ let package = Package(
             ],
             // Real offers from other WebRTC stacks, read through #filePath.
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "CaucusRecordingTests",
+            dependencies: [
+                "CaucusRecording", "CaucusMedia", "CaucusProcessTestSupport",
+                // Real Opus and VP8 frames for the files that ffprobe, ffmpeg and mkvinfo read.
+                "CaucusCodecs",
+            ]
         ),
         .testTarget(
             name: "CaucusTests",

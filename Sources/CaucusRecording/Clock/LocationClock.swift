@@ -1,0 +1,80 @@
+import CaucusMedia
+
+/// Maps the RTP timestamps of every recorded track of one location onto the location's clock,
+/// so that two people who clapped together are together in the files. Pure: reports and their
+/// arrival times come in as inputs.
+///
+/// Two steps, each from RTCP sender reports (RFC 3550 §6.4.1):
+/// 1. RTP time to the publisher's own wall clock: a report pairs an NTP time with the RTP
+///    timestamp of the same instant, on that track's clock rate. Audio and video of one
+///    publisher share the publisher's wall clock, which is what lip sync rests on.
+/// 2. The publisher's wall clock to the location's clock (the server's, in microseconds from
+///    an origin the caller picks): publishers' clocks disagree by seconds, so the offset is
+///    measured as the report's arrival time minus its NTP time. Network delay only adds to it,
+///    so the smallest offset of the publisher's last ``offsetWindow`` reports (of all its
+///    tracks) is the best estimate; it follows a drifting clock as old reports leave the window.
+///
+/// A track has no mapping until its first sender report; a recorder holds its frames until then.
+public struct LocationClock: Sendable {
+    /// How many of a publisher's latest reports its offset is the smallest of.
+    public let offsetWindow: Int
+
+    private struct Anchor: Sendable {
+        var publisher: String
+        var clockRate: Int64
+        var senderMicroseconds: Int64
+        var rtpTimestamp: UInt32
+    }
+
+    private var anchors: [UInt32: Anchor] = [:]
+    /// Per publisher: arrival minus sender time of its latest reports, oldest first.
+    private var offsets: [String: [Int64]] = [:]
+
+    public init(offsetWindow: Int = 16) {
+        self.offsetWindow = max(offsetWindow, 1)
+    }
+
+    /// Takes a sender report of one of `publisher`'s tracks, `clockRate` its RTP clock (48,000
+    /// for Opus, 90,000 for video), `arrival` when it arrived on the location's clock (µs).
+    /// A report whose NTP time is zero (a sender without a wall clock, RFC 3550 §6.4.1) or a
+    /// zero clock rate is refused and changes nothing.
+    public mutating func receive(
+        _ report: RTCPSenderReport, publisher: String, clockRate: Int, arrival: Int64
+    ) throws(LocationClockError) {
+        guard clockRate > 0 else { throw .invalidClockRate(clockRate) }
+        guard report.ntpTimestamp != 0 else { throw .noWallClock(ssrc: report.ssrc) }
+        let sender = Self.microseconds(ntp: report.ntpTimestamp)
+        anchors[report.ssrc] = Anchor(
+            publisher: publisher, clockRate: Int64(clockRate), senderMicroseconds: sender, rtpTimestamp: report.rtpTimestamp)
+        var samples = offsets[publisher, default: []]
+        samples.append(arrival - sender)
+        if samples.count > offsetWindow { samples.removeFirst(samples.count - offsetWindow) }
+        offsets[publisher] = samples
+    }
+
+    /// Whether `ssrc` has had a sender report, so its timestamps map.
+    public func isMapped(_ ssrc: UInt32) -> Bool {
+        anchors[ssrc] != nil
+    }
+
+    /// The location-clock time (µs) of RTP timestamp `rtpTimestamp` of track `ssrc`, or nil
+    /// before its first sender report. Timestamps within 2^31 ticks of the report's either
+    /// way map (half a day of audio, six hours of video), across the 32-bit wrap.
+    public func time(ofRTP rtpTimestamp: UInt32, ssrc: UInt32) -> Int64? {
+        guard let anchor = anchors[ssrc], let offset = offsets[anchor.publisher]?.min() else { return nil }
+        let ticks = Int64(Int32(bitPattern: rtpTimestamp &- anchor.rtpTimestamp))
+        return anchor.senderMicroseconds + ticks * 1_000_000 / anchor.clockRate + offset
+    }
+
+    /// An NTP timestamp (seconds since 1900 in the high 32 bits, the fraction in the low) in
+    /// microseconds.
+    public static func microseconds(ntp: UInt64) -> Int64 {
+        Int64(ntp >> 32) * 1_000_000 + Int64(((ntp & 0xFFFF_FFFF) * 1_000_000) >> 32)
+    }
+}
+
+/// Why a sender report was not taken; the clock is unchanged.
+public enum LocationClockError: Error, Hashable, Sendable {
+    case invalidClockRate(Int)
+    case noWallClock(ssrc: UInt32)
+}

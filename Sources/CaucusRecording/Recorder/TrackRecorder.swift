@@ -1,0 +1,249 @@
+import CaucusMedia
+
+/// Records one published track (one SSRC) into WebM files, without decoding: fed its RTP
+/// packets (or frames already reassembled) and the location's clock, it returns what to
+/// write. Pure: a shell performs the actions (``TrackRecordingFiles``).
+///
+/// Rules:
+/// - Frames are reassembled from RTP by CaucusMedia's ``FrameAssembler`` (VP8 from its
+///   payloads, Opus one packet per frame), in order, each once.
+/// - Times come from the ``LocationClock``: a frame is written at its capture time on the
+///   location's clock, relative to the file's start. Frames wait (up to
+///   ``maximumHeldFrames``, the oldest dropped first) until the track's first sender report
+///   makes its timestamps map. Within a file, times never go back (a frame mapped earlier
+///   than the last is written at the last's time).
+/// - Video starts at a keyframe: until one comes, frames are dropped and a keyframe is
+///   requested (at once, then every half second of stream time). A lost frame makes what
+///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
+/// - A keyframe of another picture size ends the file and starts the next.
+/// - Nothing is ever filled in: a gap in the stream is a gap in the file.
+public struct TrackRecorder: Sendable {
+    public enum Codec: Hashable, Sendable {
+        case opus
+        case vp8
+
+        /// The RTP clock rate its timestamps count (RFC 7587, RFC 7741).
+        public var clockRate: Int {
+            switch self {
+            case .opus: return 48_000
+            case .vp8: return 90_000
+            }
+        }
+
+        var isVideo: Bool { self == .vp8 }
+
+        var assemblerCodec: FrameAssembler.Codec {
+            switch self {
+            case .opus: return .opus
+            case .vp8: return .vp8
+            }
+        }
+    }
+
+    /// One whole frame of the track: what a decoder takes, with its RTP timestamp.
+    public struct Frame: Hashable, Sendable {
+        public var timestamp: UInt32
+        /// Decodes without earlier frames (always true for Opus).
+        public var isKeyframe: Bool
+        public var bytes: [UInt8]
+
+        public init(timestamp: UInt32, isKeyframe: Bool, bytes: [UInt8]) {
+            self.timestamp = timestamp
+            self.isKeyframe = isKeyframe
+            self.bytes = bytes
+        }
+
+        public init(_ frame: AssembledFrame) {
+            self.init(timestamp: frame.timestamp, isKeyframe: frame.isKeyframe, bytes: frame.bytes)
+        }
+    }
+
+    /// What it dropped or refused, for metrics and tests.
+    public struct Counters: Hashable, Sendable {
+        public var framesWritten = 0
+        /// Video frames before the first keyframe or after a loss, before the next.
+        public var framesWaitingForKeyframe = 0
+        /// Frames dropped because more than ``maximumHeldFrames`` waited for a sender report.
+        public var framesWaitingForClock = 0
+        /// Losses the reassembly reported.
+        public var losses = 0
+        /// Packets of another SSRC, and frames the muxer refused (an empty one).
+        public var refused = 0
+    }
+
+    public let ssrc: UInt32
+    public let codec: Codec
+    /// The files' track UID; never 0.
+    public let trackUID: UInt64
+    public let trackName: String?
+    public let maximumHeldFrames: Int
+    public let clusterSpan: Int64
+    public private(set) var counters = Counters()
+
+    private var assembler: FrameAssembler
+    private var held: [Frame] = []
+    private var file: OpenFile?
+    private var nextFileIndex = 0
+    private var waitingForKeyframe: Bool
+    /// The timestamp of the frame at which a keyframe was last requested.
+    private var lastKeyframeRequest: UInt32?
+    /// A request went out on a loss, with no frame to date it: the next dropped frame does.
+    private var requestedOnLoss = false
+    private var finished = false
+
+    private struct OpenFile: Sendable {
+        var index: Int
+        var muxer: WebMMuxer
+        var clockOffset: Int64
+        var size: (width: Int, height: Int)?
+    }
+
+    public init(
+        ssrc: UInt32, codec: Codec, trackUID: UInt64, trackName: String? = nil, firstSequenceNumber: UInt16? = nil,
+        maximumHeldFrames: Int = 512, clusterSpan: Int64 = 1_000
+    ) {
+        self.ssrc = ssrc
+        self.codec = codec
+        self.trackUID = max(trackUID, 1)
+        self.trackName = trackName
+        self.maximumHeldFrames = max(maximumHeldFrames, 1)
+        self.clusterSpan = clusterSpan
+        self.assembler = FrameAssembler(codec: codec.assemblerCodec, firstSequenceNumber: firstSequenceNumber)
+        self.waitingForKeyframe = codec.isVideo
+    }
+
+    /// Whether a file is open.
+    public var isWriting: Bool { file != nil }
+
+    /// The first actions: a video track asks for a keyframe at once rather than waiting for
+    /// the next one.
+    public mutating func start() -> [TrackRecorderAction] {
+        guard codec.isVideo, !finished else { return [] }
+        requestedOnLoss = true
+        return [.requestKeyframe]
+    }
+
+    /// Takes one RTP packet of the track (after SRTP).
+    public mutating func receive(_ packet: RTPPacket, clock: LocationClock) -> [TrackRecorderAction] {
+        guard !finished else { return [] }
+        guard packet.ssrc == ssrc else {
+            counters.refused += 1
+            return []
+        }
+        return handle(assembler.receive(packet), clock: clock)
+    }
+
+    /// Takes one whole frame of the track (reassembled elsewhere), in order.
+    public mutating func receive(_ frame: Frame, clock: LocationClock) -> [TrackRecorderAction] {
+        guard !finished else { return [] }
+        held.append(frame)
+        guard clock.isMapped(ssrc) else {
+            if held.count > maximumHeldFrames {
+                counters.framesWaitingForClock += held.count - maximumHeldFrames
+                held.removeFirst(held.count - maximumHeldFrames)
+            }
+            return []
+        }
+        var actions: [TrackRecorderAction] = []
+        for frame in held {
+            guard let time = clock.time(ofRTP: frame.timestamp, ssrc: ssrc) else { continue }
+            actions += place(frame, at: time)
+        }
+        held.removeAll()
+        return actions
+    }
+
+    /// A frame was lost (reassembled elsewhere): video waits for the next keyframe.
+    public mutating func frameLost() -> [TrackRecorderAction] {
+        guard !finished else { return [] }
+        counters.losses += 1
+        guard codec.isVideo else { return [] }
+        waitingForKeyframe = true
+        requestedOnLoss = true
+        return [.requestKeyframe]
+    }
+
+    /// The end of recording this track: writes what can be, closes the file. Nothing after.
+    public mutating func finish(clock: LocationClock) -> [TrackRecorderAction] {
+        guard !finished else { return [] }
+        var actions = handle(assembler.finish(), clock: clock)
+        actions += endFile(reason: .finished)
+        finished = true
+        held.removeAll()
+        return actions
+    }
+
+    // MARK: - Placing frames
+
+    private mutating func handle(_ events: [FrameAssemblyEvent], clock: LocationClock) -> [TrackRecorderAction] {
+        var actions: [TrackRecorderAction] = []
+        for event in events {
+            switch event {
+            case .frame(let frame): actions += receive(Frame(frame), clock: clock)
+            case .lost: actions += frameLost()
+            }
+        }
+        return actions
+    }
+
+    private mutating func place(_ frame: Frame, at time: Int64) -> [TrackRecorderAction] {
+        var actions: [TrackRecorderAction] = []
+        let size = codec.isVideo && frame.isKeyframe ? VP8KeyframeSize.of(frame.bytes) : nil
+        if codec.isVideo {
+            if waitingForKeyframe, size == nil {
+                counters.framesWaitingForKeyframe += 1
+                return requestKeyframeIfDue(at: frame.timestamp)
+            }
+            waitingForKeyframe = false
+            if let size, let open = file, open.size.map({ $0 != size }) ?? true {
+                actions += endFile(reason: .resolutionChanged)
+            }
+        }
+        if file == nil {
+            actions += startFile(at: time, size: size)
+        }
+        guard var open = file else { return actions }
+        let sinceStart = max(time - open.clockOffset, 0)
+        let milliseconds = max((sinceStart + 500) / 1_000, open.muxer.lastTimestamp ?? 0)
+        guard let output = try? open.muxer.append(track: 1, timestamp: milliseconds, keyframe: frame.isKeyframe, frame: frame.bytes)
+        else {
+            counters.refused += 1
+            return actions
+        }
+        file = open
+        counters.framesWritten += 1
+        actions.append(.write(output))
+        return actions
+    }
+
+    private mutating func requestKeyframeIfDue(at timestamp: UInt32) -> [TrackRecorderAction] {
+        if requestedOnLoss {
+            requestedOnLoss = false
+            lastKeyframeRequest = timestamp
+            return []
+        }
+        if let last = lastKeyframeRequest, Int(Int32(bitPattern: timestamp &- last)) < codec.clockRate / 2 { return [] }
+        lastKeyframeRequest = timestamp
+        return [.requestKeyframe]
+    }
+
+    private mutating func startFile(at time: Int64, size: (width: Int, height: Int)?) -> [TrackRecorderAction] {
+        let trackCodec: WebMTrack.Codec
+        switch codec {
+        case .opus: trackCodec = .opus()
+        case .vp8: trackCodec = .vp8(width: size?.width ?? 0, height: size?.height ?? 0)
+        }
+        let track = WebMTrack(number: 1, uid: trackUID, codec: trackCodec, name: trackName)
+        guard let muxer = try? WebMMuxer(tracks: [track], docType: .webm, clusterSpan: clusterSpan) else { return [] }
+        let index = nextFileIndex
+        nextFileIndex += 1
+        file = OpenFile(index: index, muxer: muxer, clockOffset: time, size: size)
+        return [.startFile(RecordingFileStart(index: index, header: muxer.header(), codec: trackCodec, clockOffset: time))]
+    }
+
+    private mutating func endFile(reason: RecordingFileEnd.Reason) -> [TrackRecorderAction] {
+        guard let open = file else { return [] }
+        file = nil
+        return [.endFile(RecordingFileEnd(index: open.index, durationMilliseconds: open.muxer.lastTimestamp ?? 0, reason: reason))]
+    }
+}

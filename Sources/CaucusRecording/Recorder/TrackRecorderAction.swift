@@ -1,0 +1,39 @@
+/// What a ``TrackRecorder`` asks its shell to do, in order.
+public enum TrackRecorderAction: Hashable, Sendable {
+    /// Ask the publisher for a keyframe (video only): recording waits for one. Repeated at
+    /// most every half second of the stream's time while it waits; the forwarding engine's
+    /// own keyframe requests coalesce it further.
+    case requestKeyframe
+    /// Open a new file and write this header; every ``write`` until ``endFile`` goes into it.
+    case startFile(RecordingFileStart)
+    /// Bytes for the open file (see ``WebMFile/write(_:)``).
+    case write(WebMMuxer.Output)
+    /// Close the open file.
+    case endFile(RecordingFileEnd)
+}
+
+/// A file a ``TrackRecorder`` starts: enough for the timeline and a composer to place it.
+public struct RecordingFileStart: Hashable, Sendable {
+    /// 0 for the track's first file, then 1, 2, … (a resolution change starts a new one).
+    public var index: Int
+    public var header: WebMHeader
+    public var codec: WebMTrack.Codec
+    /// Where the file's time 0 lies on the location's clock, in microseconds: a block at `t`
+    /// ms in the file was captured at `clockOffset + t × 1000` on the location's clock.
+    public var clockOffset: Int64
+}
+
+/// A file a ``TrackRecorder`` ends.
+public struct RecordingFileEnd: Hashable, Sendable {
+    public enum Reason: String, Hashable, Sendable, Codable {
+        /// Recording of the track stopped (the publisher left, moved, or recording was stopped).
+        case finished
+        /// A keyframe of another size came: the next file holds it.
+        case resolutionChanged
+    }
+
+    public var index: Int
+    /// The time of its last block, in milliseconds from its start.
+    public var durationMilliseconds: Int64
+    public var reason: Reason
+}

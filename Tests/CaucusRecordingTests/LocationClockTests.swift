@@ -1,0 +1,88 @@
+import CaucusMedia
+import CaucusRecording
+import Testing
+
+/// RTP time onto one location's clock through sender reports: tracks whose reports say they
+/// captured something at the same instant land at the same time, across publishers whose wall
+/// clocks disagree, whatever their RTP clocks' origins.
+@Suite struct LocationClockTests {
+    /// NTP seconds in the high 32 bits, the fraction in the low.
+    static func ntp(seconds: Double) -> UInt64 {
+        let whole = UInt64(seconds)
+        return whole << 32 | UInt64((seconds - Double(whole)) * 4_294_967_296)
+    }
+
+    static func report(ssrc: UInt32, ntpSeconds: Double, rtp: UInt32) -> RTCPSenderReport {
+        RTCPSenderReport(ssrc: ssrc, ntpTimestamp: ntp(seconds: ntpSeconds), rtpTimestamp: rtp, packetCount: 0, octetCount: 0)
+    }
+
+    @Test func ntpTimesBecomeMicroseconds() {
+        #expect(LocationClock.microseconds(ntp: 0x0000_0001_8000_0000) == 1_500_000)
+        #expect(LocationClock.microseconds(ntp: 0xE000_0000_0000_0000) == 3_758_096_384 * 1_000_000)
+    }
+
+    /// A clap at the same real instant: publisher A's audio and video, and publisher B, whose
+    /// wall clock runs 7.25 s ahead of A's and whose RTP clocks start elsewhere.
+    @Test func twoTracksWhoseSenderReportsSayTheyClappedTogetherLandTogether() throws {
+        var clock = LocationClock()
+        // Real time r (s); the location clock reads r too; reports arrive 40 ms after they are sent.
+        let aAudioBase: UInt32 = 4_000_000_000, aVideoBase: UInt32 = 17, bAudioBase: UInt32 = 123_456
+        let aWall = 3_900_000_000.0, bWall = aWall + 7.25
+        func arrival(_ real: Double) -> Int64 { Int64((real + 0.040) * 1_000_000) }
+        for real in [1.0, 2.0] {
+            try clock.receive(
+                Self.report(ssrc: 1, ntpSeconds: aWall + real, rtp: aAudioBase &+ UInt32(real * 48_000)),
+                publisher: "a", clockRate: 48_000, arrival: arrival(real))
+            try clock.receive(
+                Self.report(ssrc: 2, ntpSeconds: aWall + real + 0.5, rtp: aVideoBase &+ UInt32((real + 0.5) * 90_000)),
+                publisher: "a", clockRate: 90_000, arrival: arrival(real + 0.5))
+            try clock.receive(
+                Self.report(ssrc: 3, ntpSeconds: bWall + real + 0.2, rtp: bAudioBase &+ UInt32((real + 0.2) * 48_000)),
+                publisher: "b", clockRate: 48_000, arrival: arrival(real + 0.2))
+        }
+        let clap = 10.0
+        let aAudio = try #require(clock.time(ofRTP: aAudioBase &+ UInt32(clap * 48_000), ssrc: 1))
+        let aVideo = try #require(clock.time(ofRTP: aVideoBase &+ UInt32(clap * 90_000), ssrc: 2))
+        let bAudio = try #require(clock.time(ofRTP: bAudioBase &+ UInt32(clap * 48_000), ssrc: 3))
+        // The audio base wrapped past 2^32 on the way: still continuous.
+        #expect(abs(aAudio - aVideo) <= 5, "\(aAudio) \(aVideo)")
+        #expect(abs(aAudio - bAudio) <= 5, "\(aAudio) \(bAudio)")
+        // On the location's clock: the real time plus the (unknowable) one-way delay.
+        #expect(abs(aAudio - Int64((clap + 0.040) * 1_000_000)) <= 5, "within microseconds of rounding")
+    }
+
+    /// A report held up in the network says the sender's clock is further behind than it is;
+    /// the smallest offset of the window wins, and the slow report changes nothing.
+    @Test func aDelayedReportDoesNotMoveTheMapping() throws {
+        var clock = LocationClock()
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_000, rtp: 0), publisher: "a", clockRate: 48_000, arrival: 1_000_000)
+        let before = clock.time(ofRTP: 48_000 * 3, ssrc: 1)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_001, rtp: 48_000), publisher: "a", clockRate: 48_000, arrival: 2_300_000)
+        #expect(clock.time(ofRTP: 48_000 * 3, ssrc: 1) == before)
+        #expect(before == 4_000_000)
+    }
+
+    /// A sender's clock that drifts from the location's is followed once old reports leave the window.
+    @Test func theOffsetFollowsTheWindow() throws {
+        var clock = LocationClock(offsetWindow: 2)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 100, rtp: 0), publisher: "a", clockRate: 1_000, arrival: 0)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 101, rtp: 1_000), publisher: "a", clockRate: 1_000, arrival: 1_010_000)
+        #expect(clock.time(ofRTP: 1_000, ssrc: 1) == 1_000_000)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 102, rtp: 2_000), publisher: "a", clockRate: 1_000, arrival: 2_010_000)
+        #expect(clock.time(ofRTP: 1_000, ssrc: 1) == 1_010_000)
+    }
+
+    @Test func nothingMapsBeforeAReportAndBadReportsChangeNothing() throws {
+        var clock = LocationClock()
+        #expect(clock.time(ofRTP: 1, ssrc: 9) == nil && !clock.isMapped(9))
+        #expect(throws: LocationClockError.invalidClockRate(0)) {
+            try clock.receive(Self.report(ssrc: 9, ntpSeconds: 1, rtp: 0), publisher: "a", clockRate: 0, arrival: 0)
+        }
+        #expect(throws: LocationClockError.noWallClock(ssrc: 9)) {
+            try clock.receive(
+                RTCPSenderReport(ssrc: 9, ntpTimestamp: 0, rtpTimestamp: 0, packetCount: 0, octetCount: 0),
+                publisher: "a", clockRate: 48_000, arrival: 0)
+        }
+        #expect(!clock.isMapped(9))
+    }
+}
