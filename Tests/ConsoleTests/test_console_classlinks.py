@@ -4,10 +4,13 @@ class under the teacher's name gets none of her class's people; a host link open
 while its host is in asks to take the one host seat over, never joining a manager; a host
 link the host replaced is refused at once."""
 
+import pathlib
+import subprocess
 import unittest
 import urllib.parse
 
-from console_support import ConsoleTestCase, css_for
+from console_support import CaucusServer, ConsoleTestCase, Page, css_for
+from caucus_server import CAUCUS, WAIT_SECONDS
 
 
 def invite_of(link):
@@ -49,7 +52,8 @@ class ClassLinkTests(ConsoleTestCase):
     def test_a_host_link_opened_while_its_host_is_in_asks_to_take_the_seat_over(self):
         ann, laptop = self.page("host Ann"), self.page("Ann's laptop")
         ann.create("Period 5", "Ann")
-        host_link = self.host_link(ann)
+        # The host link, as the address bar shows it.
+        host_link = ann.driver.current_url
         laptop.driver.get(host_link)
         laptop.type(css_for("user-name"), "Ann (laptop)")
         laptop.click(css_for("join"))
@@ -70,6 +74,7 @@ class ClassLinkTests(ConsoleTestCase):
         ann, eve = self.page("host Ann"), self.page("Eve who saw the link")
         ann.create("Period 6", "Ann")
         old = self.host_link(ann)
+        self.assertEqual(invite_of(old), invite_of(ann.driver.current_url), "the page is the host link")
         ann.click(css_for("host-link-replace"))
         ann.wait(lambda: ann.find(css_for("host-link")).get_attribute("value") != old, "a new host link")
         new = ann.find(css_for("host-link")).get_attribute("value")
@@ -85,6 +90,44 @@ class ClassLinkTests(ConsoleTestCase):
         ann.reload()
         ann.wait_joined("Ann", "host")
         self.assertEqual(self.roles("Period 6"), [("Ann", "host")])
+
+
+class ConfiguredAppClassTests(unittest.TestCase):
+    """With configured apps and no app server, a class opens from the link `caucus link`
+    prints, and the console works as on the development app, without its banner."""
+
+    APP = {"key": "school", "secret": "school-secret-for-the-class-link-test"}
+
+    def setUp(self):
+        self.server = CaucusServer(apps=[self.APP])
+        self.addCleanup(self.server.stop)
+
+    def test_a_class_opens_from_the_printed_link(self):
+        config = str(pathlib.Path(self.server.data) / "apps.json")
+        printed = subprocess.run(
+            [str(CAUCUS), "link", "--config", config, "--app", "school", "--session", "Period 3", "--url", self.server.base],
+            capture_output=True, text=True, check=True, timeout=WAIT_SECONDS)
+        host_link = printed.stdout.strip()
+        self.assertTrue(host_link.startswith(self.server.base + "/console/?"), printed)
+        ann, bo = Page("host Ann", self.server.base), Page("participant Bo", self.server.base)
+        self.addCleanup(ann.quit)
+        self.addCleanup(bo.quit)
+        ann.driver.get(host_link)
+        ann.wait(lambda: ann.find("body").get_attribute("data-development") == "off", "the development check")
+        self.assertFalse(ann.visible(css_for("dev-banner")), "the development banner shows with configured apps")
+        ann.wait_text(css_for("join-heading"), "Join Period 3")
+        ann.type(css_for("user-name"), "Ann")
+        ann.click(css_for("join"))
+        ann.wait_joined("Ann", "host")
+        # The host page shows the class's participant link, and it joins Bo as a participant.
+        ann.wait(lambda: "invite=" in (ann.find(css_for("invite-link")).get_attribute("value") or ""), "the participant link")
+        bo.driver.get(ann.find(css_for("invite-link")).get_attribute("value"))
+        bo.type(css_for("user-name"), "Bo")
+        bo.click(css_for("join"))
+        bo.wait_joined("Bo", "participant")
+        self.assertFalse(bo.visible(css_for("dev-banner")))
+        ann.wait(lambda: "Bo" in (ann.text(css_for("host-view")) or ""), "Bo in the host's view")
+        ann.assert_no_error()
 
 
 if __name__ == "__main__":

@@ -372,11 +372,19 @@ function render() {
 function links() {
   const kept = loadLinks(model.name);
   const mine = kept && kept.class === details?.class ? kept : {};
+  // Joined with an app's own token (no class link): a link naming the session, for people
+  // who have a token of their own.
   const participant = mine.participant
-    ?? (details?.participantInvite ? inviteLink(model.name, details.participantInvite) : undefined);
+    ?? (details?.participantInvite ? inviteLink(model.name, details.participantInvite) : sessionLink(model.name));
   const hostInvite = mine.hostInvite ?? (model.myRole === "host" ? details?.invite : undefined);
   const host = mine.host ?? (hostInvite ? inviteLink(model.name, hostInvite) : undefined);
   return { participant, host, hostInvite, class: details?.class };
+}
+
+function sessionLink(session) {
+  const link = new URL("/console/", location.href);
+  link.search = new URLSearchParams({ session }).toString();
+  return link.toString();
 }
 
 /** The host replaces its host link: the old code is refused from now, and this page becomes the new link. */
