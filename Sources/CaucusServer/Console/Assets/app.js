@@ -330,7 +330,9 @@ function sessionOver(reason) {
   byTestId("leave-panel").hidden = true;
   document.body.dataset.ended = "true";
   for (const section of [byTestId("host-view"), byTestId("participant-view")]) section.inert = true;
-  (closed.querySelector("button") ?? closed).focus?.();
+  // Focus goes to what the page now says (never to <body>): the button, or the words.
+  if (!closed.querySelector("button")) closed.tabIndex = -1;
+  (closed.querySelector("button") ?? closed).focus();
 }
 
 function showRoleBanner(text) {
