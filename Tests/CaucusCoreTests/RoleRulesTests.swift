@@ -23,6 +23,34 @@ import Testing
         #expect(harness.state.role(of: coHost) == .manager)
     }
 
+    /// One host seat per person: the host arriving from another device with its own identity
+    /// takes the seat over (the old seat is removed), never becoming a second, managing self.
+    @Test func aHostTokenWithThePresentHostsIdentityTakesTheSeatOver() {
+        var harness = Harness()
+        let first = harness.perform(
+            .join(JoinRequest(sessionName: "Class", userName: "Ms Rivera", claim: .host, userIdentity: "teacher")), by: .server)
+        let old = UserID(1)
+        #expect(first.contains(.userJoined(harness.state.users[old]!, becomesHost: true)))
+        let bo = harness.join("Bo")
+        let events = harness.perform(
+            .join(JoinRequest(sessionName: "Class", userName: "Ms Rivera (laptop)", claim: .host, userIdentity: "teacher")), by: .server)
+        let newcomer = UserID(3)
+        #expect(events.first == .userLeft(old, reason: .removed, newHost: nil))
+        #expect(harness.state.hostID == newcomer)
+        #expect(harness.state.users[old] == nil)
+        #expect(harness.state.role(of: bo) == .participant)
+        #expect(harness.state.users.values.filter { $0.isManager }.isEmpty)
+        // Another identity, or a participant token with the host's identity, is no take-over.
+        let coHost = harness.perform(
+            .join(JoinRequest(sessionName: "Class", userName: "Head", claim: .host, userIdentity: "head")), by: .server)
+        #expect(!coHost.contains { if case .userLeft = $0 { true } else { false } })
+        #expect(harness.state.role(of: UserID(4)) == .manager)
+        let impostor = harness.perform(
+            .join(JoinRequest(sessionName: "Class", userName: "Mal", claim: .participant, userIdentity: "teacher")), by: .server)
+        #expect(!impostor.contains { if case .userLeft = $0 { true } else { false } })
+        #expect(harness.state.hostID == newcomer)
+    }
+
     @Test func aHostTokenTakesTheRoleBackFromAnInheritedHost() {
         var harness = Harness()
         let early = harness.join("Early bird")

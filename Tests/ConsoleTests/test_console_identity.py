@@ -106,19 +106,26 @@ class IdentityTests(ConsoleTestCase):
                         JSON.stringify(performance.getEntriesByType("resource").map((entry) => entry.name))].join("\\n");
                 """)
             self.assertNotIn(secret, seen, f"{page.who}'s page holds the app secret")
-            # Every file the page fetched, fetched again: none holds it either (the helpers it
+            # Every file the page fetched, fetched again: none holds it either (the endpoints it
             # POSTed to are checked below).
+            posted = ("/console/dev/", "/console/class", "/console/token", "/console/person", "/console/host-link")
             for url in page.driver.execute_script("return performance.getEntriesByType('resource').map((e) => e.name);"):
-                if url.startswith(self.server.base) and "/console/dev/" not in url:
+                if url.startswith(self.server.base) and not any(path in url for path in posted):
                     with urllib.request.urlopen(url, timeout=10) as response:
                         self.assertNotIn(secret, response.read().decode(errors="replace"), url)
         # The development helpers' answers (the page's POSTs) hold none either.
-        for path, body in (("/console/dev/session", {"session": "Secrets 2"}), ("/console/dev", None)):
+        for path, body in (("/console/dev/session", {"session": "Secrets 2"}), ("/console/class", {"session": "Secrets 3"}), ("/console/dev", None)):
             status, answer = post(self.server.base, path, body) if body else (200, http_json(self.server.base + path))
             self.assertNotIn(secret, json.dumps(answer))
-            if path == "/console/dev/session":
-                status, token = post(self.server.base, "/console/dev/token", {"session": "Secrets 2", "invite": answer["hostInvite"]})
+            if body:
+                session = body["session"]
+                status, token = post(self.server.base, "/console/token", {"session": session, "invite": answer["hostInvite"]})
+                self.assertEqual(status, 200, token)
                 self.assertNotIn(secret, json.dumps(token))
+                for endpoint, asked in (("/console/person", {"name": "Dee"}), ("/console/host-link", {})):
+                    status, made = post(self.server.base, endpoint, {"session": session, "invite": answer["hostInvite"], **asked})
+                    self.assertEqual(status, 200, made)
+                    self.assertNotIn(secret, json.dumps(made))
 
     def test_closing_and_reopening_a_link_keeps_one_seat(self):
         host, bo = self.page("host Ann"), self.page("participant Bo")

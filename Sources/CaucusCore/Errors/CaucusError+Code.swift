@@ -68,6 +68,12 @@ extension CaucusError.Code {
     public static let sessionAlreadyLive = Self(1021, "sessionAlreadyLive")
     /// The web console's development helpers: a participant invite for a session its host has not opened.
     public static let sessionNotOpenYet = Self(1022, "sessionNotOpenYet")
+    /// The web console: the class a link was made for has ended; its links open nothing else.
+    public static let classEnded = Self(1023, "classEnded")
+    /// The web console: a host link its host has replaced with a new one.
+    public static let hostLinkReplaced = Self(1024, "hostLinkReplaced")
+    /// The web console: a host link opened while its host is in the class; taking the seat over is asked for.
+    public static let hostSeatTaken = Self(1025, "hostSeatTaken")
 
     public static let sessionNameEmpty = Self(2001, "sessionNameEmpty")
     public static let sessionNameTooLong = Self(2002, "sessionNameTooLong")
@@ -169,7 +175,7 @@ extension CaucusError.Code {
     public static let known: [Self] = [
         .malformedFrame, .unknownOperation, .frameTooLarge, .invalidArguments, .notJoined, .alreadyJoined,
         .resumeRefused, .binaryFrame, .internalError, .unauthorized, .notFound, .unsupportedProtocol, .methodNotAllowed, .otherNode,
-        .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .sessionNameEmpty,
+        .inviteInvalid, .sessionAlreadyLive, .sessionNotOpenYet, .classEnded, .hostLinkReplaced, .hostSeatTaken, .sessionNameEmpty,
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired,

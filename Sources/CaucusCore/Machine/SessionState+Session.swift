@@ -25,6 +25,16 @@ extension SessionState {
         guard users.count < limits.maxUsersPerSession else {
             throw CaucusError(.sessionFull, "This session already has \(limits.maxUsersPerSession) users.")
         }
+        // One host seat per person: a host token naming the present host's own user_identity
+        // is that host arriving from another device, who takes the seat over (the old seat is
+        // removed) rather than becoming a second, managing self.
+        if request.claim == .host, let identity = request.userIdentity, let present = host, present.claim == .host,
+            present.identity == identity
+        {
+            let user = SessionUser(
+                id: UserID(nextUserNumber), name: request.userName, identity: identity, claim: .host, joinedAt: context.now)
+            return [.userLeft(present.id, reason: .removed, newHost: nil), .userJoined(user, becomesHost: true)]
+        }
         // A host token takes the role back from a user who only inherited it; if the present
         // host holds a host token too, the newcomer joins as a manager.
         let currentHostClaimsHost = host?.claim == .host

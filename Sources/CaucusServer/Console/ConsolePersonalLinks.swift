@@ -3,8 +3,8 @@ import CaucusCore
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Personal participant links (development app): a participant code bound to one person's name
-/// and to a person id of its own, made by the host. Its token carries the person id as its
+/// Personal participant links: a participant code bound to one class, to one person's name and
+/// to a person id of its own, made by the class's host. Its token carries the person id as its
 /// `user_identity`, so the session knows the seat it gave; the page takes the name from the
 /// exchange's answer and asks for none. One person, one seat: while the person has a seat in
 /// the live session (connected or within its reconnect grace), or another browser exchanged the
@@ -25,15 +25,15 @@ enum ConsolePersonalLinks {
         AppCredentials(key: app.key, secret: "caucus-console-person:" + app.secret + "\n" + name, limits: app.limits)
     }
 
-    /// A new person's code: its id is new each time, so two links for two people named alike
-    /// are two people.
-    static func code(for session: String, name: String, app: AppCredentials, at now: Instant) throws(CaucusError) -> String {
+    /// A new person's code for class `classID`: its id is new each time, so two links for two
+    /// people named alike are two people.
+    static func code(for session: String, classID: String, name: String, app: AppCredentials, at now: Instant) throws(CaucusError) -> String {
         try validate(name, limits: app.limits)
         let person = identityPrefix + String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
         do {
             return try TokenMinter.mint(
                 app: signingApp(for: app, name: name), sessionName: session, role: .participant, issuedAt: now,
-                lifetimeSeconds: ConsoleInvites.lifetimeSeconds, userIdentity: person)
+                lifetimeSeconds: ConsoleClassCodes.lifetimeSeconds, userIdentity: person, sessionKey: classID)
         } catch let error as CaucusError {
             throw error
         } catch {
@@ -41,19 +41,24 @@ enum ConsolePersonalLinks {
         }
     }
 
-    /// The person id a code names for `session` and `name`; 1020 `inviteInvalid` for a code
-    /// not made for them (another name, another session, a session-wide code, forged).
-    static func person(of code: String, session: String, name: String, app: AppCredentials, at now: Instant) throws(CaucusError) -> String {
+    /// The person a code names for `session` and `name`, the class it was made for and its app;
+    /// 1020 `inviteInvalid` for a code not made for them (another name, another session, a
+    /// session-wide code, forged).
+    static func person(
+        of code: String, session: String, name: String, apps: [AppCredentials], at now: Instant
+    ) throws(CaucusError) -> (person: String, classID: String, app: String) {
         let verified: VerifiedToken
         do {
-            verified = try TokenVerifier(apps: [signingApp(for: app, name: name)]).verify(code, sessionName: session, now: now)
+            verified = try TokenVerifier(apps: apps.map { signingApp(for: $0, name: name) }).verify(code, sessionName: session, now: now)
         } catch {
             throw CaucusError(.inviteInvalid, "This personal link is not valid for \(name) in \(session) (\(error.message)): ask the host for a new one.")
         }
-        guard verified.role == .participant, let person = verified.userIdentity, person.hasPrefix(identityPrefix) else {
+        guard verified.role == .participant, let person = verified.userIdentity, person.hasPrefix(identityPrefix),
+            let classID = verified.sessionKey, ConsoleClassCodes.isClassID(classID)
+        else {
             throw CaucusError(.inviteInvalid, "This personal link is not valid for \(name) in \(session): ask the host for a new one.")
         }
-        return person
+        return (person, classID, verified.appKey)
     }
 
     /// A name the session would take: visible, allowed characters, not too long.

@@ -47,6 +47,8 @@ public final class SessionServer: Sendable {
     let clock: @Sendable () -> Instant
     /// The console's personal links on their way into a session (development app).
     let personalClaims = ConsolePersonalClaims()
+    /// The console's classes: opened, ended, their host links' generations (the data folder's `console-classes.json`).
+    let consoleClasses: ConsoleClassBook
     /// HTTPS and WSS: the certificate new connections get; nil for plain HTTP.
     let tls: ServedCertificate?
     /// The port the main listener bound (the redirect's Location names it).
@@ -151,6 +153,7 @@ public final class SessionServer: Sendable {
     ) {
         self.tls = tls
         self.storeService = storeService
+        self.consoleClasses = ConsoleClassBook(path: configuration.dataDirectory + "/" + ConsoleClassBook.fileName)
         self.configuration = configuration
         self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         self.developmentApp = development?.app

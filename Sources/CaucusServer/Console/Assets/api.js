@@ -1,6 +1,7 @@
-// HTTP calls: the console's development helpers (/console/dev, answered only on the
-// development app). They take a session name or an invite code, never the app's key or
-// secret, which stay on the server.
+// HTTP calls: the console's class endpoints. A class link's code names its class and role;
+// the server turns it into a short-lived join token, a personal link or a new host link, for
+// any app. Making a class is the development app's (/console/class); with configured apps
+// `caucus link` makes the host link. Nothing here holds the app's key or secret.
 
 import { ProtocolError } from "./protocol.js";
 
@@ -29,22 +30,29 @@ export async function developmentMode() {
   }
 }
 
-/** A new session's two invite codes: `{session, hostInvite, participantInvite}` (development only). */
+/** A new class's id and its two invite codes, given once: `{session, class, hostInvite, participantInvite}` (development only). */
 export function createSession(session) {
-  return call("POST", "/console/dev/session", { body: { session } });
+  return call("POST", "/console/class", { body: { session } });
 }
 
 /**
- * A join token of the role the invite code grants: `{token, role}`; for a personal link
- * (`person`: its name and this browser's id) `{token, role, name}` (development only).
+ * A join token of the role the invite code grants, for the code's class: `{token, role, class}`,
+ * the host's with the class's `participantInvite`; for a personal link (`person`: its name and
+ * this browser's id) with `name`. `takeOver`: a host link takes the host seat from the browser
+ * that holds it (asked after 1025 `hostSeatTaken`).
  */
-export function tokenForInvite(session, invite, person) {
-  return call("POST", "/console/dev/token", { body: { session, invite, ...(person ?? {}) } });
+export function tokenForInvite(session, invite, person, { takeOver = false } = {}) {
+  return call("POST", "/console/token", { body: { session, invite, ...(person ?? {}), ...(takeOver ? { takeOver } : {}) } });
 }
 
-/** A personal link's code, made with the host link's code: `{session, name, invite}` (development only). */
+/** A personal link's code, made with the host link's code: `{session, name, invite}`. */
 export function createPersonalLink(session, hostInvite, name) {
-  return call("POST", "/console/dev/person", { body: { session, invite: hostInvite, name } });
+  return call("POST", "/console/person", { body: { session, invite: hostInvite, name } });
+}
+
+/** A new host link's code for the class; the old code is refused from now: `{session, class, hostInvite}`. */
+export function replaceHostLink(session, hostInvite) {
+  return call("POST", "/console/host-link", { body: { session, invite: hostInvite } });
 }
 
 /**

@@ -1,11 +1,11 @@
-// The console's entry point: starting a session (development app), joining by an invite
-// link or with a token, resuming this browser's seat, media, the end, and choosing the view
+// The console's entry point: starting a class (development app), joining by a class link
+// (any app) or with a token, resuming this browser's seat, media, the end, and choosing the view
 // (leaving is leave.js).
 
 import { byTestId, fill, h } from "./dom.js";
 import { CaucusConnection, ProtocolError } from "./protocol.js";
 import { SessionModel } from "./state.js";
-import { developmentMode, createSession, tokenForInvite, inviteLink } from "./api.js";
+import { developmentMode, createSession, tokenForInvite, inviteLink, replaceHostLink } from "./api.js";
 import { HostView } from "./host.js";
 import { ParticipantView } from "./participant.js";
 import { timerText } from "./panels.js";
@@ -20,8 +20,9 @@ const form = byTestId("join-form");
 const createForm = byTestId("create-form");
 const field = (name) => form.elements.namedItem(name);
 const wanted = new URLSearchParams(location.search);
-// An invite link: `?session=…&invite=…`, and `&name=…` for a personal link (a code made for that
-// name only). The role is the code's, decided by the server.
+// A class link: `?session=…&invite=…`, and `&name=…` for a personal link (a code made for that
+// name only). The code names one class (one run of the session) and the role, decided by the
+// server; it never opens another class of the same name.
 const invite = wanted.get("invite") && wanted.get("session")
   ? { session: wanted.get("session"), code: wanted.get("invite"), name: wanted.get("name") }
   : null;
@@ -113,9 +114,10 @@ async function joinWith({ session, userName, token, password }, origin) {
 
 let waitingForHost = null;
 
-async function join(event) {
+async function join(event, { takeOver = false } = {}) {
   event?.preventDefault();
   clearTimeout(waitingForHost);
+  closeTakeOverQuestion();
   const joinButton = byTestId("join");
   details = { session: field("session").value.trim(), userName: field("userName").value.trim(), invite: invite?.code };
   if (!details.userName) { showErrorNear(joinButton, "Type your name."); return; }
@@ -125,10 +127,14 @@ async function join(event) {
     if (invite) {
       try {
         const person = invite.name != null ? { name: invite.name, browser: browserId() } : undefined;
-        const answer = await tokenForInvite(invite.session, invite.code, person);
+        const answer = await tokenForInvite(invite.session, invite.code, person, { takeOver });
         token = answer.token;
+        details.class = answer.class;
+        details.participantInvite = answer.participantInvite;
         if (answer.name != null) details.userName = answer.name;
       } catch (error) {
+        if (error?.name === "classEnded") { classEndedOnLanding(error); return; }
+        if (error?.name === "hostSeatTaken") { askToTakeOver(error); return; }
         if (error?.name === "sessionNotOpenYet") {
           // Whoever joins first hosts: a participant's link waits for the host instead.
           say(`${invite.session} has not started yet: you join as soon as the host opens it.`);
@@ -148,6 +154,31 @@ async function join(event) {
   }
 }
 
+/** A link of a class that has ended: it says so, and offers nothing that would start another. */
+function classEndedOnLanding(error) {
+  fill(byTestId("join-heading"), `${invite.session} has ended`);
+  say(describeError(error, "join"));
+  byTestId("join-note").dataset.code = String(error.code);
+  for (const testid of ["join", "user-name-field", "invite-role"]) byTestId(testid).hidden = true;
+  form.querySelector(".password").hidden = true;
+}
+
+/** A host link opened while its host is in the class (1025): one host seat, so ask before taking it. */
+function askToTakeOver(error) {
+  const question = h("div", { class: "question", testid: "take-over-question", role: "alertdialog", "aria-labelledby": "take-over-text" },
+    h("p", { id: "take-over-text" }, describeError(error, "join")),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary", testid: "take-over", onclick: () => join(null, { takeOver: true }) }, "Take the host seat over"),
+      h("button", { type: "button", class: "quiet", testid: "take-over-cancel", onclick: closeTakeOverQuestion }, "Cancel")));
+  question.dataset.code = String(error.code);
+  form.append(question);
+  question.querySelector("button").focus();
+}
+
+function closeTakeOverQuestion() {
+  byTestId("take-over-question")?.remove();
+}
+
 function say(note) {
   fill(byTestId("join-note"), note ?? "");
   byTestId("join-note").hidden = !note;
@@ -164,8 +195,8 @@ async function create(event) {
   try {
     const links = await createSession(session);
     const hostToken = (await tokenForInvite(session, links.hostInvite)).token;
-    saveLinks(session, { host: inviteLink(session, links.hostInvite), participant: inviteLink(session, links.participantInvite), hostInvite: links.hostInvite });
-    details = { session, userName, invite: links.hostInvite };
+    saveLinks(session, { class: links.class, host: inviteLink(session, links.hostInvite), participant: inviteLink(session, links.participantInvite), hostInvite: links.hostInvite });
+    details = { session, userName, invite: links.hostInvite, class: links.class, participantInvite: links.participantInvite };
     const result = await joinWith({ session, userName, token: hostToken, password: createForm.elements.namedItem("password").value }, button);
     // From now on this page is the host link: a reload or reopening it resumes this seat.
     history.replaceState(null, "", inviteLink(session, links.hostInvite, undefined, { here: true }));
@@ -286,7 +317,10 @@ function sessionOver(reason) {
   stopMedia();
   clearInterval(ticking);
   const closed = byTestId("closed");
-  fill(closed, h("strong", {}, reason), " ", h("button", { type: "button", testid: "start-again", onclick: () => location.reload() }, "Join again"));
+  // A class link never starts another class: once its class is over, it says so and offers nothing.
+  const classOver = details?.invite && (model?.ended != null || reason === "The session ended.");
+  if (classOver) fill(closed, h("strong", {}, reason), " ", h("span", { testid: "class-ended" }, "This class has ended: its links open nothing now."));
+  else fill(closed, h("strong", {}, reason), " ", h("button", { type: "button", testid: "start-again", onclick: () => location.reload() }, "Join again"));
   closed.hidden = false;
   fill(byTestId("connection-state"), "");
   fill(byTestId("timer"), "");
@@ -296,7 +330,9 @@ function sessionOver(reason) {
   byTestId("leave-panel").hidden = true;
   document.body.dataset.ended = "true";
   for (const section of [byTestId("host-view"), byTestId("participant-view")]) section.inert = true;
-  closed.querySelector("button").focus();
+  // Focus goes to what the page now says (never to <body>): the button, or the words.
+  if (!closed.querySelector("button")) closed.tabIndex = -1;
+  (closed.querySelector("button") ?? closed).focus();
 }
 
 function showRoleBanner(text) {
@@ -317,7 +353,7 @@ function render() {
       byTestId("host-view").hidden = !managing;
       byTestId("participant-view").hidden = managing;
       view = managing
-        ? new HostView(byTestId("host-view"), act, { links: () => links() })
+        ? new HostView(byTestId("host-view"), act, { links: () => links(), replaceHostLink: () => replaceTheHostLink() })
         : new ParticipantView(byTestId("participant-view"), act);
       if (media) view.tiles.attach(media);
     }
@@ -330,16 +366,43 @@ function render() {
   });
 }
 
-/** The session's links, for the host view: kept by the browser that created the session. */
+/**
+ * The class's links, for the host view: the participant link from the host's token answer (any
+ * browser, any app), the host link kept by the browser that made or replaced it, or this
+ * page's own when it was opened by the host link.
+ */
 function links() {
-  if (!development) {
-    const link = new URL("/console/", location.href);
-    link.search = new URLSearchParams({ session: model.name }).toString();
-    return { participant: link.toString() };
-  }
-  const kept = loadLinks(model.name) ?? {};
-  // Opened by its host link (not created in this browser): that link's code makes personal links.
-  return { ...kept, hostInvite: kept.hostInvite ?? (model.myRole === "host" ? details?.invite : undefined) };
+  const kept = loadLinks(model.name);
+  const mine = kept && kept.class === details?.class ? kept : {};
+  // Joined with an app's own token (no class link): a link naming the session, for people
+  // who have a token of their own.
+  const participant = mine.participant
+    ?? (details?.participantInvite ? inviteLink(model.name, details.participantInvite) : sessionLink(model.name));
+  const hostInvite = mine.hostInvite ?? (model.myRole === "host" ? details?.invite : undefined);
+  const host = mine.host ?? (hostInvite ? inviteLink(model.name, hostInvite) : undefined);
+  return { participant, host, hostInvite, class: details?.class };
+}
+
+function sessionLink(session) {
+  const link = new URL("/console/", location.href);
+  link.search = new URLSearchParams({ session }).toString();
+  return link.toString();
+}
+
+/** The host replaces its host link: the old code is refused from now, and this page becomes the new link. */
+async function replaceTheHostLink() {
+  const { hostInvite } = links();
+  const answer = await replaceHostLink(model.name, hostInvite);
+  const old = details.invite;
+  details = { ...details, invite: answer.hostInvite };
+  const kept = loadLinks(model.name);
+  const participant = kept?.class === details.class ? kept.participant : links().participant;
+  saveLinks(model.name, { class: answer.class, host: inviteLink(model.name, answer.hostInvite), participant, hostInvite: answer.hostInvite });
+  forgetSeat(old, { tabToo: false });
+  history.replaceState(null, "", inviteLink(model.name, answer.hostInvite, undefined, { here: true }));
+  saveSeat({ secret: connection.secret, lastSeq: connection.lastSeq, details, model: model.saved() });
+  render();
+  return inviteLink(model.name, answer.hostInvite);
 }
 
 // --- Start ---

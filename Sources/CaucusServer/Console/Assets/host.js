@@ -9,6 +9,7 @@ import { TileArea } from "./tiles.js";
 import { Overview } from "./hostoverview.js";
 import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
 import { PersonalLinks } from "./personallinks.js";
+import { HostLinkPanel } from "./hostlink.js";
 
 const NEXT_STEP = {
   none: "Make a plan below (or create rooms at once), then start.",
@@ -20,7 +21,7 @@ const NEXT_STEP = {
 };
 
 export class HostView {
-  constructor(root, act, { links }) {
+  constructor(root, act, { links, replaceHostLink }) {
     this.act = act;
     this.model = null;
     this.selected = new Set();
@@ -39,13 +40,11 @@ export class HostView {
     this.overview = new Overview();
     this.personal = new PersonalLinks();
     this.inviteLink = h("input", { readonly: true, testid: "invite-link", "aria-label": "Link for participants", onfocus: (event) => event.target.select() });
-    this.hostLink = h("input", { readonly: true, testid: "host-link", "aria-label": "Your host link", onfocus: (event) => event.target.select() });
     const peopleCard = h("section", { class: "card area-people" }, h("h3", {}, "People"),
       h("div", { class: "unplaced-box" }, h("strong", {}, "Not in a room yet: "), this.unplaced),
       h("p", { class: "muted" }, "Tick people to move several at once, or drag a person onto a room."),
       this.bulk, this.people);
-    this.hostLinkRow = h("div", {}, h("p", { class: "muted small" }, "Your host link: keep it to yourself. Opening it again in this browser brings you back to your seat."),
-      h("div", { class: "row" }, this.hostLink));
+    this.hostLinkPanel = new HostLinkPanel(replaceHostLink);
     // A link on this machine's own loopback address opens nowhere else: say so, and how to fix it.
     this.loopbackNote = h("p", { class: "muted small", testid: "loopback-link-note", hidden: true },
       "This link names this computer's own address: only this computer can open it. Open the console at the address others reach, or start the server with --public-url.");
@@ -54,7 +53,7 @@ export class HostView {
       h("div", { class: "row" }, this.inviteLink,
         h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")),
       this.loopbackNote,
-      this.personal.element, this.hostLinkRow);
+      this.personal.element, this.hostLinkPanel.element);
     fill(root, h("div", { class: "host-grid" },
       h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
       h("div", { class: "area-side" },
@@ -208,9 +207,8 @@ export class HostView {
     const links = this.links();
     this.inviteLink.value = links.participant ?? "";
     this.loopbackNote.hidden = !onLoopback(links.participant);
-    this.hostLink.value = links.host ?? "";
-    this.hostLinkRow.hidden = !links.host || model.myRole !== "host";
-    this.personal.render(model, links.hostInvite);
+    this.hostLinkPanel.render(model, links.host);
+    this.personal.render(model, links.hostInvite, links.class);
     this.renderPeople(model);
     this.plan.render(model);
     this.rooms.render(model);

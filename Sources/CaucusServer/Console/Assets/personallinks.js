@@ -1,7 +1,7 @@
 // Links for one person (development app, the host with the host link): each joins its person
 // under the name it was made for, brings them back to their seat when opened again in the same
 // browser, and lets one browser at a time in (the server refuses a second: 2017). The links
-// made are kept in this browser under the session's name.
+// made are kept in this browser under the class (the session's name and the class's id).
 
 import { h, fill } from "./dom.js";
 import { createPersonalLink, inviteLink } from "./api.js";
@@ -9,6 +9,8 @@ import { describeError } from "./words.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
 
 const key = (session) => `caucus.personal.${session.toLowerCase()}`;
+// One run of the session: a class of the same name tomorrow has links of its own.
+const classKey = (session, classID) => (classID ? `${session}\n${classID}` : session);
 
 function load(session) {
   try { return JSON.parse(localStorage.getItem(key(session)) ?? "[]"); } catch { return []; }
@@ -35,12 +37,13 @@ export class PersonalLinks {
   }
 
   /** Shown to the host who has the host link's code. */
-  render(model, hostInvite) {
+  render(model, hostInvite, classID) {
     this.element.hidden = !hostInvite || model.myRole !== "host";
     if (this.element.hidden) return;
-    if (this.session !== model.name) {
+    if (this.session !== model.name || this.classID !== classID) {
       this.session = model.name;
-      this.made = load(model.name);
+      this.classID = classID;
+      this.made = load(classKey(model.name, classID));
       this.renderList();
     }
     this.hostInvite = hostInvite;
@@ -54,7 +57,7 @@ export class PersonalLinks {
       const answer = await createPersonalLink(this.session, this.hostInvite, name);
       clearErrorNear(this.button);
       this.made = [...this.made, { name: answer.name, link: inviteLink(answer.session, answer.invite, answer.name) }];
-      save(this.session, this.made);
+      save(classKey(this.session, this.classID), this.made);
       this.name.value = "";
       this.renderList();
     } catch (error) {

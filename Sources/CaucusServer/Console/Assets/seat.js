@@ -38,8 +38,9 @@ export function loadSeat(invite) {
   return invite ? read(localStorage, linkKey(invite)) : null;
 }
 
-export function forgetSeat(invite) {
-  sessionStorage.removeItem(KEY);
+/** Forgets the seat (the tab's too, unless `tabToo` is false: a replaced host link keeps its tab's seat). */
+export function forgetSeat(invite, { tabToo = true } = {}) {
+  if (tabToo) sessionStorage.removeItem(KEY);
   if (invite) localStorage.removeItem(linkKey(invite));
 }
 
