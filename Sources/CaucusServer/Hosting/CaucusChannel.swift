@@ -38,10 +38,9 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
     var admission: JoinAdmission? = nil
     /// How long a socket may take to send a whole request (and, over TLS, to shake hands).
     var requestDeadline = TimeAmount.seconds(10)
-    /// HTTPS and WSS: the certificate served; nil for plain HTTP.
+    /// HTTPS and WSS: the certificate served; nil for plain HTTP. The TLS handshake counts
+    /// against `requestDeadline`, which runs from the accept.
     var tls: ServedCertificate? = nil
-    /// How long a TLS handshake may take before the socket is closed.
-    var handshakeDeadline = TimeAmount.seconds(10)
 
     /// Each socket keeps its last receive buffer for reuse; NIO's default first size (2 KiB)
     /// would be a quarter of an idle user's memory budget. It grows when reads fill it.
@@ -67,7 +66,6 @@ struct CaucusChannel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(.recvAllocator, value: Self.receiveBuffers)
             if let tls {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
-                try channel.pipeline.syncOperations.addHandler(TLSHandshakeDeadline(deadline: handshakeDeadline))
             }
             let secure = tls != nil
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)

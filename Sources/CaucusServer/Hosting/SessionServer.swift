@@ -214,7 +214,7 @@ public final class SessionServer: Sendable {
                 CaucusChannel(
                     responder: responder, maxFrameBytes: self.configuration.maxFrameBytes, makeWebSocketHandler: self.webSocketHandler,
                     admission: self.admission, requestDeadline: TimeAmount(self.configuration.joinDeadline),
-                    tls: self.tls, handshakeDeadline: TimeAmount(self.configuration.joinDeadline))
+                    tls: self.tls)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "caucus"),
             onServerRunning: { channel in
