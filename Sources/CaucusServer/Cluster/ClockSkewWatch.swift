@@ -34,14 +34,15 @@ struct ClockSkewWatch: Service {
         let seconds = Double(abs(skew.milliseconds)) / 1000
         return "This node's clock is \(seconds.formatted(.number.precision(.fractionLength(1)))) s \(skew > .zero ? "ahead of" : "behind") "
             + "the database's (at most \(allowance) is allowed): leases are written in each node's time, so a node ahead takes "
-            + "others' sessions early and one behind loses its own. Synchronise the clock (NTP) and start again."
+            + "others' sessions early and one behind loses its own. Synchronise the clock (NTP)"
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while (try? await Task.sleep(for: .seconds(60))) != nil {
                 guard let (skew, roundTrip) = try? await Self.measure(store: store, clock: clock) else { continue }
-                if let problem = Self.problem(skew, roundTrip: roundTrip, allowance: Self.allowance(of: cluster)) { logger.error("\(problem)") }
+                // Running already: the clock can be mended under it, no restart needed.
+                if let problem = Self.problem(skew, roundTrip: roundTrip, allowance: Self.allowance(of: cluster)) { logger.error("\(problem).") }
             }
         }
     }

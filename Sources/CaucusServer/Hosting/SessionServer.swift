@@ -128,7 +128,7 @@ public final class SessionServer: Sendable {
         guard let cluster = configuration.cluster, let shared = store as? any ClusterStore else { return }
         let (skew, roundTrip) = try await ClockSkewWatch.measure(store: shared, clock: clock)
         if let problem = ClockSkewWatch.problem(skew, roundTrip: roundTrip, allowance: ClockSkewWatch.allowance(of: cluster)) {
-            throw ServerConfigurationError(problem)
+            throw ServerConfigurationError(problem + " and start again.")
         }
         let mine = secrets.fingerprint
         switch try await shared.agreeOnServerKey(mine, node: cluster.node, at: clock()) {
