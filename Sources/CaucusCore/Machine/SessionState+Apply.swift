@@ -17,7 +17,8 @@ extension SessionState {
             users[user.id] = user
             if becomesHost { makeHost(user.id) }
 
-        case .userLeft(let id, _, let newHost):
+        case .userLeft(let id, let reason, let newHost):
+            if reason == .removed, let identity = users[id]?.identity { removedIdentities.insert(identity) }
             relocate(id, to: .main)
             users.removeValue(forKey: id)
             forget(id)
