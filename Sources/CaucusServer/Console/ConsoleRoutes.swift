@@ -69,7 +69,9 @@ extension SessionServer {
                 if role == .participant, try await !self.isLive(asked.session, of: app) {
                     return Self.conflict(CaucusError(.sessionNotOpenYet, "\(asked.session) has not been opened by its host yet."))
                 }
-                let token = try TokenMinter.mint(app: app, sessionName: asked.session, role: role, issuedAt: now)
+                // A participant's seat is this browser's, so that a removed person stays out.
+                let identity = role == .participant ? ConsoleSeatIdentity.identity(forBrowser: asked.browser) : nil
+                let token = try TokenMinter.mint(app: app, sessionName: asked.session, role: role, issuedAt: now, userIdentity: identity)
                 return Self.json(ConsoleToken(token: token, role: role == .host ? "host" : "participant"))
             } catch let error as CaucusError {
                 return Self.failure(error, status: nil)
