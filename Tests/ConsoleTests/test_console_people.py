@@ -141,7 +141,15 @@ class PeopleTests(ConsoleTestCase):
         host.click(css_for("start"))
         bo.wait_text(css_for("my-location"), "Red")
         # The rooms overview comes into view when the rooms open.
-        host.wait(lambda: host.box('[aria-labelledby="overview-heading"]')["top"] < 800 - 100, "the rooms overview in view after Start")
+        overview = '[aria-labelledby="overview-heading"]'
+        height = host.driver.execute_script("return window.innerHeight;")
+        host.wait(lambda: 0 <= host.box(overview)["top"] <= height * 0.6,
+                  f"the rooms overview in view after Start (its top at {host.box(overview)['top']} of {height})")
+        # Focus went with it, not left on Start under the top bar.
+        bar = host.driver.execute_script("return document.querySelector('.topbar').getBoundingClientRect().bottom;")
+        active = host.driver.execute_script("const r = document.activeElement.getBoundingClientRect(); return {top: r.top, tag: document.activeElement.tagName};")
+        self.assertNotEqual(active["tag"], "BODY")
+        self.assertGreaterEqual(active["top"], bar - 1, f"the focused element is under the top bar: {active}")
         self.wait_tiles(host, ["Ann"])
 
         host.click(f"{room('Red')} {css_for('room-listen')}")

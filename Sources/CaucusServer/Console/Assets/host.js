@@ -3,7 +3,7 @@
 // and chat on the other. On a phone, one column: controls, plan and rooms, help and chat, people.
 
 import { h, fill } from "./dom.js";
-import { askNear, showErrorNear, clearErrorNear } from "./feedback.js";
+import { askNear, showErrorNear, clearErrorNear, focusCard } from "./feedback.js";
 import { Banners, ChatPanel, NoticePanel, tooLong } from "./panels.js";
 import { TileArea } from "./tiles.js";
 import { Overview } from "./hostoverview.js";
@@ -248,7 +248,10 @@ export class HostView {
   showOverview() {
     requestAnimationFrame(() => {
       const box = this.overview.element.getBoundingClientRect();
-      if (box.top > window.innerHeight * 0.6) this.overview.element.scrollIntoView({ block: "start" });
+      if (box.top <= window.innerHeight * 0.6) return;
+      // Focus goes with the page: Start, left focused, would be scrolled under the top bar.
+      if (this.controls.element.contains(document.activeElement)) focusCard(this.overview.element);
+      this.overview.element.scrollIntoView({ block: "start" });
     });
   }
 
