@@ -39,15 +39,7 @@ class TeacherPageTests(ConsoleTestCase):
         col.join("Desk 38", "Col", "participant")
         host.wait_visible(css_for("user-row", userName="Col"))
 
-        host.type(css_for("plan-names"), "Red, Blue")
-        host.click(css_for("plan-add"))
-        for name, target in (("Bo", "Red"), ("Col", "Blue")):
-            planned = css_for("plan-room", room=target)
-            host.choose(f"{planned} {css_for('plan-assign-select')}", name)
-            host.click(f"{planned} {css_for('plan-assign-button')}")
-            host.wait_text(f"{planned} {css_for('plan-assigned')}", name)
-        host.click(css_for("commit"))
-        self.wait_status(host, "committed")
+        host.plan_and_confirm(["Red", "Blue"], {"Bo": "Red", "Col": "Blue"})
         host.wait_visible(css_for("stop"))
         self.assertFalse(host.find(css_for("extend")).is_enabled(), "Extend usable with no timer")
         # Start focused from the bottom of the page comes to rest below the top bar, not under it.
