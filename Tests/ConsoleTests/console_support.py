@@ -219,6 +219,18 @@ class Page:
         self.wait(lambda: "invite=" in (self.find(css_for("invite-link")).get_attribute("value") or ""), "the participant link")
         PARTICIPANT_LINKS[session] = self.find(css_for("invite-link")).get_attribute("value")
 
+    def plan_and_confirm(self, rooms, placed):
+        """The host plans `rooms`, puts each of `placed` ({name: room}) in one, and confirms."""
+        self.type(css_for("plan-names"), ", ".join(rooms))
+        self.click(css_for("plan-add"))
+        for name, target in placed.items():
+            planned = css_for("plan-room", room=target)
+            self.choose(f"{planned} {css_for('plan-assign-select')}", name)
+            self.click(f"{planned} {css_for('plan-assign-button')}")
+            self.wait_text(f"{planned} {css_for('plan-assigned')}", name)
+        self.click(css_for("commit"))
+        self.wait(lambda: self.find(css_for("status")).get_attribute("data-status") == "committed", "the status committed")
+
     def fill_join_form(self, session, name, role="participant", password=""):
         """Opens the session's participant link (made by its host's `create`) and types the name."""
         assert role == "participant", "the host starts the session with `create`"

@@ -20,15 +20,7 @@ class ClassroomTests(ConsoleTestCase):
 
     def plan_and_start(self, host, rooms, placed, minutes="10"):
         """The host plans `rooms`, puts each of `placed` ({name: room}) in one, confirms and starts."""
-        host.type(css_for("plan-names"), ", ".join(rooms))
-        host.click(css_for("plan-add"))
-        for name, target in placed.items():
-            planned = css_for("plan-room", room=target)
-            host.choose(f"{planned} {css_for('plan-assign-select')}", name)
-            host.click(f"{planned} {css_for('plan-assign-button')}")
-            host.wait_text(f"{planned} {css_for('plan-assigned')}", name)
-        host.click(css_for("commit"))
-        self.wait_status(host, "committed")
+        host.plan_and_confirm(rooms, placed)
         host.type(css_for("start-minutes"), minutes)
         host.click(css_for("start"))
         self.wait_status(host, "started")

@@ -103,6 +103,10 @@ extension CaucusError.Code {
     public static let notPublishing = Self(2020, "notPublishing")
     /// `muteUser` aimed at the caller: one mutes oneself with `publish`.
     public static let muteSelf = Self(2021, "muteSelf")
+    /// A join or rename to a name a present user already has (compared as `UserNameKey` does).
+    public static let userNameTaken = Self(2030, "userNameTaken")
+    /// A join with the identity (`user_identity`) of a user the host removed from this session.
+    public static let removedFromSession = Self(2031, "removedFromSession")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -179,7 +183,7 @@ extension CaucusError.Code {
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired,
-        .cannotMuteUser, .notPublishing, .muteSelf, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .cannotMuteUser, .notPublishing, .muteSelf, .userNameTaken, .removedFromSession, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

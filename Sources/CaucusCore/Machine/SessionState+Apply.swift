@@ -17,7 +17,10 @@ extension SessionState {
             users[user.id] = user
             if becomesHost { makeHost(user.id) }
 
-        case .userLeft(let id, _, let newHost):
+        case .userLeft(let id, let reason, let newHost):
+            // The host is never removed by anyone (`decideRemove`): a host seat that leaves as
+            // removed was taken over by its own person from another device, who is not barred.
+            if reason == .removed, id != hostID, let identity = users[id]?.identity { removedIdentities.insert(identity) }
             relocate(id, to: .main)
             users.removeValue(forKey: id)
             forget(id)

@@ -13,6 +13,8 @@ extension SessionState: Codable {
         case voiceBroadcaster, listeners
         // Added with request keys: a state stored before them remembers none.
         case requestKeys
+        // Added with removal barring a user's identity: a state stored before it bars none.
+        case removedIdentities
     }
 
     /// A user with what `SessionUser`'s own coding leaves out (it is the join event's form).
@@ -66,6 +68,7 @@ extension SessionState: Codable {
             let stored = requestKeys.sorted { $0.key.rawValue < $1.key.rawValue }.map { StoredRequestKeys(user: $0.key, requests: $0.value) }
             try container.encode(stored, forKey: .requestKeys)
         }
+        if !removedIdentities.isEmpty { try container.encode(removedIdentities.sorted(), forKey: .removedIdentities) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -107,5 +110,6 @@ extension SessionState: Codable {
         listeners = OrderedDictionary(listening.map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
         let remembered = try container.decodeIfPresent([StoredRequestKeys].self, forKey: .requestKeys) ?? []
         requestKeys = Dictionary(remembered.map { ($0.user, $0.requests) }, uniquingKeysWith: { _, last in last })
+        removedIdentities = Set(try container.decodeIfPresent([String].self, forKey: .removedIdentities) ?? [])
     }
 }

@@ -22,19 +22,24 @@ extension SessionState {
             }
             guard given == password else { throw CaucusError(.passwordWrong, "The password is wrong.") }
         }
+        if let identity = request.userIdentity, removedIdentities.contains(identity) {
+            throw CaucusError(.removedFromSession, "The host removed you from this session: this link does not let you back in.")
+        }
         guard users.count < limits.maxUsersPerSession else {
             throw CaucusError(.sessionFull, "This session already has \(limits.maxUsersPerSession) users.")
         }
         // One host seat per person: a host token naming the present host's own user_identity
         // is that host arriving from another device, who takes the seat over (the old seat is
-        // removed) rather than becoming a second, managing self.
+        // removed) rather than becoming a second, managing self. The name it leaves is free.
         if request.claim == .host, let identity = request.userIdentity, let present = host, present.claim == .host,
             present.identity == identity
         {
+            try requireFreeName(request.userName, for: present.id)
             let user = SessionUser(
                 id: UserID(nextUserNumber), name: request.userName, identity: identity, claim: .host, joinedAt: context.now)
             return [.userLeft(present.id, reason: .removed, newHost: nil), .userJoined(user, becomesHost: true)]
         }
+        try requireFreeName(request.userName, for: nil)
         // A host token takes the role back from a user who only inherited it; if the present
         // host holds a host token too, the newcomer joins as a manager.
         let currentHostClaimsHost = host?.claim == .host
@@ -66,6 +71,15 @@ extension SessionState {
         try NameRule.validate(name, "The user name", emptyCode: .userNameEmpty)
         if name.limitLength > limits.maxUserNameLength {
             throw .tooLong(.userNameTooLong, "The user name", limit: limits.maxUserNameLength)
+        }
+    }
+
+    /// Names are unique among present users (a reconnecting one too: the seat is still theirs);
+    /// `user` may keep its own name in another case or spacing.
+    private func requireFreeName(_ name: String, for user: UserID?) throws(CaucusError) {
+        let key = UserNameKey.key(name)
+        if let holder = users.values.first(where: { $0.id != user && UserNameKey.key($0.name) == key }) {
+            throw CaucusError(.userNameTaken, "Someone here is already called \(holder.name): choose another name (add an initial, say).")
         }
     }
 
@@ -111,6 +125,7 @@ extension SessionState {
     func decideRename(_ id: UserID, to name: String) throws(CaucusError) -> [Event] {
         _ = try existingUser(id)
         try validateUserName(name)
+        try requireFreeName(name, for: id)
         return [.userRenamed(id, name: name)]
     }
 

@@ -43,6 +43,9 @@ public struct SessionState: Hashable, Sendable {
     /// The latest keyed commands each present user had applied, oldest first, at most
     /// `rememberedRequestLimit` each (see `RequestKey`). Forgotten when the user leaves.
     public internal(set) var requestKeys: [UserID: [RememberedRequest]] = [:]
+    /// The identities (`user_identity`) of users the host removed: a join with one is refused
+    /// (`removedFromSession`) for as long as this session lives.
+    public internal(set) var removedIdentities: Set<String> = []
 
     var nextUserNumber = 1
     var nextRoomNumber = 1

@@ -43,7 +43,9 @@ extension SessionServer {
             ).standing
             try Self.refuse(standing, session: asked.session, waiting: code.role == .participant)
             guard code.role == .host else {
-                let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now)
+                // A participant's seat is this browser's, so that a removed person stays out.
+                let identity = ConsoleSeatIdentity.identity(forBrowser: asked.browser)
+                let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now, identity: identity)
                 return Self.json(ConsoleToken(token: token, role: "participant", class: code.classID))
             }
             let identity = ConsoleClassCodes.hostIdentity(of: code.classID)

@@ -13,7 +13,7 @@ import { describeError, statusWords } from "./words.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
 import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks, browserId } from "./seat.js";
 import { MediaSession } from "./media.js";
-import { keepingFocus } from "./focus.js";
+import { keepingFocus, keepFocusClearOfTopBar, focusAfterJoining } from "./focus.js";
 import { askToLeave, closeLeavePanel } from "./leave.js";
 
 const form = byTestId("join-form");
@@ -126,7 +126,8 @@ async function join(event, { takeOver = false } = {}) {
     let token = field("token").value.trim();
     if (invite) {
       try {
-        const person = invite.name != null ? { name: invite.name, browser: browserId() } : undefined;
+        // The browser's id makes the seat this browser's: a person the host removed stays out.
+        const person = invite.name != null ? { name: invite.name, browser: browserId() } : { browser: browserId() };
         const answer = await tokenForInvite(invite.session, invite.code, person, { takeOver });
         token = answer.token;
         details.class = answer.class;
@@ -147,6 +148,8 @@ async function join(event, { takeOver = false } = {}) {
     const result = await joinWith({ ...details, token, password: field("password").value }, joinButton);
     say(null);
     started(new SessionModel(result.snapshot));
+    // A class reopened from its host link is a new session too: self-select off, as on Start.
+    if (invite) newClassDefaults();
   } catch (error) {
     showErrorNear(joinButton, describeError(error, "join"), error?.code);
   } finally {
@@ -201,12 +204,19 @@ async function create(event) {
     // From now on this page is the host link: a reload or reopening it resumes this seat.
     history.replaceState(null, "", inviteLink(session, links.hostInvite, undefined, { here: true }));
     started(new SessionModel(result.snapshot));
-    // Participants choose rooms only when the host lets them (Settings).
-    if (model.users.size === 1 && model.settings.selfSelectAllowed) act("updateSettings", { settings: { selfSelectAllowed: false } });
+    newClassDefaults();
   } catch (error) {
     showErrorNear(button, describeError(error, "join"), error?.code);
   } finally {
     button.disabled = false;
+  }
+}
+
+/** Participants choose rooms only when the host lets them (Settings): a session this page
+ *  just opened (its host alone in it) turns self-select off. */
+function newClassDefaults() {
+  if (model.myRole === "host" && model.users.size === 1 && model.settings.selfSelectAllowed) {
+    act("updateSettings", { settings: { selfSelectAllowed: false } });
   }
 }
 
@@ -304,6 +314,7 @@ function started(initial) {
     byTestId("connection-state").dataset.state = "connected";
   }
   render();
+  focusAfterJoining();
   if (connection.secret) save();
   clearInterval(ticking);
   ticking = setInterval(() => { if (model && !ended) fill(byTestId("timer"), timerText(model)); }, 500);
@@ -415,6 +426,7 @@ createForm.addEventListener("submit", create);
 byTestId("error-dismiss").addEventListener("click", clearError);
 byTestId("leave").addEventListener("click", () => askToLeave(leavingPage));
 document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeLeavePanel(); });
+keepFocusClearOfTopBar();
 window.caucusConsole = { get connection() { return connection; }, get model() { return model; }, media: null };
 const seat = loadSeat(invite?.code);
 if (seat) resumeSavedSeat(seat);

@@ -41,7 +41,13 @@ export function askNear(origin, question, choices) {
   anchor.parentElement?.querySelector(":scope > .confirm")?.remove();
   return new Promise((resolve) => {
     const panel = h("div", { class: "confirm", testid: "confirm", role: "alertdialog" });
-    const answer = (value) => { panel.remove(); resolve(value); };
+    // Focus goes back to the control that asked, never to the page's <body>.
+    const answer = (value) => {
+      const hadFocus = panel.contains(document.activeElement);
+      panel.remove();
+      if (hadFocus) focusNear(origin, anchor);
+      resolve(value);
+    };
     panel.append(
       h("p", {}, question),
       h("div", { class: "row" },
@@ -50,4 +56,22 @@ export function askNear(origin, question, choices) {
     anchor.after(panel);
     panel.querySelector("button")?.focus();
   });
+}
+
+/** Focuses `origin`, else what stands in its place, else its card: never `<body>`. */
+export function focusNear(origin, anchor) {
+  for (const candidate of [origin, anchor]) {
+    if (candidate?.isConnected && typeof candidate.focus === "function") {
+      candidate.focus({ preventScroll: true });
+      if (document.activeElement === candidate) return;
+    }
+  }
+  const card = (origin?.isConnected ? origin : anchor)?.closest?.("section");
+  if (card?.isConnected) focusCard(card);
+}
+
+/** A card (a `section`) takes focus as a whole, for a screen reader to read where one is. */
+export function focusCard(card) {
+  if (!card.hasAttribute("tabindex")) card.setAttribute("tabindex", "-1");
+  card.focus({ preventScroll: true });
 }

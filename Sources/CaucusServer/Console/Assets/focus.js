@@ -1,7 +1,9 @@
 // Keeping the keyboard's place across a re-render: a view rebuilt after an event replaces the
 // element that had focus, which sends focus (and a screen reader) back to the top of the page.
 // The element is found again by what identifies it (its test id and data attributes) and
-// focused without scrolling.
+// focused without scrolling; when it is gone, its card takes focus, never the page's <body>.
+
+import { focusCard } from "./feedback.js";
 
 function identity(element) {
   if (!element || element === document.body || !element.dataset?.testid) return null;
@@ -27,6 +29,8 @@ const KEPT_PICKERS = '.view select[data-testid]:not([data-testid="user-move-sele
 export function keepingFocus(render) {
   const active = document.activeElement;
   const before = identity(active);
+  // The card it was in: focus goes there when the control is gone (a removed person's row).
+  const card = active?.closest?.(".view section[data-testid], .view section[aria-labelledby], .view section.card");
   const chosen = [...document.querySelectorAll(KEPT_PICKERS)].filter((select) => select.value).map((select) => [identity(select), select.value]);
   render();
   for (const [picker, value] of chosen) {
@@ -35,6 +39,28 @@ export function keepingFocus(render) {
   }
   if (!before || active.isConnected) return;
   const again = findAgain(before) ?? document.querySelector(before.selector);
-  if (!again) return;
-  again.focus({ preventScroll: true });
+  if (again) again.focus({ preventScroll: true });
+  // Gone, or no longer focusable (disabled): its card.
+  if (document.activeElement !== again && card?.isConnected) focusCard(card);
+}
+
+/** The top bar stays on screen (sticky): whatever takes focus, or is scrolled to, is kept
+ *  below it, however tall it is (it wraps on a phone), so Start is never focused under it. */
+export function keepFocusClearOfTopBar() {
+  const bar = document.querySelector(".topbar");
+  if (!bar) return;
+  const update = () => { document.documentElement.style.scrollPaddingTop = `${Math.ceil(bar.getBoundingClientRect().height) + 8}px`; };
+  new ResizeObserver(update).observe(bar);
+  update();
+}
+
+/** After joining (the join form is gone with the button that had focus), focus goes to the
+ *  session's title in the top bar, not to `<body>`. */
+export function focusAfterJoining() {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected && !active.closest("[hidden]")) return;
+  const title = document.querySelector('[data-testid="session-title"]');
+  if (!title) return;
+  if (!title.hasAttribute("tabindex")) title.setAttribute("tabindex", "-1");
+  title.focus({ preventScroll: true });
 }

@@ -3,13 +3,14 @@
 // and chat on the other. On a phone, one column: controls, plan and rooms, help and chat, people.
 
 import { h, fill } from "./dom.js";
-import { askNear, showErrorNear, clearErrorNear } from "./feedback.js";
+import { askNear, showErrorNear, clearErrorNear, focusCard } from "./feedback.js";
 import { Banners, ChatPanel, NoticePanel, tooLong } from "./panels.js";
 import { TileArea } from "./tiles.js";
 import { Overview } from "./hostoverview.js";
 import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
 import { PersonalLinks } from "./personallinks.js";
 import { HostLinkPanel } from "./hostlink.js";
+import { personActions } from "./hostpeople.js";
 
 const NEXT_STEP = {
   none: "Make a plan below (or create rooms at once), then start.",
@@ -22,7 +23,12 @@ const NEXT_STEP = {
 
 export class HostView {
   constructor(root, act, { links, replaceHostLink }) {
-    this.act = act;
+    // Where this page put people: a person the teacher moved herself did not switch rooms.
+    this.act = (op, args, origin) => {
+      if (op === "assign" && this.model) for (const user of args.users) this.model.placedByUs.set(user, args.room);
+      if (op === "returnUser" && this.model) this.model.placedByUs.delete(args.user);
+      return act(op, args, origin);
+    };
     this.model = null;
     this.selected = new Set();
     this.chat = new ChatPanel(act, () => this.model);
@@ -54,7 +60,8 @@ export class HostView {
         h("button", { type: "button", testid: "invite-copy", onclick: (event) => this.copyLink(event.currentTarget) }, "Copy link")),
       this.loopbackNote,
       this.personal.element, this.hostLinkPanel.element);
-    fill(root, h("div", { class: "host-grid" },
+    // The view's own heading, for the page's outline (h1, then h2, then the cards' h3).
+    fill(root, h("h2", { class: "visually-hidden" }, "Running the session"), h("div", { class: "host-grid" },
       h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
       h("div", { class: "area-side" },
         h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
@@ -103,17 +110,21 @@ export class HostView {
       this.act("start", args, origin);
     };
     const startButton = button("start", "Start", start, "primary");
+    const extendButton = button("extend", "Extend", (origin) => this.act("extendTimer", { seconds: Math.round(Number(extend.value) * 60) }, origin));
+    // Stopping, extending, pausing and removing rooms apply once there are rooms.
+    const roomRows = [
+      h("div", { class: "row", testid: "controls-running" }, h("label", {}, "Countdown (s) ", countdown),
+        button("stop", "Stop", (origin) => this.act("stop", { countdownSeconds: Number(countdown.value) || 0 }, origin), "danger"),
+        h("label", {}, "Add (min) ", extend), extendButton),
+      h("div", { class: "row", testid: "controls-rooms" }, pause, mute,
+        button("clear-all", "Everyone back", (origin) => this.act("clearAll", {}, origin)),
+        button("destroy-all", "Remove all rooms", (origin) => this.destroyAll(origin), "danger")),
+    ];
     const element = h("section", { class: "card controls", testid: "controls" },
       h("h3", {}, "Breakout"), hint,
       h("div", { class: "row" }, h("label", {}, "Minutes ", duration), h("label", {}, autoAssign, " put the others in rooms too"),
         startButton),
-      h("div", { class: "row" }, h("label", {}, "Countdown (s) ", countdown),
-        button("stop", "Stop", (origin) => this.act("stop", { countdownSeconds: Number(countdown.value) || 0 }, origin), "danger"),
-        h("label", {}, "Add (min) ", extend),
-        button("extend", "Extend", (origin) => this.act("extendTimer", { seconds: Math.round(Number(extend.value) * 60) }, origin))),
-      h("div", { class: "row" }, pause, mute,
-        button("clear-all", "Everyone back", (origin) => this.act("clearAll", {}, origin)),
-        button("destroy-all", "Remove all rooms", (origin) => this.destroyAll(origin), "danger")),
+      roomRows,
       h("details", { class: "more", testid: "quick-rooms" }, h("summary", {}, "Quick rooms, without a plan"),
         h("div", { class: "row" }, h("label", {}, "Rooms ", count), h("label", {}, "People per room ", capacity)),
         h("div", { class: "row" },
@@ -121,7 +132,7 @@ export class HostView {
           button("create-and-invite", "Create rooms and invite everyone", (origin) => this.createRooms(origin, Number(count.value), true, force.checked, definition())),
           h("label", {}, force, " move them without asking"),
           button("auto-assign", "Put everyone not in a room into one", (origin) => this.act("autoAssign", {}, origin)))));
-    return { element, pause, mute, hint, start: startButton };
+    return { element, pause, mute, hint, start: startButton, extend: extendButton, roomRows };
   }
 
   async destroyAll(origin) {
@@ -173,7 +184,10 @@ export class HostView {
     this.voice = h("button", { type: "button", testid: "voice-broadcast", onclick: (event) =>
       this.act(this.model?.voiceBroadcaster === this.model?.you ? "stopVoiceBroadcast" : "startVoiceBroadcast", {}, event.currentTarget) },
     "Speak to every room");
-    return h("section", { class: "card" }, h("h3", {}, "Message to every room"), h("div", { class: "row" }, this.voice),
+    this.voice.setAttribute("aria-describedby", "voice-broadcast-hint");
+    return h("section", { class: "card" }, h("h3", {}, "Message to every room"),
+      h("div", { class: "row" }, this.voice,
+        h("span", { class: "muted small", id: "voice-broadcast-hint", testid: "voice-broadcast-hint" }, "Uses your microphone: every room hears you until you stop.")),
       h("form", { class: "row", onsubmit: async (event) => {
         event.preventDefault();
         if (!text.value.trim()) { showErrorNear(send, "Type a message first."); return; }
@@ -200,6 +214,17 @@ export class HostView {
     const startable = model.status === "committed" || (model.status === "stopped" && model.rooms.length > 0);
     this.controls.start.classList.toggle("primary", startable);
     this.controls.start.dataset.ready = String(startable);
+    const roomsExist = model.rooms.length > 0;
+    for (const row of this.controls.roomRows) row.hidden = !roomsExist;
+    // Extend applies to a running timer only (not during the closing countdown): a refusal
+    // said while there was none goes once the button is off.
+    const timing = model.status === "started" && model.breakout.timer != null;
+    this.controls.extend.disabled = !timing;
+    this.controls.extend.title = timing ? "" : "No timer is running.";
+    if (!timing) clearErrorNear(this.controls.extend);
+    // Rooms just opened: their overview comes into view (at 1280×800 it starts at the bottom edge).
+    if (model.status === "started" && this.lastStatus != null && this.lastStatus !== "started") this.showOverview();
+    this.lastStatus = model.status;
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.settings.hidden = model.myRole !== "host";
@@ -216,6 +241,16 @@ export class HostView {
     this.chat.render(model);
     this.tiles.render(model);
     this.overview.render(model, this.tiles.media);
+  }
+
+  showOverview() {
+    requestAnimationFrame(() => {
+      const box = this.overview.element.getBoundingClientRect();
+      if (box.top <= window.innerHeight * 0.6) return;
+      // Focus goes with the page: Start, left focused, would be scrolled under the top bar.
+      if (this.controls.element.contains(document.activeElement)) focusCard(this.overview.element);
+      this.overview.element.scrollIntoView({ block: "start" });
+    });
   }
 
   /** Speaking changed: only the tiles and the overview say so. */
@@ -249,7 +284,8 @@ export class HostView {
       location != null && user.id !== model.you
         ? h("button", { type: "button", class: "quiet", testid: "user-send-back", onclick: (event) => this.act("returnUser", { user: user.id }, event.currentTarget) }, "Send back")
         : null,
-      model.myRole === "host" && user.id !== model.you ? this.managerToggle(model, user) : null);
+      model.myRole === "host" && user.id !== model.you ? this.managerToggle(model, user) : null,
+      personActions(this.act, model, user));
   }
 
   /** Several people at once: into a planned room before the plan is confirmed, else into a room. */

@@ -4,6 +4,7 @@
 // room the plan did not put them in).
 
 import { h, fill } from "./dom.js";
+import { roleSuffix } from "./words.js";
 
 export class Overview {
   constructor() {
@@ -37,7 +38,7 @@ export class Overview {
             user.presence?.connected === false ? "reconnecting" : null,
           ].filter(Boolean);
           return h("li", { testid: "overview-person", dataset: { userName: user.name, flags: flags.join(",") }, class: speaking ? "speaking" : null },
-            h("span", { class: "chip-name", title: user.name }, user.name),
+            h("span", { class: "chip-name", title: user.name }, `${user.name}${roleSuffix(model.role(user.id))}`),
             flags.map((flag) => h("span", { class: `flag flag-${flag.split(" ")[0]}` }, flag)));
         })));
     }), empty.length ? h("p", { class: "muted overview-empty", testid: "overview-empty" }, `Empty: ${empty.map((room) => room.name).join(", ")}`) : null);

@@ -1,6 +1,7 @@
 // The host view's plan and room cards, and the drag and drop between people and rooms.
 
 import { h, fill } from "./dom.js";
+import { roleSuffix } from "./words.js";
 import { showErrorNear } from "./feedback.js";
 import { RenameControls } from "./rename.js";
 
@@ -13,7 +14,7 @@ export function draggableUser(model, user) {
   return h("li", {
     class: `chip role-${model.role(user.id)}`, draggable: "true", testid: "user-chip", dataset: { userName: user.name }, title: user.name,
     ondragstart: (event) => event.dataTransfer.setData(USER_MIME, String(user.id)),
-  }, user.name);
+  }, `${user.name}${roleSuffix(model.role(user.id))}`);
 }
 
 /** Makes `element` accept dropped users, calling `drop(userID)`. */

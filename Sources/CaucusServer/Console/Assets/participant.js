@@ -6,7 +6,7 @@ import { h, fill } from "./dom.js";
 import { Banners, ChatPanel, NoticePanel } from "./panels.js";
 import { TileArea } from "./tiles.js";
 import { describeHelpResult } from "./state.js";
-import { statusWords } from "./words.js";
+import { statusWords, roleSuffix } from "./words.js";
 
 export class ParticipantView {
   constructor(root, act) {
@@ -23,7 +23,8 @@ export class ParticipantView {
     this.rooms = h("div", { class: "rooms", testid: "room-choices" });
     this.people = h("ul", { class: "chips", testid: "room-people" });
     this.chat.element.classList.add("area-chat");
-    fill(root, h("div", { class: "participant-grid" },
+    // The view's own heading, for the page's outline (h1, then h2, then the cards' h3).
+    fill(root, h("h2", { class: "visually-hidden" }, "Your place in the session"), h("div", { class: "participant-grid" },
       h("div", { class: "area-top" },
         h("section", { class: "card" }, h("h3", {}, "You are in"), this.location, this.actions, this.helpStatus),
         this.banners.element, this.invitation,
@@ -60,7 +61,7 @@ export class ParticipantView {
     fill(this.helpStatus, model.helpPending ? "Help requested: waiting for the host…" : model.helpResult ? `Help: ${describeHelpResult(model.helpResult)}` : "");
     this.renderInvitation(model);
     this.renderRooms(model, here, self);
-    fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}`, title: user.name }, user.id === model.you ? `${user.name} (you)` : user.name)));
+    fill(this.people, model.usersIn(here).map((user) => h("li", { class: `chip role-${model.role(user.id)}`, title: user.name }, `${user.name}${user.id === model.you ? " (you)" : ""}${roleSuffix(model.role(user.id))}`)));
     this.chat.render(model);
     this.tiles.render(model);
   }

@@ -17,6 +17,8 @@ export class SessionModel {
     this.banners = { broadcast: null, warning: null, moved: null };
     // Set while this user's own move (join, return, accept) is on its way: no "you were moved".
     this.ownMove = false;
+    // People this page moved into a room itself (user id → room id): not "switched rooms".
+    this.placedByUs = new Map();
     this.load(snapshot);
   }
 
@@ -103,6 +105,8 @@ export class SessionModel {
   switched(id) {
     const user = this.users.get(id);
     if (!user || user.location == null || this.role(id) !== "participant") return false;
+    // Moved there from this page: the teacher's own move, not the student's switch.
+    if (this.placedByUs.get(id) === user.location) return false;
     const room = this.room(user.location);
     return Boolean(room && this.rooms.some((other) => other.assigned.includes(id)) && !room.assigned.includes(id));
   }
@@ -131,6 +135,7 @@ export class SessionModel {
         this.relocate(event.user, null);
         this.users.delete(event.user);
         this.forget(event.user);
+        this.forgetHelperGone();
         if (this.hostID === event.user) {
           this.hostID = null;
           if (event.newHost != null) this.makeHost(event.newHost);
@@ -181,6 +186,7 @@ export class SessionModel {
         return this.applyStatus(event.breakout);
       case "usersMoved":
         for (const move of event.moves) this.relocate(move.user, move.to ?? null);
+        this.forgetHelperGone();
         if (this.canManage) {
           // The host is told when someone is now in a room the plan did not put them in.
           const switched = event.moves.filter((move) => move.to != null && this.switched(move.user));
@@ -241,9 +247,12 @@ export class SessionModel {
       case "helpAnswered":
         this.helpRequests = this.helpRequests.filter((request) => request.id !== event.request);
         if (event.requester === this.you) {
-          this.helpResult = { result: event.result, by: event.by == null ? null : this.userName(event.by) };
+          this.helpResult = { result: event.result, by: event.by == null ? null : this.userName(event.by), byId: event.by ?? null };
           this.helpPending = false;
-          return `Help request: ${describeHelpResult(this.helpResult)}`;
+          // Her move may have come first.
+          const text = `Help request: ${describeHelpResult(this.helpResult)}`;
+          this.forgetHelperGone();
+          return text;
         }
         return null;
       case "chatMessage":
@@ -300,6 +309,15 @@ export class SessionModel {
     }
   }
 
+  /** "Ann is joining your room" holds until Ann has been and gone (or left the session). */
+  forgetHelperGone() {
+    const helper = this.helpResult?.byId;
+    if (helper == null || !["managerJoining", "managerAlreadyInSubsession"].includes(this.helpResult.result)) return;
+    const where = this.users.get(helper)?.location ?? null;
+    if (where === this.location) this.helpResult.arrived = true;
+    else if (this.helpResult.arrived || !this.users.has(helper)) this.helpResult = null;
+  }
+
   /** "You were moved to Green" when someone else moved you; nothing for your own moves. */
   movedNotice(move) {
     if (!move) return null;
@@ -342,7 +360,8 @@ export class SessionModel {
     for (const room of Object.keys(this.invitations)) if (!open.has(Number(room))) delete this.invitations[room];
     if (!this.roomsOpen) this.banners = { broadcast: null, warning: null, moved: null };
     // "1 minute left" is over once the rooms are closing: the countdown says what is left.
-    if (this.status === "stopping") this.banners.warning = null;
+    // So is "You were moved to Red": everyone is on the way back.
+    if (this.status === "stopping") this.banners.warning = this.banners.moved = null;
     const notice = statusNotice(this.status, previous);
     const after = this.location;
     if (after !== before && this.status === "started" && after != null) {

@@ -4,6 +4,7 @@
 // Tiles are kept by user id and only changed, never rebuilt, so playing videos keep playing.
 
 import { h, fill } from "./dom.js";
+import { roleSuffix } from "./words.js";
 
 const initials = (name) => name.trim().split(/\s+/).slice(0, 2).map((word) => [...word][0] ?? "").join("").toUpperCase() || "?";
 
@@ -36,8 +37,12 @@ export class TileArea {
 
   render(model) {
     const media = this.media;
-    const here = model.location;
-    fill(this.heading, `Video · ${model.roomName(here)}`);
+    // Listening in, the page receives the listened room's sound and video instead of its own
+    // location's: its tiles are that room's people.
+    const listened = model.listeners.find((listener) => listener.user === model.you)?.room ?? null;
+    const here = listened ?? model.location;
+    fill(this.heading, listened != null ? `Video · Listening in to ${model.roomName(listened)}` : `Video · ${model.roomName(here)}`);
+    this.element.dataset.listening = listened != null ? model.roomName(listened) : "";
     this.renderControls(model, media);
     this.renderNote(model);
     const people = model.usersIn(here);
@@ -89,10 +94,12 @@ export class TileArea {
     tile.element.classList.toggle("no-video", !track);
     tile.element.title = user.name;
     fill(tile.avatar, initials(user.name));
-    fill(tile.name, me ? `${user.name} (you)` : user.name);
+    // The host and managers are named as such, in words, not by colour alone.
+    const label = `${user.name}${me ? " (you)" : ""}${roleSuffix(model.role(user.id))}`;
+    fill(tile.name, label);
     const states = [away ? "reconnecting" : null, micOff ? "muted" : speaking ? "speaking" : null, cameraOff ? "camera off" : null].filter(Boolean);
     fill(tile.state, states.join(" · "));
-    tile.element.setAttribute("aria-label", `${me ? `${user.name} (you)` : user.name}: ${states.length ? states.join(", ") : "microphone and camera on"}`);
+    tile.element.setAttribute("aria-label", `${label}: ${states.length ? states.join(", ") : "microphone and camera on"}`);
   }
 
   renderControls(model, media) {

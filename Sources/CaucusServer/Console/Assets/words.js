@@ -28,6 +28,11 @@ export function statusNotice(status, previous) {
   }
 }
 
+/** The role in words, after a name: " (Host)", " (Manager)", or nothing for a participant. */
+export function roleSuffix(role) {
+  return role === "host" ? " (Host)" : role === "manager" ? " (Manager)" : "";
+}
+
 export function departureNotice(name, reason) {
   switch (reason) {
     case "removed": return `${name} was removed from the session.`;
@@ -76,6 +81,11 @@ const ERRORS = new Map([
   [2014, "This session has not started yet."],
   [2017, "This link is someone's own, and they are in the session from another browser: one link is one person. Go on in that browser, or ask the host for a link of your own."],
   [2018, "Only the host link makes links for one person."],
+  [2019, "A manager can mute participants only."],
+  [2020, "They are muted already."],
+  [2021, "Use your own Mute button."],
+  [2030, "Someone in this session already has that name: add an initial, or choose another."],
+  [2031, "The host removed you from this session: this link does not let you back in."],
   [2101, "The join token is not valid."],
   [2102, "The join token is not valid (wrong signing method)."],
   [2103, "The join token is not valid for this app."],
