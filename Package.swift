@@ -98,7 +98,7 @@ let package = Package(
             name: "CaucusServer",
             dependencies: [
                 "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusStoreSQLite",
-                "CaucusStorePostgres", "CaucusMedia", "CaucusJSONSyntax",
+                "CaucusStorePostgres", "CaucusMedia", "CaucusSFU", "CaucusJSONSyntax",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -139,6 +139,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The server's selective forwarding on top of CaucusMedia's transport: the forwarding
+        // engine, slot routing, loss repair and downlink estimation. Server-only: the SDK
+        // (`Caucus`) never depends on it (PlatformMinimumsTests checks the graph).
+        .target(name: "CaucusSFU", dependencies: ["CaucusMedia"]),
         // Recording without decoding: a WebM/Matroska writer, per-track recorders on one clock
         // per location (RTCP sender reports), and the timeline (docs/recording.md).
         .target(name: "CaucusRecording", dependencies: ["CaucusMedia", "CaucusJSON"]),
@@ -261,8 +265,8 @@ let package = Package(
                 "CaucusProcessTestSupport",
                 // The restart tests read what a killed `caucus serve` left in its store.
                 "CaucusStore", "CaucusStoreSQLite", "CaucusStorePostgres", "CaucusPostgresTestSupport",
-                // The client-role WebRTC stack, against the server's media port.
-                "CaucusMedia",
+                // The client-role WebRTC stack, against the server's media port, and the SFU's types.
+                "CaucusMedia", "CaucusSFU",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The control API in process, and the WebSocket handler in a testing channel: no sockets.
@@ -280,11 +284,12 @@ let package = Package(
         // The `caucus` command's pure parts (the media bench's shapes), tested in process.
         .testTarget(name: "CaucusCommandTests", dependencies: ["caucus"]),
         // A loopback UDP socket for the tests that put CaucusMedia on a real port.
-        .target(name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia"], path: "Tests/CaucusMediaTestSupport"),
+        .target(name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia", "CaucusSFU"], path: "Tests/CaucusMediaTestSupport"),
         .testTarget(
             name: "CaucusMediaTests",
             dependencies: [
-                "CaucusMedia", "CaucusMediaTestSupport", "CaucusProcessTestSupport",
+                // The transport's tests, and the SFU's (CaucusSFU) beside them.
+                "CaucusMedia", "CaucusSFU", "CaucusMediaTestSupport", "CaucusProcessTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Real offers from other WebRTC stacks, read through #filePath.
@@ -307,6 +312,8 @@ let package = Package(
                 // Real Opus and VP8 for the SDK's media tests (never a dependency of `Caucus`),
                 // and the media module's RTP types for the depacketising tests of the SDK's receiver.
                 "CaucusCodecs", "CaucusMedia",
+                // The server's slot rewriting, which the SDK's receive-slot tests play against.
+                "CaucusSFU",
                 // The TCP proxy the bad-network tests put between the SDK and the server.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 
 extension MediaSlotPlan {
     /// The plan `caucus serve` makes of `offer`: its slots and publications, with the codecs and

@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusMedia
+import CaucusSFU
 
 /// What a session hands its media router after events that change who may receive what: for
 /// each user whose eligibility may have changed (`MediaRoutingImpact`), and only those, what

@@ -1,6 +1,7 @@
 import CaucusCore
 import CaucusJSON
 import CaucusMedia
+import CaucusSFU
 import CaucusProtocol
 import CaucusStore
 import CoreMetrics

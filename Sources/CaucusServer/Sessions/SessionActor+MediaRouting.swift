@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusMedia
+import CaucusSFU
 
 /// What a session remembers of its media routing.
 struct MediaRoutingState {

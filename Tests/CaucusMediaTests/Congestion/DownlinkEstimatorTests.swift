@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// The downlink estimate from a subscriber's transport-cc feedback, driven directly with a

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// When a subscriber's link is probed, with how much, when a rate counts as confirmed, and how

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 
 /// A subscriber's downlink as the estimator's tests see it: packets stamped by a
 /// ``DownlinkEstimator`` go through a link with a fixed delay, an optional capacity (a queue

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// Transport-wide congestion control feedback: the packet's bytes, and the recorder that turns

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Each subscriber's own simulcast layer, from its own transport-cc feedback: two subscribers
 /// of one simulcast publisher, one on a link that loses half of what it is sent; it moves to the

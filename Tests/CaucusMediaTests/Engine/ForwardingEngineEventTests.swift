@@ -1,6 +1,7 @@
 import Testing
 
 import CaucusMedia
+import CaucusSFU
 
 /// The forwarding engine driven only through its sans-IO surface — handovers, packets and the
 /// time in, ``ForwardingOutput`` out — with synthetic packet sequences: loss, reordering, the

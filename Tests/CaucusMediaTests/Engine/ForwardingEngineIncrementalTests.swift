@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Issue 23, item 2, on the router: a handover recomputes the users it names, not the session.
 @Suite struct ForwardingEngineIncrementalTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Issue 23, item 3, on the media loop's router driven directly: the audio levels packets carry
 /// rank the speakers of each location, and the slots follow the ranking; publishers nobody may

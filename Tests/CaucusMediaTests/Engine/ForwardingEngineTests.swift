@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 import CaucusMediaTestSupport
 
 /// The routing computation on the media loop, driven directly: offers → slot plans, the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Loss repaired whatever the subscriber's stack: repairs leave in the form it takes (RTX until
 /// its NACKs show it drops them, then on the slot's own SSRC), and a loss the cache cannot

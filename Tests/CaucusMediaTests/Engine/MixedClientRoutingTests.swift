@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Subscribers of another client stack than their publisher's: each copy leaves with the
 /// payload type and header-extension IDs of the *subscriber's* answer, and a subscriber whose

@@ -1,6 +1,7 @@
 import Testing
 
 import CaucusMedia
+import CaucusSFU
 
 /// A subscriber whose signalling channel is gone while its peer lives on (its user reconnects):
 /// what it was told it receives goes on, but no slot takes a publisher it was not told of (it

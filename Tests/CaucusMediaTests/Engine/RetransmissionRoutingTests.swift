@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// RTX (RFC 4588) through the router: a publisher's RTX packets restored to the originals they
 /// carry, and repairs to a subscriber that negotiated RTX sent on its slot's RTX stream.

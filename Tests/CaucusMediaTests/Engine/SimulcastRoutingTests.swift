@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// A simulcast publisher through the router: its layers' SSRCs learned from the RID extension,
 /// the layer carrying the most bytes forwarded, a switch of layer at the new layer's keyframe.

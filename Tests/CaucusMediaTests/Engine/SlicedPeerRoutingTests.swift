@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Issue 23, item 2, on the engine driven directly: a peer that goes (its user left, or its
 /// media closed) or comes back (a reconnect's new offer) in a main session where everyone

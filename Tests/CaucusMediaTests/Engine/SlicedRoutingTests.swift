@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Issue 23, item 2 ("without a pause in forwarding"), on the engine driven directly: a large
 /// handover is recomputed in slices with packets forwarded in between; while users wait for

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Issue 23, items 2 and 3, on the engine driven directly: a new speaker order in a location
 /// too large for one routing slice (a main session where everyone publishes) is recomputed in

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Transport-cc feedback to publishers through the router: what arrives with a transport-wide
 /// sequence number (media, RTX repairs and probes alike) is reported to its publisher on the

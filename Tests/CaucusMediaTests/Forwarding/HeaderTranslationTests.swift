@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// Renumbering a publisher's packet for a subscriber, in place.

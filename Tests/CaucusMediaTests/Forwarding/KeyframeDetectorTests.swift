@@ -1,4 +1,5 @@
 @testable import CaucusMedia
+@testable import CaucusSFU
 import Testing
 
 /// Keyframe starts read from VP8 (RFC 7741) and H.264 (RFC 6184) payloads.

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// The loss-repair bookkeeping the forwarding path keeps per publisher stream.

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// Redundant audio (RFC 2198) from a publisher that sends it: passed on renumbered to a

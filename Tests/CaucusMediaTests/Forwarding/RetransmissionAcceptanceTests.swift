@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// Whether a subscriber takes RTX repairs, judged by its NACKs: a stack that drops them (aiortc
 /// with several video receivers) is found within a few NACKs; one that takes them behind a lossy

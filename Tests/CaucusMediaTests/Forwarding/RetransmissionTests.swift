@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// RTX packets (RFC 4588): a repair wrapped for a subscriber's RTX stream in place, and a

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// The router's parts one rule at a time: preference, keyframe coalescing, RTCP back-mapping,

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import PropertyBased
 import Testing
 

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// A video slot switching source at the new source's keyframe: the subscriber's decoder never

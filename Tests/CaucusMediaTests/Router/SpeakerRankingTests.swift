@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusSFU
 import Testing
 
 /// Issue 23, item 3: the speaker ranking as a pure state machine, levels and time as inputs,

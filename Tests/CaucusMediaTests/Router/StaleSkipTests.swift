@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CaucusMedia
+@testable import CaucusSFU
 
 /// A video slot whose subscriber still misses an earlier source's packets (never repaired)
 /// jumps its numbers past them once per source, so a receiver waiting behind the gap drops

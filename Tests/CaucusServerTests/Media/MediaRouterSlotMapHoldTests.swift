@@ -1,5 +1,6 @@
 import CaucusCore
 import CaucusMedia
+import CaucusSFU
 import CaucusMediaTestSupport
 import CaucusStore
 import Foundation

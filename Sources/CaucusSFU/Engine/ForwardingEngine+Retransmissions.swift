@@ -1,0 +1,65 @@
+import CaucusMedia
+
+/// RTX (RFC 4588) on both sides of the router. A publisher that negotiated RTX sends its
+/// repairs on its RTX SSRC; the router restores each to the original packet before anything
+/// else sees it, so a repair is cached, ends an upstream NACK and fills the subscribers' gaps
+/// like the late packet it is — unless the router holds that packet already: then the RTX
+/// packet is a copy nobody needs (Chromium pads its bandwidth probes with RTX copies of what it
+/// sent moments ago, hundreds a second), and it goes no further; a subscriber that lost the
+/// original asks for it and is repaired from the cache. Towards a subscriber whose slot
+/// negotiated RTX, repairs from the cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
+/// NACKs show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
+extension ForwardingEngine {
+    /// What a publisher's RTX stream restores: its media SSRC and payload type.
+    struct RetransmissionSource {
+        let publisher: Int
+        let mediaSSRC: UInt32
+        let mediaPayloadType: UInt8
+    }
+
+    /// The packet to route for a publisher's `packet`: itself, or the original inside an RTX
+    /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding) or that
+    /// carries a packet the retransmission cache already holds (a probe's padding made of copies,
+    /// or a repair that came after the original after all): forwarded, it would reach every
+    /// subscriber of the stream again.
+    func restoringRetransmission(_ packet: [UInt8]) -> [UInt8]? {
+        guard packet.count >= 12, let source = retransmissionSources[Self.read32(packet, at: 8)] else { return packet }
+        guard let original = RTXPacket.unwrap(packet, mediaSSRC: source.mediaSSRC, mediaPayloadType: source.mediaPayloadType)
+        else { return nil }
+        let sequenceNumber = UInt16(original[2]) << 8 | UInt16(original[3])
+        // By index: optional chaining through the dictionary would copy the track.
+        if let track = upTracks.index(forKey: source.mediaSSRC), upTracks.values[track].repair?.cache.packet(sequenceNumber) != nil {
+            return nil
+        }
+        return original
+    }
+
+    func learnRetransmissionSources(of user: Int, plan: MediaSlotPlan) {
+        for (kind, rtx) in plan.publishedRetransmissionSSRCs {
+            guard let media = plan.publishedSSRCs[kind], let format = plan.publishedFormats[kind] else { continue }
+            retransmissionSources[rtx] = RetransmissionSource(publisher: user, mediaSSRC: media, mediaPayloadType: format.codec.payloadType)
+        }
+    }
+
+    func forgetRetransmissionSources(of user: Int) {
+        retransmissionSources = retransmissionSources.filter { $0.value.publisher != user }
+    }
+
+    /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;
+    /// nil when the slot did not negotiate RTX (the repair goes on the slot's own SSRC).
+    func nextRetransmission(to user: Int, in slot: SlotID) -> RTXEncapsulation? {
+        guard let current = subscribers[user]?.retransmissionStreams[slot] else { return nil }
+        subscribers[user]!.retransmissionStreams[slot]!.sequenceNumber &+= 1
+        return current
+    }
+
+    /// Judges, by a subscriber's NACK, whether it takes the RTX repairs sent to it; once it is
+    /// known to drop them, its slots have no RTX stream any more: repairs go on each slot's own
+    /// SSRC, and it is not probed with RTX repeats it would drop.
+    func judgeRetransmissions(of subscriber: Subscriber, by nack: RTCPGenericNACK, at now: Duration) {
+        guard subscriber.retransmissionAcceptance.nacked(ssrc: nack.mediaSSRC, lost: nack.lostSequenceNumbers, at: now),
+            !subscriber.retransmissionAcceptance.sendsRetransmissions
+        else { return }
+        subscriber.retransmissionStreams = [:]
+    }
+}

@@ -1,0 +1,34 @@
+import CaucusMedia
+
+/// One publisher stream as it reaches the engine, on one incoming SSRC (a simulcast layer is
+/// an up-track of its own): the publication it carries, its format, and what forwarding keeps
+/// of it — for video and screen share its keyframe detection, its recent packets for repairs
+/// and the losses on its way in; for audio the RFC 6464 level's extension ID. A packet's
+/// arrival is one call on it (one lookup on the packet path).
+struct UpTrack {
+    /// What a video or screen-share stream keeps for loss repair.
+    struct Repair {
+        let codec: KeyframeDetector.Codec
+        var cache = RetransmissionCache()
+        var loss = UpstreamLoss()
+    }
+
+    let stream: PublishedStream
+    /// Its format's catalog number; nil while no offer says it (a layer learned before its plan).
+    var format: Int?
+    var repair: Repair?
+    /// The audio level extension's ID in its publisher's answer.
+    var audioLevelID: UInt8?
+
+    /// Where its packets' audio level is, and whose voice it is.
+    var audioLevel: (id: UInt8, publisher: Int)? { audioLevelID.map { ($0, stream.publisher) } }
+
+    /// What one arriving packet (already known to be routed) tells: whether it opens a keyframe,
+    /// and the sequence numbers it shows lost (empty when none).
+    mutating func arrive(_ packet: [UInt8], sequenceNumber: UInt16, at arrival: Duration) -> (startsKeyframe: Bool, lost: [UInt16]) {
+        guard repair != nil else { return (false, []) }
+        repair!.cache.insert(packet, sequenceNumber: sequenceNumber)
+        let lost = repair!.loss.received(sequenceNumber, at: arrival)
+        return (KeyframeDetector.startsKeyframe(packet, codec: repair!.codec), lost)
+    }
+}
