@@ -51,6 +51,21 @@ import Testing
         #expect(harness.state.hostID == newcomer)
     }
 
+    /// A take-over keeps the host's own name (the seat it leaves frees it) and bars nobody:
+    /// the same person takes the seat over again from a third device.
+    @Test func aHostTakingItsSeatOverKeepsItsNameAndIsNotBarred() {
+        var harness = Harness()
+        _ = harness.perform(.join(JoinRequest(sessionName: "Class", userName: "Ms Rivera", claim: .host, userIdentity: "teacher")), by: .server)
+        for device in 2...3 {
+            let events = harness.perform(
+                .join(JoinRequest(sessionName: "Class", userName: "Ms Rivera", claim: .host, userIdentity: "teacher")), by: .server)
+            #expect(events.count == 2, "device \(device): \(events)")
+            #expect(harness.state.host?.name == "Ms Rivera")
+            #expect(harness.state.users.count == 1)
+        }
+        #expect(harness.state.removedIdentities.isEmpty)
+    }
+
     @Test func aHostTokenTakesTheRoleBackFromAnInheritedHost() {
         var harness = Harness()
         let early = harness.join("Early bird")
