@@ -30,10 +30,20 @@ def tls_context(ca_file):
     return ssl.create_default_context(cafile=str(ca_file)) if ca_file else None
 
 
-class Teacher:
-    """The session's host: a WebSocket from a public host of the lab (docs/protocol.md)."""
+def open_class(host, base, session, ca_file=None):
+    """A new console class of `session`, as its teacher's browser opens it (docs/console.md):
+    its two codes, and the host's join token, exchanged for the host code. A class link admits
+    only into the class its host opened with that token (its `session_key`)."""
+    invites = http_request(host, base, "POST", "/console/dev/session", {"session": session}, ca_file=ca_file)
+    answer = http_request(host, base, "POST", "/console/token", {"session": session, "invite": invites["hostInvite"]}, ca_file=ca_file)
+    return invites, answer["token"]
 
-    def __init__(self, host, server, session, ca_file=None):
+
+class Teacher:
+    """The session's host: a WebSocket from a public host of the lab (docs/protocol.md); with
+    `token`, that one (a class's host token), else a host token of its own."""
+
+    def __init__(self, host, server, session, ca_file=None, token=None):
         self.next_id = 1
         self.events = []
         scheme, rest = server.base.split("://")
@@ -42,7 +52,7 @@ class Teacher:
         self.scope = contextlib.ExitStack()
         self.ws = self.scope.enter_context(websocket_connect(f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws", sock=connection,
                                                              ssl=tls_context(ca_file), max_size=None, open_timeout=WAIT_SECONDS))
-        token = server.token(session, "host", "teacher")
+        token = token or server.token(session, "host", "teacher")
         self.user = self.request("join", session=session, userName="Teacher", token=token, protocol=1)["user"]
 
     def request(self, op, **arguments):
@@ -89,10 +99,12 @@ def http_request(host, base, method, path, body=None, ca_file=None):
 
 
 class AiortcStudent(JSONLinesProcess):
-    def __init__(self, home, server, session, name, tone, colour, size, palette, ice_servers=(), ca_file=None, ice_servers_from_join=False):
+    def __init__(self, home, server, session, name, tone, colour, size, palette, ice_servers=(), ca_file=None, ice_servers_from_join=False,
+                 token=None):
         """`ice_servers`: its RTCConfiguration's; with `ice_servers_from_join`, those the server
-        handed out in the join reply instead (kept as `given_ice_servers`)."""
-        config = {"base": server.base, "session": session, "name": name, "token": server.token(session, "participant", name),
+        handed out in the join reply instead (kept as `given_ice_servers`). `token`: the join
+        token (a participant token of its own by default)."""
+        config = {"base": server.base, "session": session, "name": name, "token": token or server.token(session, "participant", name),
                   "tone": tone, "colour": colour, "size": size, "palette": palette, "iceServers": list(ice_servers),
                   "iceServersFromJoin": ice_servers_from_join}
         env = None

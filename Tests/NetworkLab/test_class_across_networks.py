@@ -30,7 +30,7 @@ import unittest
 from pathlib import Path
 
 from netlab import PORT_RANGES, skip_unless_possible
-from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, http_request, recognised
+from lab_clients import AiortcStudent, ChromiumStudent, SDKStudent, Teacher, open_class, recognised
 from lab_services import SERVER_NAME, SERVER_PORT, lab_server, open_lab_with_turn, port_of
 
 SESSION = "Lab"
@@ -135,8 +135,9 @@ class ClassAcrossNetworksTests(unittest.TestCase):
         base = self.server.base
         self.assertEqual(base, f"https://{self.server_host.address}:{SERVER_PORT}")
         ca = self.ca.path
-        invites = http_request(self.teacher_host, base, "POST", "/console/dev/session", {"session": SESSION}, ca_file=ca)
-        teacher = Teacher(self.teacher_host, self.server, SESSION, ca_file=ca)
+        # The teacher opens the class by its host link; Cleo's participant link admits into it.
+        invites, host_token = open_class(self.teacher_host, base, SESSION, ca_file=ca)
+        teacher = Teacher(self.teacher_host, self.server, SESSION, ca_file=ca, token=host_token)
         self.addCleanup(teacher.close)
 
         self.students["Sam"] = SDKStudent(self.nat, self.server, SESSION, "Sam", STUDENTS["Sam"]["tone"], STUDENTS["Sam"]["size"],

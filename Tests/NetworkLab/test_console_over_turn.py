@@ -21,7 +21,7 @@ import sys
 import time
 import unittest
 
-from lab_clients import AiortcStudent, ChromiumStudent, http_request, recognised
+from lab_clients import AiortcStudent, ChromiumStudent, open_class, recognised
 from lab_services import SERVER_PORT, TurnServer, lab_server, new_ca, open_lab_with_turn, port_of, remove_ca, turn_credentials
 from netlab import skip_unless_possible
 
@@ -85,10 +85,10 @@ class ConsoleOverTURNTests(unittest.TestCase):
     def test_a_browser_allowed_only_tcp_to_port_443_gets_media_both_ways_through_turn_over_tls(self):
         base = self.server.base
         self.assertEqual(base, f"https://{self.server_host.address}:{SERVER_PORT}")
-        invites = http_request(self.server_host, base, "POST", "/console/dev/session", {"session": SESSION}, ca_file=self.ca.path)
-        # Uma first: she opens the session (its first user), so the participant link lets Tess in.
+        # Uma first: she opens the class by its host link, so the participant link lets Tess in.
+        invites, host_token = open_class(self.server_host, base, SESSION, ca_file=self.ca.path)
         uma = AiortcStudent(self.open_home, self.server, SESSION, "Uma", STUDENTS["Uma"]["tone"], STUDENTS["Uma"]["colour"],
-                            STUDENTS["Uma"]["size"], PALETTE, ca_file=self.ca.path, ice_servers_from_join=True)
+                            STUDENTS["Uma"]["size"], PALETTE, ca_file=self.ca.path, ice_servers_from_join=True, token=host_token)
         self.students["Uma"] = uma
         self.assertEqual([server["urls"] for server in uma.given_ice_servers], [self.turn_urls])
         tess = ChromiumStudent(self.only_443, STUDENTS["Tess"]["tone"], STUDENTS["Tess"]["colour"], STUDENTS["Tess"]["size"], ca_file=self.ca.path)

@@ -65,3 +65,10 @@ export function inviteLink(session, invite, name, { here = false } = {}) {
   link.search = new URLSearchParams(name == null ? { session, invite } : { session, invite, name }).toString();
   return link.toString();
 }
+
+/** A link naming only the session, for people who join with a token of their own. */
+export function sessionLink(session) {
+  const link = new URL("/console/", location.href);
+  link.search = new URLSearchParams({ session }).toString();
+  return link.toString();
+}

@@ -5,7 +5,7 @@
 import { byTestId, fill, h } from "./dom.js";
 import { CaucusConnection, ProtocolError } from "./protocol.js";
 import { SessionModel } from "./state.js";
-import { developmentMode, createSession, tokenForInvite, inviteLink, replaceHostLink } from "./api.js";
+import { createSession, tokenForInvite, inviteLink, sessionLink, replaceHostLink } from "./api.js";
 import { HostView } from "./host.js";
 import { ParticipantView } from "./participant.js";
 import { timerText } from "./panels.js";
@@ -15,6 +15,7 @@ import { saveSeat, loadSeat, forgetSeat, saveLinks, loadLinks, browserId } from 
 import { MediaSession } from "./media.js";
 import { keepingFocus, keepFocusClearOfTopBar, focusAfterJoining } from "./focus.js";
 import { askToLeave, closeLeavePanel } from "./leave.js";
+import { setUpLanding, say, classEndedOnLanding, askToTakeOver, closeTakeOverQuestion } from "./landing.js";
 
 const form = byTestId("join-form");
 const createForm = byTestId("create-form");
@@ -26,7 +27,6 @@ const wanted = new URLSearchParams(location.search);
 const invite = wanted.get("invite") && wanted.get("session")
   ? { session: wanted.get("session"), code: wanted.get("invite"), name: wanted.get("name") }
   : null;
-let development = false;
 let connection = null;
 let model = null;
 let view = null;
@@ -60,34 +60,7 @@ async function act(op, args = {}, origin = null) {
   }
 }
 
-// --- The landing: start a session, join by a link, or join with a token ---
-
-async function setUpLanding() {
-  development = await developmentMode();
-  // Says on the page that the check is done, and how it came out.
-  document.body.dataset.development = development ? "on" : "off";
-  byTestId("dev-banner").hidden = !development;
-  if (invite) {
-    fill(byTestId("join-heading"), `Join ${invite.session}`);
-    byTestId("session-field").hidden = true;
-    byTestId("token-field").hidden = true;
-    field("session").value = invite.session;
-    field("session").required = false;
-    if (invite.name != null) {
-      // A personal link: the name is the link's, not typed.
-      fill(byTestId("join-heading"), `Join ${invite.session} as ${invite.name}`);
-      field("userName").value = invite.name;
-      byTestId("user-name-field").hidden = true;
-      field("userName").required = false;
-    }
-    return;
-  }
-  // With no link: a development server starts sessions in one click; any server takes a token.
-  createForm.hidden = !development;
-  byTestId("token-field").hidden = false;
-  field("token").required = true;
-  if (wanted.get("session")) field("session").value = wanted.get("session");
-}
+// --- Joining: by a link, with a token, or a new class (the landing itself is landing.js) ---
 
 function newConnection() {
   return new CaucusConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
@@ -134,8 +107,8 @@ async function join(event, { takeOver = false } = {}) {
         details.participantInvite = answer.participantInvite;
         if (answer.name != null) details.userName = answer.name;
       } catch (error) {
-        if (error?.name === "classEnded") { classEndedOnLanding(error); return; }
-        if (error?.name === "hostSeatTaken") { askToTakeOver(error); return; }
+        if (error?.name === "classEnded") { classEndedOnLanding(invite, error); return; }
+        if (error?.name === "hostSeatTaken") { askToTakeOver(error, () => join(null, { takeOver: true })); return; }
         if (error?.name === "sessionNotOpenYet") {
           // Whoever joins first hosts: a participant's link waits for the host instead.
           say(`${invite.session} has not started yet: you join as soon as the host opens it.`);
@@ -155,36 +128,6 @@ async function join(event, { takeOver = false } = {}) {
   } finally {
     joinButton.disabled = false;
   }
-}
-
-/** A link of a class that has ended: it says so, and offers nothing that would start another. */
-function classEndedOnLanding(error) {
-  fill(byTestId("join-heading"), `${invite.session} has ended`);
-  say(describeError(error, "join"));
-  byTestId("join-note").dataset.code = String(error.code);
-  for (const testid of ["join", "user-name-field", "invite-role"]) byTestId(testid).hidden = true;
-  form.querySelector(".password").hidden = true;
-}
-
-/** A host link opened while its host is in the class (1025): one host seat, so ask before taking it. */
-function askToTakeOver(error) {
-  const question = h("div", { class: "question", testid: "take-over-question", role: "alertdialog", "aria-labelledby": "take-over-text" },
-    h("p", { id: "take-over-text" }, describeError(error, "join")),
-    h("div", { class: "row" },
-      h("button", { type: "button", class: "primary", testid: "take-over", onclick: () => join(null, { takeOver: true }) }, "Take the host seat over"),
-      h("button", { type: "button", class: "quiet", testid: "take-over-cancel", onclick: closeTakeOverQuestion }, "Cancel")));
-  question.dataset.code = String(error.code);
-  form.append(question);
-  question.querySelector("button").focus();
-}
-
-function closeTakeOverQuestion() {
-  byTestId("take-over-question")?.remove();
-}
-
-function say(note) {
-  fill(byTestId("join-note"), note ?? "");
-  byTestId("join-note").hidden = !note;
 }
 
 /** Development app: one click makes the session, its two links, and joins as its host. */
@@ -394,12 +337,6 @@ function links() {
   return { participant, host, hostInvite, class: details?.class };
 }
 
-function sessionLink(session) {
-  const link = new URL("/console/", location.href);
-  link.search = new URLSearchParams({ session }).toString();
-  return link.toString();
-}
-
 /** The host replaces its host link: the old code is refused from now, and this page becomes the new link. */
 async function replaceTheHostLink() {
   const { hostInvite } = links();
@@ -430,7 +367,7 @@ keepFocusClearOfTopBar();
 window.caucusConsole = { get connection() { return connection; }, get model() { return model; }, media: null };
 const seat = loadSeat(invite?.code);
 if (seat) resumeSavedSeat(seat);
-setUpLanding().then(() => {
+setUpLanding(invite, wanted).then(() => {
   if (invite && !seat) {
     byTestId("invite-role").hidden = false;
     fill(byTestId("invite-role"), invite.name != null
