@@ -66,13 +66,19 @@ public final class CrashablePostgres: Sendable {
             ])
     }
 
-    /// Kills the postmaster and every process it started with SIGKILL, all at once (no
-    /// shutdown, no checkpoint, no flush of the WAL buffers), and waits until all are gone.
-    public func crash() async throws {
+    /// The running postmaster's process id.
+    public func postmaster() throws -> Int32 {
         let pidFile = try String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
         guard let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw PostgresTestFailure("postmaster.pid names no process: \(pidFile)")
         }
+        return postmaster
+    }
+
+    /// Kills the postmaster and every process it started with SIGKILL, all at once (no
+    /// shutdown, no checkpoint, no flush of the WAL buffers), and waits until all are gone.
+    public func crash() async throws {
+        let postmaster = try postmaster()
         // Children first stopped (SIGSTOP), so none acts on its parent's death, then all killed.
         let everyone = [postmaster] + children(of: postmaster)
         for pid in everyone { kill(pid, SIGSTOP) }
