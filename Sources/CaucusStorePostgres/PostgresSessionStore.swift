@@ -67,7 +67,8 @@ public actor PostgresSessionStore: SessionStore, Service {
     static let connectionDeadline = Duration.seconds(30)
 
     /// The main pool's connections kept open while idle (up to postgres-nio's 20 under load),
-    /// beside the leases' two: what a node needs to take sessions over when no slot is free.
+    /// beside the lease pool's one (of two at most): what a node needs to take sessions over
+    /// when no slot is free.
     static let keptConnections = 2
 
     /// Migrates the schema (once). Waits for `run()` to have started the pool.

@@ -17,8 +17,8 @@ struct ConsoleSessionInvites: Encodable, Sendable {
     let participantInvite: String
 }
 
-/// `POST /console/token`: an invite code and the session it is for; for a personal link,
-/// the name it was made for and the asking browser's own random id; for a host link opened
+/// `POST /console/token`: an invite code and the session it is for, and the asking browser's
+/// own random id; for a personal link, the name it was made for; for a host link opened
 /// while its host is in the class, `takeOver` once the page asked. Nothing else: the role and
 /// the class are the code's.
 struct ConsoleTokenRequest: ConsoleRequest {
@@ -27,8 +27,9 @@ struct ConsoleTokenRequest: ConsoleRequest {
     let invite: String
     /// A personal link's name (the link carries it; the code verifies only with it).
     let name: String?
-    /// A personal link: the browser's id, so that the same browser asking twice (a password
-    /// retried) is not taken for a second one.
+    /// The browser's id. A personal link: the same browser asking twice (a password retried)
+    /// is not taken for a second one. A participant link: the token's identity is made from
+    /// it (`ConsoleSeatIdentity`), so that a person the host removed stays out.
     let browser: String?
     /// A host link: take the host seat over from the browser that holds it.
     let takeOver: Bool?
