@@ -217,6 +217,41 @@ class ClassroomTests(ConsoleTestCase):
             self.assert_plain_words(page)
         self.assert_models_agree("Invites")
 
+    def test_timer_warnings_typed_but_not_saved_stay_while_the_session_changes_and_a_refused_value_stays_beside_its_error(self):
+        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+        host.join("Typing", "Ann", "host")
+        field = css_for("setting-warnings")
+
+        def shown():
+            return host.driver.execute_script("return arguments[0].value", host.find(field))
+
+        # Someone joins while the host edits: the page draws the session again, and must not put
+        # the old value back (seen in CI: the field went from empty back to "60" before "598"
+        # was typed, Save sent 60598, and no warning came).
+        host.find(field).clear()  # as WebDriver clears: the focus leaves the field after
+        bo.join("Typing", "Bo", "participant")
+        host.wait_visible(css_for("user-row", userName="Bo"))
+        host.find(field).send_keys("45")
+        self.assertEqual(shown(), "45")
+        host.find(field).send_keys(", 598")
+        host.driver.execute_script("document.activeElement.blur()")
+        col.join("Typing", "Col", "participant")
+        host.wait_visible(css_for("user-row", userName="Col"))
+        self.assertEqual(shown(), "45, 598")
+        host.click(css_for("setting-warnings-save"))
+        # Saved: the page opened again shows it from the server.
+        host.wait(lambda: host.find(css_for("setting-warnings-save")).is_enabled(), "the save to finish")
+        host.reload()
+        host.wait(lambda: shown() == "45, 598", "the saved warnings after a reload")
+
+        # A value the server refuses stays in the field beside its refusal, through an update.
+        host.type(field, "45, 999999999")
+        host.click(css_for("setting-warnings-save"))
+        host.wait_text(css_for("inline-error"), "That setting is out of range.")
+        host.click(css_for("setting-self-select"))
+        host.wait(lambda: host.find(css_for("setting-self-select")).is_selected(), "self-select to be on")
+        self.assertEqual(shown(), "45, 999999999")
+
     def test_banners_follow_the_timer_and_the_rooms_chat_stays_under_its_room_and_the_main_session_state_shows(self):
         host, bo = self.page("host Ann"), self.page("participant Bo")
         host.join("Banners", "Ann", "host")

@@ -163,12 +163,21 @@ export class HostView {
   buildSettings() {
     this.selfSelect = h("input", { type: "checkbox", testid: "setting-self-select", onchange: (event) => this.act("updateSettings", { settings: { selfSelectAllowed: event.target.checked } }, event.target) });
     this.returnAllowed = h("input", { type: "checkbox", testid: "setting-return", onchange: (event) => this.act("updateSettings", { settings: { returnToMainAllowed: event.target.checked } }, event.target) });
-    this.warnAt = h("input", { testid: "setting-warnings", "aria-label": "Warn this many seconds before the end", placeholder: "60", autocomplete: "off" });
+    // What the host types stays until saved: an update from the session (someone joins) must
+    // not put the old value back between typing and Save, whatever has the focus by then.
+    // Emptying the field counts (a cleared field fires change, not input).
+    this.warnEdited = false;
+    this.warnAt = h("input", { testid: "setting-warnings", "aria-label": "Warn this many seconds before the end", placeholder: "60", autocomplete: "off",
+      oninput: () => { this.warnEdited = true; }, onchange: () => { this.warnEdited = true; } });
     const save = h("button", { type: "submit", testid: "setting-warnings-save" }, "Save");
-    const saveWarnings = (event) => {
+    const saveWarnings = async (event) => {
       event.preventDefault();
       const seconds = this.warnAt.value.split(",").map((part) => Number(part.trim())).filter((value) => value > 0);
-      this.act("updateSettings", { settings: { timerWarningSeconds: seconds } }, save);
+      // A refused value stays in the field beside its error, to be corrected.
+      if (await this.act("updateSettings", { settings: { timerWarningSeconds: seconds } }, save)) {
+        this.warnEdited = false;
+        if (this.model) this.warnAt.value = this.model.settings.timerWarningSeconds.join(", ");
+      }
     };
     this.settings = h("section", { class: "card settings" }, h("h3", {}, "Settings"),
       h("label", { class: "row" }, this.selfSelect, " participants may switch rooms themselves (their switches show in the overview)"),
@@ -228,7 +237,7 @@ export class HostView {
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
     this.settings.hidden = model.myRole !== "host";
-    if (document.activeElement !== this.warnAt) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
+    if (!this.warnEdited) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
     const links = this.links();
     this.inviteLink.value = links.participant ?? "";
     this.loopbackNote.hidden = !onLoopback(links.participant);
