@@ -66,6 +66,17 @@ extension ForwardingEngine {
         if !rankings.isEmpty { perform(evaluateSpeakers(now: now, slice: slice)) }
     }
 
+    /// When lost publisher packets fall due to be asked for again (``UpstreamLoss/retryInterval``
+    /// after the last ask, 30 ms): the shell wakes for ``handleRepairs(now:)`` then instead of
+    /// waiting for its tick. nil when nothing upstream is missing.
+    public var nextRepairDeadline: Duration? { repairDeadline }
+
+    /// The repairs due at `now` only (what ``handleTimeout(now:slice:)`` also does on the tick):
+    /// NACKs asked again, keyframes for the numbers given up.
+    public func handleRepairs(now: Duration) {
+        queue(repairsDue(now: now))
+    }
+
     // MARK: - Output
 
     /// Hands each waiting output to `body`, oldest first, and empties the queue (keeping its

@@ -52,7 +52,12 @@ extension ForwardingEngine {
             let arrived = upTracks.values[track].arrive(packet, sequenceNumber: sequenceNumber, at: arrival)
             startsKeyframe = arrived.startsKeyframe
             if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
-            if !arrived.lost.isEmpty { feedback.append((upTracks.values[track].stream.publisher, Self.nack(arrived.lost, of: ssrc))) }
+            if !arrived.lost.isEmpty {
+                feedback.append((upTracks.values[track].stream.publisher, Self.nack(arrived.lost, of: ssrc)))
+                // Asked now: due again one retry interval on, unless something else is due first.
+                let due = arrival + UpstreamLoss.retryInterval
+                repairDeadline = repairDeadline.map { min($0, due) } ?? due
+            }
         }
         var stillWaiting = false
         for destination in destinations {
@@ -91,9 +96,20 @@ extension ForwardingEngine {
     /// feedback on what arrived since the last tick. (The subscribers' probes and layers:
     /// ``tickDownlinks(now:interval:)``.)
     func tick(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
-        var feedback = transportFeedbackDue()
+        transportFeedbackDue() + repairsDue(now: now)
+    }
+
+    /// Lost publisher packets due to be asked for again (NACKs), and keyframes for those given
+    /// up; ``repairDeadline`` set to when the next ask falls due.
+    func repairsDue(now: Duration) -> [(user: Int, rtcp: [UInt8])] {
+        var feedback: [(user: Int, rtcp: [UInt8])] = []
+        var next: Duration?
+        defer { repairDeadline = next }
         // In place, by index: no array of keys, no lookup or copy of each track, every tick.
         for index in upTracks.indices {
+            defer {
+                if let due = upTracks.values[index].repair?.loss.nextDeadline { next = min(next ?? due, due) }
+            }
             guard let due = upTracks.values[index].repair?.loss.dueAndGivenUp(at: now), !due.ask.isEmpty || due.givenUp > 0
             else { continue }
             let (ssrc, track) = upTracks[index]

@@ -52,6 +52,12 @@ public struct UpstreamLoss: Sendable {
         return gap
     }
 
+    /// When the next number falls due to be asked for again (``retryInterval`` after its last
+    /// ask); nil when nothing is missing.
+    public var nextDeadline: Duration? {
+        missing.values.lazy.map(\.askedAt).min().map { $0 + Self.retryInterval }
+    }
+
     /// The numbers to ask for again at `now`: unanswered for ``retryInterval``; those asked
     /// ``maximumAsks`` times are given up.
     public mutating func due(at now: Duration) -> [UInt16] { dueAndGivenUp(at: now).ask }

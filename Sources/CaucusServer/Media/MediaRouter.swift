@@ -45,6 +45,9 @@ final class MediaRouter {
     /// What one routing slice may cost, in (subscriber, eligible stream) pairs
     /// (`ServerConfiguration.mediaRoutingSlice`).
     private let routingSlice: Int
+    /// The earliest of the engines' repair deadlines as last seen (a NACK to ask again): the
+    /// channel handler wakes then for ``handleRepairs(now:)`` rather than at its next tick.
+    private(set) var repairDeadline: Duration?
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [ForwardedDatagram] = []
     /// The outbox's bytes, back to back: one buffer (one allocation) for what a read batch
@@ -163,7 +166,9 @@ final class MediaRouter {
     func receive(_ event: MediaPeerEvent, from key: MediaPeerKey) {
         guard let session = sessions[key.session] else { return }
         switch event {
-        case .rtp(let packet): session.engine.receive(rtp: packet, from: key.user.rawValue, at: MediaClock.now())
+        case .rtp(let packet):
+            session.engine.receive(rtp: packet, from: key.user.rawValue, at: MediaClock.now())
+            if let due = session.engine.nextRepairDeadline { repairDeadline = repairDeadline.map { min($0, due) } ?? due }
         case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: MediaClock.now())
         case .connected: session.engine.peerConnected(key.user.rawValue, now: MediaClock.now())
         case .closed: return
@@ -174,6 +179,7 @@ final class MediaRouter {
     /// The engines' timers. A large location's new speaker order is recomputed in slices, as a
     /// handover is (`continueRouting`).
     func tick(now: Duration) {
+        defer { repairDeadline = earliestRepairDeadline() }
         for (id, session) in sessions {
             let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
             session.engine.handleTimeout(now: now, slice: routingSlice)
@@ -185,6 +191,21 @@ final class MediaRouter {
             }
             notePendingRouting(of: session, id)
         }
+    }
+
+    /// The repairs that fell due before the tick (``ForwardingEngine/handleRepairs(now:)``), in
+    /// the sessions whose engines asked to be woken by now.
+    func handleRepairs(now: Duration) {
+        defer { repairDeadline = earliestRepairDeadline() }
+        for (id, session) in sessions {
+            guard let due = session.engine.nextRepairDeadline, due <= now else { continue }
+            session.engine.handleRepairs(now: now)
+            perform(session, id)
+        }
+    }
+
+    private func earliestRepairDeadline() -> Duration? {
+        sessions.values.lazy.compactMap(\.engine.nextRepairDeadline).min()
     }
 
     /// Does what `session`'s engine asks: copies and RTCP protected and queued, slot maps sent.

@@ -86,15 +86,15 @@ final class MediaTestClient {
     }
 
     /// An SRTP packet of this client's stream (SSRC 0xCAFE0001), protected.
-    func protectedPacket(sequence: UInt16) throws -> [UInt8] {
-        var packet: [UInt8] = [0x80, 111, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]
+    func protectedPacket(sequence: UInt16, payloadType: UInt8 = SDPOffer.opusPayloadType) throws -> [UInt8] {
+        var packet: [UInt8] = [0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]
         packet += [UInt8](repeating: 0x55, count: 60)
         return try #require(peer.protect(rtp: packet)).bytes
     }
 
     /// Sends packets `sequences` of its stream.
-    func sendMedia(_ sequences: ClosedRange<UInt16>) throws {
-        for sequence in sequences { socket.send(try protectedPacket(sequence: sequence), to: mediaPort) }
+    func sendMedia(_ sequences: ClosedRange<UInt16>, payloadType: UInt8 = SDPOffer.opusPayloadType) throws {
+        for sequence in sequences { socket.send(try protectedPacket(sequence: sequence, payloadType: payloadType), to: mediaPort) }
     }
 
     /// Sends an RTCP compound packet, protected.
