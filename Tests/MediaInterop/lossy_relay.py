@@ -35,6 +35,19 @@ import threading
 import time
 
 MAX_DATAGRAM = 65535
+# What a socket of the relay (or a test's end) may hold unread: a busy machine can leave a
+# Python thread off the processor for tens of milliseconds, and the default (about 200 KB, some
+# 270 small datagrams) then drops what only the loss settings should.
+ROOMY_BUFFER = 4 * 1024 * 1024
+
+
+def roomy(sock):
+    """Gives `sock` a receive buffer of ROOMY_BUFFER (past the system's cap when run as root)."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), ROOMY_BUFFER)
+    except OSError:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, ROOMY_BUFFER)
+    return sock
 
 
 class LossyRelay:
@@ -49,7 +62,7 @@ class LossyRelay:
         self.set_loss(up, down)
         self.blackout_until = 0.0
         self.tally = {direction: {"forwarded": 0, "dropped": 0, "blackedOut": 0} for direction in ("up", "down")}
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.listener = roomy(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
         self.listener.bind(listen)
         self.listener.setblocking(False)
         self.upstreams = {}  # client address -> its own socket towards the server
@@ -171,7 +184,7 @@ class LossyRelay:
     def upstream_for(self, client):
         sock = self.upstreams.get(client)
         if sock is None:
-            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            sock = roomy(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
             sock.bind((self.upstream_address[0], 0))
             sock.connect(self.upstream_address)
             sock.setblocking(False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from caucus_server import WAIT_SECONDS  # noqa: E402  (the path is set just above)
-from lossy_relay import LossyRelay  # noqa: E402
+from lossy_relay import LossyRelay, roomy  # noqa: E402
 
 SERVER_HOST = "127.0.0.1"
 ANNOUNCED_HOST = "127.0.0.2"
@@ -23,7 +23,7 @@ class EchoServer:
     """Sends every datagram back to where it came from, and keeps what it got from whom."""
 
     def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock = roomy(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
         self.sock.bind((SERVER_HOST, 0))
         self.sock.settimeout(0.1)
         self.received = []  # (source address, datagram)
@@ -55,7 +55,7 @@ class Client:
     socket buffer."""
 
     def __init__(self, port):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock = roomy(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
         self.sock.bind((SERVER_HOST, 0))
         self.sock.settimeout(0.05)
         self.target = (ANNOUNCED_HOST, port)
