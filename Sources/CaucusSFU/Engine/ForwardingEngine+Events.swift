@@ -63,7 +63,7 @@ extension ForwardingEngine {
         let (probes, layerChanges) = tickDownlinks(now: now)
         for copy in probes { outputs.append(.copy(copy, .probe)) }
         if let layerChanges { perform(layerChanges) }
-        if !rankings.isEmpty { perform(evaluateSpeakers(now: now, slice: slice)) }
+        if !speakers.isEmpty { perform(evaluateSpeakers(now: now, slice: slice)) }
     }
 
     /// When lost publisher packets fall due to be asked for again (``UpstreamLoss/retryInterval``

@@ -61,8 +61,10 @@ extension ForwardingEngine {
     /// chosen, a peer coming or going): the order and the map they are told agree.
     func tellWaitingWhoSpeaks(among users: some Collection<Int>, in changes: inout Changes) {
         for (user, always) in pendingRouting.takeAnnouncements(among: users) {
-            guard let location = locations[user], let ranking = rankings[location], always || !ranking.speakers.isEmpty else { continue }
-            announce(Array(ranking.speakers), to: [user], in: &changes)
+            guard let location = locations[user] else { continue }
+            let speaking = speakers.speakers(in: location)
+            guard always || !speaking.isEmpty else { continue }
+            announce(Array(speaking), to: [user], in: &changes)
         }
     }
 

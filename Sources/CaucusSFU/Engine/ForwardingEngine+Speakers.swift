@@ -12,7 +12,7 @@ extension ForwardingEngine {
         guard let (id, publisher) = upTracks[ssrc]?.audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
             let byte = data.first, let location = locations[publisher]
         else { return }
-        rankings[location, default: SpeakerRanking(configuration: speakerConfiguration)].hear(publisher, level: byte & 0x7F, at: arrival)
+        speakers.hear(publisher, level: byte & 0x7F, in: location, at: arrival)
     }
 
     /// Evaluates every location's ranking at `now`; each new order re-fills its location's
@@ -27,24 +27,22 @@ extension ForwardingEngine {
     /// slot maps, and forwarding goes on between slices. Nothing is forbidden by a new order,
     /// so nothing is cut meanwhile.
     func evaluateSpeakers(now: Duration, slice: Int = .max) -> Changes {
-        for location in staleAudible {
+        let changed = speakers.evaluate(at: now) { location in
             // Everyone connected in a location may receive the same streams but its own: two
             // members' lists together name every publisher anyone there hears.
+            guard let here = members[location] else { return nil }
             var heard = Set<Int>()
             var lists = 0
-            for member in members[location] ?? [] where lists < 2 {
+            for member in here where lists < 2 {
                 guard let streams = eligible[member] else { continue }
                 lists += 1
                 for stream in streams where stream.kind == .audio { heard.insert(stream.publisher) }
             }
-            audible[location] = members[location] == nil ? nil : heard
+            return heard
         }
-        staleAudible.removeAll()
         var changes = Changes()
         var enqueued = false
-        for location in Array(rankings.keys) {
-            rankings[location]?.retain(only: audible[location] ?? [])
-            guard rankings[location]?.evaluate(at: now) != nil, let ranking = rankings[location] else { continue }
+        for location in changed {
             let here = (members[location] ?? []).sorted()
             guard routingCost(of: here) <= slice else {
                 pendingRouting.enqueue(here, speakerNews: here)
@@ -52,7 +50,7 @@ extension ForwardingEngine {
                 continue
             }
             var recomputed = recompute(here, now: now)
-            announce(Array(ranking.speakers), to: here, in: &recomputed)
+            announce(Array(speakers.speakers(in: location)), to: here, in: &recomputed)
             changes.append(recomputed)
         }
         // The first slice now, as for a handover; the rest with `continueRouting`.

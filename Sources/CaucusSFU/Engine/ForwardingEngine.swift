@@ -27,9 +27,8 @@ public final class ForwardingEngine {
     /// Where each user is, and who is in each location: a location's speakers are ranked together.
     private(set) var locations: [Int: Int] = [:]
     private(set) var members: [Int: Set<Int>] = [:]
-    /// Each location's speaker ranking, fed by the audio levels of its publishers' packets.
-    var rankings: [Int: SpeakerRanking] = [:]
-    let speakerConfiguration: SpeakerRanking.Configuration
+    /// Each location's speakers, fed by the audio levels of its publishers' packets.
+    var speakers: LocationSpeakers
     /// Each incoming SSRC's up-track (the stream it carries, its format, what repair keeps),
     /// from the publishers' offers and the simulcast layers learned.
     var upTracks: [UInt32: UpTrack] = [:]
@@ -41,10 +40,6 @@ public final class ForwardingEngine {
     /// recomputes a thousand subscribers, each of whom may receive the thousand streams, and a
     /// sliced handover recomputes them a few at a time.
     var playability: [Playability.Key: Playability] = [:]
-    /// Per location, the publishers whose audio someone there may receive (only they are
-    /// ranked); recomputed for the locations a handover touched, at the next evaluation.
-    var audible: [Int: Set<Int>] = [:]
-    var staleAudible: Set<Int> = []
     /// The table the packet path reads. Changed here route by route, between two packets: the
     /// packet path runs on this same loop, so it always reads a whole table.
     private(set) var table = RoutingTable.empty
@@ -77,7 +72,7 @@ public final class ForwardingEngine {
     public internal(set) var counters = ForwardingCounters()
 
     public init(speakers: SpeakerRanking.Configuration = .standard) {
-        speakerConfiguration = speakers
+        self.speakers = LocationSpeakers(configuration: speakers)
     }
 
     public var isEmpty: Bool { subscribers.isEmpty }
@@ -98,8 +93,8 @@ public final class ForwardingEngine {
         learnStreams()
         var changes = recompute(receiversOf: user, and: [user], now: now, slice: slice)
         // Its first slot map comes with the speakers it follows.
-        if let location = locations[user], let ranking = rankings[location], !ranking.speakers.isEmpty {
-            announce(Array(ranking.speakers), to: [user], in: &changes)
+        if let location = locations[user], !speakers.speakers(in: location).isEmpty {
+            announce(Array(speakers.speakers(in: location)), to: [user], in: &changes)
         }
         return changes
     }
@@ -140,8 +135,8 @@ public final class ForwardingEngine {
             eligible[user] = list
             pinned[user] = entry.pinned
             channels[user] = entry.channel
-            if let old = locations[user] { staleAudible.insert(old) }
-            if let new = entry.location { staleAudible.insert(new) }
+            if let old = locations[user] { speakers.membersChanged(in: old) }
+            if let new = entry.location { speakers.membersChanged(in: new) }
             if relocate(user, to: entry.location) { arrivals.append(user) }
         }
         // In the users' order, not the dictionary's: slices take them in this order.
@@ -156,11 +151,7 @@ public final class ForwardingEngine {
             members[old]?.remove(user)
             if members[old]?.isEmpty == true { members[old] = nil }
             // Its voice no longer counts there; a ranking nobody is in goes.
-            rankings[old]?.forget(user)
-            if members[old] == nil {
-                rankings[old] = nil
-                audible[old] = nil
-            }
+            speakers.left(user, from: old, emptied: members[old] == nil)
         }
         locations[user] = location
         guard let location else { return false }
@@ -208,7 +199,7 @@ public final class ForwardingEngine {
             }
             // Only a slot that switches at a keyframe asks what else is decodable.
             if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = streams }
-            let order = locations[user].flatMap { rankings[$0]?.order } ?? .empty
+            let order = locations[user].map { speakers.order(in: $0) } ?? .empty
             var assignment = SlotAssignment.assign(
                 eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,
                 pinned: pinned[user])
