@@ -7,6 +7,10 @@ public protocol ClusterStore: SessionStore {
     /// The live session of `app` whose name has the key `nameKey` (`SessionName.key`), if any.
     func liveSessionID(app: String, nameKey: String) async throws -> StoredSessionID?
 
+    /// How the live session of `app` named by `nameKey` began (its first event), if one is
+    /// live: a node asks which class (`sessionKey`) a session served elsewhere runs as.
+    func liveSessionStart(app: String, nameKey: String) async throws -> SessionStarted?
+
     /// One live session to rebuild, as `liveSessions(replayDepth:)` gives each; nil if it
     /// ended or never began.
     func liveSession(_ id: StoredSessionID, replayDepth: Int) async throws -> StoredSession?

@@ -9,7 +9,7 @@ import CaucusCore
 ///
 /// The same conformance suite (Tests/CaucusStoreTests/Conformance) runs against every
 /// implementation: SQLite (`CaucusStoreSQLite`) and PostgreSQL (`CaucusStorePostgres`).
-public protocol SessionStore: Sendable {
+public protocol SessionStore: ConsoleClassStore {
     /// A new session's id, never handed out before. Nothing is written: the session is
     /// recorded by its first append (`opening`), so a session whose first join was refused
     /// leaves no trace.

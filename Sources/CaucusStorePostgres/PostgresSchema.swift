@@ -98,6 +98,27 @@ enum PostgresSchema {
             // runs (`ClusterStore.agreeOnServerKey`).
             "CREATE TABLE cluster_identity (id INTEGER PRIMARY KEY CHECK (id = 1), server_key_fingerprint TEXT NOT NULL)",
         ],
+        [
+            // The console's classes (`ConsoleClassRecord`), until now a JSON file in each
+            // node's data folder: one book for the cluster. A change locks its class's name
+            // (an advisory lock, `PostgresSessionStore.consoleClassLock`) and its rows, so two
+            // nodes opening a class of one name, or rotating one host link, are ordered.
+            """
+            CREATE TABLE console_classes (
+                id TEXT PRIMARY KEY,
+                app TEXT NOT NULL,
+                session TEXT NOT NULL,
+                name_key TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('opened', 'started', 'ended')),
+                host_generation BIGINT NOT NULL CHECK (host_generation >= 0),
+                created_at BIGINT NOT NULL,
+                started_at BIGINT,
+                seen_running BOOLEAN NOT NULL
+            )
+            """,
+            "CREATE INDEX console_classes_by_name ON console_classes (app, name_key)",
+            "CREATE INDEX console_classes_by_age ON console_classes (created_at)",
+        ],
     ]
 
     static var version: Int { migrations.count }

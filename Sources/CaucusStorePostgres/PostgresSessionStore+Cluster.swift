@@ -15,6 +15,24 @@ extension PostgresSessionStore: ClusterStore {
         }
     }
 
+    public func liveSessionStart(app: String, nameKey: String) async throws -> SessionStarted? {
+        try await calling { [self] in
+            try await withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT s.id, e.at, e.body FROM sessions s JOIN events e ON e.session_id = s.id AND e.seq = 1
+                    WHERE s.app = \(app) AND s.name_key = \(nameKey) AND s.ended_at IS NULL
+                    """, logger: logger)
+                for try await (id, at, body) in rows.decode((Int64, Int64, String).self) {
+                    let first = try coding.event(seq: 1, at: Instant(milliseconds: at), body: body, in: StoredSessionID(rawValue: id))
+                    guard case .sessionStarted(let started) = first.event else { return nil }
+                    return started
+                }
+                return nil
+            }
+        }
+    }
+
     public func liveSession(_ id: StoredSessionID, replayDepth: Int) async throws -> StoredSession? {
         try await liveSessions(replayDepth: replayDepth, only: id).first
     }

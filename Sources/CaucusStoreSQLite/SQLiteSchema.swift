@@ -119,6 +119,26 @@ enum SQLiteSchema {
             "UPDATE sessions SET lease_owner_epoch = 1 WHERE lease_holder IS NOT NULL",
             "ALTER TABLE sessions DROP COLUMN lease_expires_at",
         ],
+        [
+            // The console's classes (`ConsoleClassRecord`), until now a JSON file of the data
+            // folder: a change reads a name's classes and writes them in one IMMEDIATE
+            // transaction.
+            """
+            CREATE TABLE console_classes (
+                id TEXT PRIMARY KEY,
+                app TEXT NOT NULL,
+                session TEXT NOT NULL,
+                name_key TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('opened', 'started', 'ended')),
+                host_generation INTEGER NOT NULL CHECK (host_generation >= 0),
+                created_at INTEGER NOT NULL,
+                started_at INTEGER,
+                seen_running INTEGER NOT NULL CHECK (seen_running IN (0, 1))
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX console_classes_by_name ON console_classes (app, name_key)",
+            "CREATE INDEX console_classes_by_age ON console_classes (created_at)",
+        ],
     ]
 
     static var version: Int { migrations.count }

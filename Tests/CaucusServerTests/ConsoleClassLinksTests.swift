@@ -139,19 +139,19 @@ import Testing
         #expect(replayed.status == 409, "\(replayed.json)")
         #expect(replayed.code == 1025, "\(replayed.json)")
         #expect(replayed.json["token"] == nil)
-        // Taking the seat over: the newcomer is the host, the old seat is removed, nobody is a manager.
+        // Taking the seat over: the newcomer is the host, the old seat leaves (closed 4004 replaced), nobody is a manager.
         let taken = try await Self.post(port, "/console/token", ["session": "Period 5", "invite": made.host, "takeOver": true])
         #expect(taken.status == 200, "\(taken.json)")
         let newcomer = try await Self.joined(running, "Period 5", "Ms Rivera (laptop)", token: try taken.string("token"))
         #expect(await Self.roles(in: newcomer) == ["Ms Rivera (laptop)": "host", "Bo": "participant"])
-        #expect(try await teacher.closed() == 4003)
+        #expect(try await teacher.closed() == 4004, "the old host page is told its seat was taken over (replaced), not that it was removed")
         let left = try await bo.event("userLeft")
         #expect((left["event"] as? [String: any Sendable])?["reason"] as? String == "removed")
         // The host token itself, replayed with its identity while the host is in, takes the seat
         // over in the protocol too: never a second, managing host.
         let replayedToken = try await Self.joined(running, "Period 5", "Ms Rivera (phone)", token: try taken.string("token"))
         #expect(await Self.roles(in: replayedToken) == ["Ms Rivera (phone)": "host", "Bo": "participant"])
-        #expect(try await newcomer.closed() == 4003)
+        #expect(try await newcomer.closed() == 4004)
         await replayedToken.close()
         await bo.close()
         await running.stop()

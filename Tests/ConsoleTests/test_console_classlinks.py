@@ -68,6 +68,9 @@ class ClassLinkTests(ConsoleTestCase):
         laptop.click(css_for("take-over"))
         laptop.wait_joined("Ann (laptop)", "host")
         ann.wait_visible(css_for("closed"))
+        # The old page is told its seat was taken over, not that it was removed.
+        self.assertIn("Your seat was taken over in another browser.", ann.text(css_for("closed")))
+        self.assertNotIn("removed", ann.text(css_for("closed")))
         self.assertEqual(self.roles("Period 5"), [("Ann (laptop)", "host")])
 
     def test_a_replaced_host_link_is_refused_at_once(self):

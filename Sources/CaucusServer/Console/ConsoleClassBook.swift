@@ -1,12 +1,14 @@
 import CaucusCore
+import CaucusStore
 import Foundation
-import NIOConcurrencyHelpers
 
 /// What the server remembers of the console's classes that their codes cannot say: whether a
-/// class has opened or ended, and its host link's current generation. Kept in the data folder
-/// (`console-classes.json`, rewritten whole on each change), so that after a restart an ended
-/// class's links still say it ended and a replaced host link stays refused. The running
-/// session a class is, is the store's business: it carries the class id as its
+/// class has opened or ended, and its host link's current generation. Kept in the session
+/// store (`ConsoleClassStore`: a table in SQLite or PostgreSQL), so that every node sharing
+/// the store knows every class and its current host link, and a restart or a node's death
+/// forgets nothing: an ended class's links still say it ended and a replaced host link stays
+/// refused. Each change is one atomic step of the store, whichever node makes it. The running
+/// session a class is, is the store's business too: it carries the class id as its
 /// `session_key`, saved with the session's first event.
 ///
 /// A class is `opened` when made (`POST /console/class`) or when a host link the server has not
@@ -14,27 +16,16 @@ import NIOConcurrencyHelpers
 /// `ended` once it is seen to be over: its session gone or another class running under its
 /// name. Records older than a code's lifetime are dropped: their codes have expired.
 final class ConsoleClassBook: Sendable {
-    struct Record: Codable, Sendable, Equatable {
-        enum State: String, Codable, Sendable { case opened, started, ended }
-        let app: String
-        let session: String
-        let id: String
-        var state: State
-        var hostGeneration: Int
-        let createdAt: Int64
-        var startedAt: Int64?
-        /// Whether a session running as this class was ever seen: after it, no session means ended.
-        var seenRunning: Bool
-    }
+    typealias Record = ConsoleClassRecord
 
     /// What a class's name is doing now, as the registry sees it.
-    enum Running: Equatable {
+    enum Running: Equatable, Sendable {
         case nothing
         case thisClass
         case anotherSession
     }
 
-    enum Standing: Equatable {
+    enum Standing: Equatable, Sendable {
         /// Not opened by its host yet (or opened, and the host's join is on its way).
         case notOpen
         case running
@@ -48,32 +39,25 @@ final class ConsoleClassBook: Sendable {
     /// open a class cannot open it later.
     static let openingMilliseconds: Int64 = 10 * 60_000
 
-    static let fileName = "console-classes.json"
+    /// How long a record is kept: its codes' lifetime and an opening's.
+    static let keptMilliseconds = Int64(ConsoleClassCodes.lifetimeSeconds) * 1000 + openingMilliseconds
 
-    private let path: String?
-    private let records: NIOLockedValueBox<[String: Record]>
+    private let store: any ConsoleClassStore
 
-    /// The book kept at `path` (nil: in memory only).
-    init(path: String?) {
-        self.path = path
-        var loaded: [String: Record] = [:]
-        if let path, let data = FileManager.default.contents(atPath: path),
-            let list = try? JSONDecoder().decode([Record].self, from: data)
-        {
-            for record in list { loaded[record.id] = record }
-        }
-        records = NIOLockedValueBox(loaded)
+    init(store: any ConsoleClassStore) {
+        self.store = store
     }
 
-    func record(_ id: String) -> Record? {
-        records.withLockedValue { $0[id] }
+    func record(_ id: String) async throws(CaucusError) -> Record? {
+        try await asking { try await self.store.consoleClass(id) }
     }
 
     /// A new class `id` of `session`: refused (1021) while a class of the name runs or is opening;
     /// a class of the name that was made and never opened gives way (it ends).
-    func open(_ id: String, app: String, session: String, running: Running, at now: Instant) throws(CaucusError) -> Record {
+    func open(_ id: String, app: String, session: String, running: Running, at now: Instant) async throws(CaucusError) -> Record {
         if running != .nothing { throw Self.nameTaken(session) }
-        let made: Record? = update { records in
+        try await asking { try await self.store.forgetConsoleClasses(createdBefore: now.milliseconds - Self.keptMilliseconds) }
+        let made: Record? = try await change(id, app: app, session: session) { records in
             var given: [String] = []
             for (id, record) in records where record.app == app && SessionName.matches(record.session, session) {
                 switch Self.standing(of: record, running: .nothing, at: now).standing {
@@ -82,10 +66,10 @@ final class ConsoleClassBook: Sendable {
                 default: return nil
                 }
             }
+            // A class id is new: one already recorded (under any name) is never made again.
+            guard records[id] == nil else { return nil }
             for id in given { records[id]?.state = .ended }
-            let record = Record(
-                app: app, session: session, id: id, state: .opened, hostGeneration: 0,
-                createdAt: now.milliseconds, startedAt: nil, seenRunning: false)
+            let record = Record(app: app, session: session, id: id, state: .opened, hostGeneration: 0, createdAt: now.milliseconds)
             records[record.id] = record
             return record
         }
@@ -96,8 +80,10 @@ final class ConsoleClassBook: Sendable {
     /// Where class `id` stands, noting what it learns (seen running, ended). A class this
     /// server never recorded (a `caucus link` host link not used yet) is recorded as opened
     /// when `adopt` says so (its host is asking).
-    func standing(of id: String, app: String, session: String, running: Running, adopt: Bool, at now: Instant) -> (standing: Standing, record: Record?) {
-        let (standing, record) = update { (records: inout [String: Record]) -> (Standing, Record?) in
+    func standing(
+        of id: String, app: String, session: String, running: Running, adopt: Bool, at now: Instant
+    ) async throws(CaucusError) -> (standing: Standing, record: Record?) {
+        try await change(id, app: app, session: session) { (records: inout [String: Record]) -> (Standing, Record?) in
             guard let known = records[id] ?? (adopt ? Self.adopted(id, app: app, session: session, at: now) : nil) else {
                 return running == .nothing ? (Standing.notOpen, nil) : (running == .thisClass ? .running : .nameTaken, nil)
             }
@@ -105,21 +91,22 @@ final class ConsoleClassBook: Sendable {
             records[id] = updated
             return (standing, updated)
         }
-        return (standing, record)
     }
 
     /// The class's host was given a token to open it.
-    func started(_ id: String, at now: Instant) {
-        update { records in
+    func started(_ id: String, app: String, session: String, at now: Instant) async throws(CaucusError) {
+        try await change(id, app: app, session: session) { records in
             guard records[id]?.state == .opened || records[id]?.state == .started else { return }
             records[id]?.state = .started
             records[id]?.startedAt = now.milliseconds
         }
     }
 
-    /// The next host link generation of class `id` (the host replaced its link).
-    func replaceHostLink(of id: String) -> Int? {
-        update { (records: inout [String: Record]) -> Int? in
+    /// The next host link generation of class `id` (the host replaced its link); nil if the
+    /// class is unknown or ended. Atomic on every node: the link it replaces is refused by all
+    /// from the moment it returns.
+    func replaceHostLink(of id: String, app: String, session: String) async throws(CaucusError) -> Int? {
+        try await change(id, app: app, session: session) { (records: inout [String: Record]) -> Int? in
             guard records[id] != nil, records[id]?.state != .ended else { return nil }
             records[id]?.hostGeneration += 1
             return records[id]?.hostGeneration
@@ -127,7 +114,7 @@ final class ConsoleClassBook: Sendable {
     }
 
     private static func adopted(_ id: String, app: String, session: String, at now: Instant) -> Record {
-        Record(app: app, session: session, id: id, state: .opened, hostGeneration: 0, createdAt: now.milliseconds, startedAt: nil, seenRunning: false)
+        Record(app: app, session: session, id: id, state: .opened, hostGeneration: 0, createdAt: now.milliseconds)
     }
 
     private static func standing(of record: Record, running: Running, at now: Instant) -> (standing: Standing, record: Record) {
@@ -158,22 +145,19 @@ final class ConsoleClassBook: Sendable {
         CaucusError(.sessionAlreadyLive, "A class named \(session) is running or opening: its host link is the way in, or choose another name.")
     }
 
-    /// Changes the records under the lock and, when they changed, writes them out.
-    private func update<Result>(_ change: (inout [String: Record]) -> Result) -> Result {
-        records.withLockedValue { records in
-            let before = records
-            let result = change(&records)
-            if records != before { save(records) }
-            return result
-        }
+    /// Changes the records of class `id` and of `session`'s name in one step of the store.
+    private func change<Result: Sendable>(
+        _ id: String, app: String, session: String, _ body: @escaping @Sendable (inout [String: Record]) -> Result
+    ) async throws(CaucusError) -> Result {
+        try await asking { try await self.store.changeConsoleClasses(id: id, app: app, nameKey: SessionName.key(session), body) }
     }
 
-    private func save(_ records: [String: Record]) {
-        guard let path else { return }
-        let oldest = Int64(Date().timeIntervalSince1970 * 1000) - Int64(ConsoleClassCodes.lifetimeSeconds) * 1000 - Self.openingMilliseconds
-        let kept = records.values.filter { $0.createdAt >= oldest }.sorted { $0.createdAt < $1.createdAt }
-        guard let data = try? JSONEncoder().encode(kept) else { return }
-        // Written beside and renamed over: a crash mid-write never leaves half a book.
-        try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    /// A store that fails leaves the book as it was: the request is refused, and may be tried again.
+    private func asking<Result: Sendable>(_ call: () async throws -> Result) async throws(CaucusError) -> Result {
+        do {
+            return try await call()
+        } catch {
+            throw CaucusError(.internalError, "The class book could not be read or written (\(error)): try again.")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CaucusAuth
 import CaucusCore
+import CaucusStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -22,7 +23,7 @@ extension SessionServer {
             let host = try ConsoleClassCodes.code(session: asked.session, classID: id, role: .host, app: app, at: now)
             let participant = try ConsoleClassCodes.code(session: asked.session, classID: id, role: .participant, app: app, at: now)
             let running = try await self.running(asked.session, classID: id, of: app)
-            _ = try self.consoleClasses.open(id, app: app.key, session: asked.session, running: running, at: now)
+            _ = try await self.consoleClasses.open(id, app: app.key, session: asked.session, running: running, at: now)
             return Self.json(ConsoleSessionInvites(session: asked.session, class: id, hostInvite: host, participantInvite: participant))
         }
     }
@@ -36,9 +37,9 @@ extension SessionServer {
             if let name = asked.name { return try await self.personalToken(asked, name: name, apps: apps, at: now) }
             let code = try ConsoleClassCodes.verify(asked.invite, session: asked.session, apps: apps, at: now)
             let app = try self.app(of: code.app, in: apps, session: asked.session)
-            try self.checkHostGeneration(code, session: asked.session)
+            try await self.checkHostGeneration(code, session: asked.session)
             let running = try await self.running(asked.session, classID: code.classID, of: app)
-            let standing = self.consoleClasses.standing(
+            let standing = try await self.consoleClasses.standing(
                 of: code.classID, app: app.key, session: asked.session, running: running, adopt: code.role == .host, at: now
             ).standing
             try Self.refuse(standing, session: asked.session, waiting: code.role == .participant)
@@ -57,7 +58,7 @@ extension SessionServer {
                     .hostSeatTaken,
                     "The host of \(asked.session) is in the class from another browser. Take the host seat over? That browser leaves the class.")
             }
-            if standing == .notOpen { self.consoleClasses.started(code.classID, at: now) }
+            if standing == .notOpen { try await self.consoleClasses.started(code.classID, app: app.key, session: asked.session, at: now) }
             let token = try Self.mint(app: app, session: asked.session, role: .host, at: now, identity: identity, classID: code.classID)
             let participants = try ConsoleClassCodes.code(session: asked.session, classID: code.classID, role: .participant, app: app, at: now)
             return Self.json(ConsoleToken(token: token, role: "host", class: code.classID, participantInvite: participants))
@@ -82,7 +83,7 @@ extension SessionServer {
             let asked = try await ConsoleRequestBody.decode(ConsoleHostLinkRequest.self, from: request, limit: self.configuration.maxFrameBytes)
             let now = self.clock()
             let (code, app) = try await self.hostsClass(asked.invite, session: asked.session, apps: apps, doing: "replaces it", at: now)
-            guard let generation = self.consoleClasses.replaceHostLink(of: code.classID) else { throw Self.classEnded(asked.session) }
+            guard let generation = try await self.consoleClasses.replaceHostLink(of: code.classID, app: app.key, session: asked.session) else { throw Self.classEnded(asked.session) }
             let invite = try ConsoleClassCodes.code(session: asked.session, classID: code.classID, role: .host, generation: generation, app: app, at: now)
             return Self.json(ConsoleHostLink(session: asked.session, class: code.classID, hostInvite: invite))
         }
@@ -97,9 +98,9 @@ extension SessionServer {
             throw CaucusError(.hostInviteRequired, "Only the host link of \(session) \(what).")
         }
         let app = try self.app(of: code.app, in: apps, session: session)
-        try checkHostGeneration(code, session: session)
+        try await checkHostGeneration(code, session: session)
         let running = try await self.running(session, classID: code.classID, of: app)
-        if consoleClasses.standing(of: code.classID, app: app.key, session: session, running: running, adopt: true, at: now).standing == .ended {
+        if try await consoleClasses.standing(of: code.classID, app: app.key, session: session, running: running, adopt: true, at: now).standing == .ended {
             throw Self.classEnded(session)
         }
         return (code, app)
@@ -111,7 +112,7 @@ extension SessionServer {
         let (person, classID, appKey) = try ConsolePersonalLinks.person(of: asked.invite, session: asked.session, name: name, apps: apps, at: now)
         let app = try self.app(of: appKey, in: apps, session: asked.session)
         let running = try await self.running(asked.session, classID: classID, of: app)
-        let standing = consoleClasses.standing(of: classID, app: app.key, session: asked.session, running: running, adopt: false, at: now).standing
+        let standing = try await consoleClasses.standing(of: classID, app: app.key, session: asked.session, running: running, adopt: false, at: now).standing
         try Self.refuse(standing, session: asked.session, waiting: true)
         let inUse = CaucusError(
             .personalLinkInUse,
@@ -135,8 +136,12 @@ extension SessionServer {
             guard state.lifecycle == .live else { return .nothing }
             return state.sessionKey == classID ? .thisClass : .anotherSession
         }
-        // Several nodes: a session served elsewhere is not this node's to judge.
+        // Several nodes: a session served elsewhere runs as the class its first event names.
         do {
+            if configuration.cluster != nil, let shared = store as? any ClusterStore {
+                guard let started = try await shared.liveSessionStart(app: app.key, nameKey: SessionName.key(session)) else { return .nothing }
+                return started.sessionKey == classID ? .thisClass : .anotherSession
+            }
             return try await liveSessions(of: app).contains { SessionName.matches($0.name, session) } ? .anotherSession : .nothing
         } catch let error as CaucusError {
             throw error
@@ -154,8 +159,8 @@ extension SessionServer {
 
     /// A host code of an older generation was replaced (1024); a record of another session is
     /// not this link's class.
-    private func checkHostGeneration(_ code: ConsoleClassCodes.Verified, session: String) throws(CaucusError) {
-        guard let record = consoleClasses.record(code.classID) else { return }
+    private func checkHostGeneration(_ code: ConsoleClassCodes.Verified, session: String) async throws(CaucusError) {
+        guard let record = try await consoleClasses.record(code.classID) else { return }
         guard record.app == code.app, SessionName.matches(record.session, session) else {
             throw CaucusError(.inviteInvalid, "This invite link is not valid for \(session): ask the host for a new one.")
         }

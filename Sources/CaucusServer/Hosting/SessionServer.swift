@@ -47,7 +47,7 @@ public final class SessionServer: Sendable {
     let clock: @Sendable () -> Instant
     /// The console's personal links on their way into a session (development app).
     let personalClaims = ConsolePersonalClaims()
-    /// The console's classes: opened, ended, their host links' generations (the data folder's `console-classes.json`).
+    /// The console's classes: opened, ended, their host links' generations (in the store).
     let consoleClasses: ConsoleClassBook
     /// HTTPS and WSS: the certificate new connections get; nil for plain HTTP.
     let tls: ServedCertificate?
@@ -113,6 +113,7 @@ public final class SessionServer: Sendable {
         let started = ContinuousClock.now
         if let storeService { try await storeService.prepare() }
         await storeReachability?.answered(callStartedAt: started)
+        try await ConsoleClassImport.run(dataDirectory: configuration.dataDirectory, into: store, now: clock(), logger: logger)
         if let leaseKeeper {
             try await agreeWithCluster()
             return try await leaseKeeper.start()
@@ -153,7 +154,7 @@ public final class SessionServer: Sendable {
     ) {
         self.tls = tls
         self.storeService = storeService
-        self.consoleClasses = ConsoleClassBook(path: configuration.dataDirectory + "/" + ConsoleClassBook.fileName)
+        self.consoleClasses = ConsoleClassBook(store: store)
         self.configuration = configuration
         self.apps = Dictionary(apps.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         self.developmentApp = development?.app

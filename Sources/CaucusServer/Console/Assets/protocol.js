@@ -20,7 +20,7 @@ export class ProtocolError extends Error {
 const FINAL_CLOSES = new Map([
   [4002, "The session ended."],
   [4003, "You were removed from the session."],
-  [4004, "Another connection took over this seat."],
+  [4004, "Your seat was taken over in another browser."],
   [4005, "You left the session."],
 ]);
 

@@ -186,11 +186,15 @@ extension SessionPipeline {
     private mutating func connectionsEnded(by event: Event) -> [(Connection, CloseCode, String)] {
         switch event {
         case .userLeft(let id, let reason, _):
+            let takenOver = takenOverSeats.remove(id) != nil
             // One who left still gets the reply to its `leave`; its socket closes after it.
             guard let connection = connections.removeValue(forKey: id) else { return [] }
             guard reason == .removed else {
                 rosterHold.forget(connection)
                 return []
+            }
+            if takenOver {
+                return [(connection, .replaced, "Your seat was taken over in another browser.")]
             }
             return [(connection, .removed, "You were removed from the session.")]
         case .sessionEnded:

@@ -23,6 +23,9 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     var lifecycle = Lifecycle.open
     /// The users' current connections.
     var connections: [UserID: Connection] = [:]
+    /// Host seats removed because their person took the seat over from another device (the
+    /// host is removed by nobody else): closed 4004 `replaced`, not 4003 `removed`.
+    var takenOverSeats: Set<UserID> = []
 
     /// Decided and applied, waiting for the store.
     var pending: [Outgoing] = []
@@ -299,6 +302,7 @@ extension SessionPipeline {
     private mutating func record(_ events: [Event], at now: Instant) -> Int {
         for event in events {
             let departed = Self.departures(of: event, in: state)
+            if case .userLeft(let id, .removed, _) = event, id == state.hostID { takenOverSeats.insert(id) }
             state.apply(event)
             seq += 1
             noteMembership(event, seq: seq)
