@@ -32,10 +32,33 @@ enum RawHTTP {
         "Basic " + Data("\(key):\(secret)".utf8).base64EncodedString()
     }
 
-    private static func exchange(port: Int, _ request: [UInt8]) throws -> Reply {
+    /// Sends the request and reads only its first `count` bytes, leaving the rest unread
+    /// (the server's writes wait on the socket) until the returned descriptor is closed.
+    static func startReading(port: Int, _ target: String, headers: [String: String], count: Int) async throws -> (socket: Int32, bytes: [UInt8]) {
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        let bytes = Array((request + "\r\n").utf8)
+        return try await offThePool {
+            let socket = try connected(port: port)
+            try send(bytes, on: socket)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: count)
+            while received.count < count {
+                let got = buffer.withUnsafeMutableBytes { read(socket, $0.baseAddress, count - received.count) }
+                guard got > 0 else { throw TestFailure("read: \(errno)") }
+                received += buffer[0..<got]
+            }
+            return (socket, received)
+        }
+    }
+
+    private static func send(_ bytes: [UInt8], on socket: Int32) throws {
+        guard bytes.withUnsafeBytes({ write(socket, $0.baseAddress, $0.count) }) == bytes.count else { throw TestFailure("write: \(errno)") }
+    }
+
+    private static func connected(port: Int) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestFailure("socket: \(errno)") }
-        defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -43,12 +66,19 @@ enum RawHTTP {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw TestFailure("connect to 127.0.0.1:\(port): \(errno)") }
+        guard connected == 0 else {
+            close(socket)
+            throw TestFailure("connect to 127.0.0.1:\(port): \(errno)")
+        }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard request.withUnsafeBytes({ write(socket, $0.baseAddress, $0.count) }) == request.count else {
-            throw TestFailure("write: \(errno)")
-        }
+        return socket
+    }
+
+    private static func exchange(port: Int, _ request: [UInt8]) throws -> Reply {
+        let socket = try connected(port: port)
+        defer { close(socket) }
+        try send(request, on: socket)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -132,6 +132,38 @@ struct RecordingFilesAPITests {
         }
     }
 
+    /// The server's resident memory (kB), from /proc.
+    static func residentKilobytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { throw TestFailure("no VmRSS in /proc/\(pid)/status") }
+        return kilobytes
+    }
+
+    @Test func aLargeFileIsStreamedNotLoaded() async throws {
+        let fixture = try await Fixture.start()
+        defer { fixture.stop() }
+        // 1 GiB, sparse: no disk used, read as zeros.
+        let path = fixture.layout.root + "/41/main/u1-video-1.webm"
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let pid = fixture.server.process.processIdentifier
+        _ = try await fixture.get("/v1/sessions/41/recordings/main/u1-audio-0.webm")
+        let before = try Self.residentKilobytes(pid)
+        // The first bytes have come: a server that loaded the file whole would hold it all now.
+        let reading = try await RawHTTP.startReading(
+            port: fixture.server.port, "/v1/sessions/41/recordings/main/u1-video-1.webm",
+            headers: ["Authorization": RawHTTP.basic(ServerProcess.app.key, ServerProcess.app.secret)], count: 1 << 20)
+        defer { close(reading.socket) }
+        #expect(String(decoding: reading.bytes.prefix(12), as: UTF8.self) == "HTTP/1.1 200")
+        #expect(String(decoding: reading.bytes.prefix(400), as: UTF8.self).lowercased().contains("content-length: \(1 << 30)"))
+        let during = try Self.residentKilobytes(pid)
+        #expect(during - before < 256 * 1024, "the server's memory grew from \(before) kB to \(during) kB serving a 1 GiB file")
+    }
+
     @Test func noPathLeadsOutsideTheRecordingsFolder() async throws {
         let fixture = try await Fixture.start()
         defer { fixture.stop() }
