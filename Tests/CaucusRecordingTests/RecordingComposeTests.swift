@@ -53,6 +53,22 @@ struct RecordingComposeTests {
         let frames = try await OracleTools.decodedFrames(output)
         #expect(frames.status == 0 && frames.frames > 50, "\(frames)")
 
+        // Each clap where the timeline puts it: Ann's white frame in the left tile and Bob's in
+        // the right one, their bursts in the mix, a second apart (the real instants plus the
+        // network's 30 ms, from the earliest file's start).
+        let origin = Double(try #require(starts.min())) / 1000
+        let expectedClaps = [1.030 - origin, 2.030 - origin]
+        let left = try await RecordingSyncTests.videoClaps(output, crop: "crop=320:240:0:0")
+        let right = try await RecordingSyncTests.videoClaps(output, crop: "crop=320:240:320:0")
+        let heard = try await RecordingSyncTests.audioClaps(output)
+        let seen = [left.first, right.first].compactMap { $0 }
+        try #require(seen.count == 2 && heard.count == 2, "white frames left \(left), right \(right); bursts \(heard)")
+        for (index, expected) in expectedClaps.enumerated() {
+            // Video: 25 frames a second from 15, so within two frames; audio within 20 ms.
+            #expect(abs(seen[index] - expected) <= 0.080, "clap \(index): seen at \(seen[index]) s, expected \(expected) s")
+            #expect(abs(heard[index] - expected) <= 0.020, "clap \(index): heard at \(heard[index]) s, expected \(expected) s")
+        }
+
         // An existing output is kept unless --overwrite.
         let again = try await Self.compose([run.folder.path, "--out", output])
         #expect(again.status != 0 && again.errors.contains("--overwrite"), "\(again.errors)")
