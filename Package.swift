@@ -99,6 +99,8 @@ let package = Package(
             dependencies: [
                 "CaucusCore", "CaucusProtocol", "CaucusJSON", "CaucusAuth", "CaucusStore", "CaucusStoreSQLite",
                 "CaucusStorePostgres", "CaucusMedia", "CaucusSFU", "CaucusJSONSyntax",
+                // Where recordings lie, for the control API that lists, serves and deletes them.
+                "CaucusRecording",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -176,6 +178,8 @@ let package = Package(
             name: "caucus",
             dependencies: [
                 "CaucusCore", "CaucusAuth", "CaucusServer", "CaucusStore", "CaucusStorePostgres", "Caucus", "CaucusProtocol", "CaucusJSON",
+                // `caucus recording compose` reads a location's timeline.
+                "CaucusRecording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The load generator's lean WebSocket client and its latency histograms.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -263,6 +267,8 @@ let package = Package(
             dependencies: [
                 "CaucusServer", "CaucusCore", "CaucusProtocol", "CaucusAuth", "CaucusTestSupport", "CaucusMediaTestSupport",
                 "CaucusProcessTestSupport",
+                // A location's timeline in a server's data folder, for the recordings routes.
+                "CaucusRecording",
                 // The restart tests read what a killed `caucus serve` left in its store.
                 "CaucusStore", "CaucusStoreSQLite", "CaucusStorePostgres", "CaucusPostgresTestSupport",
                 // The client-role WebRTC stack, against the server's media port, and the SFU's types.
@@ -301,6 +307,8 @@ let package = Package(
                 "CaucusRecording", "CaucusMedia", "CaucusProcessTestSupport",
                 // Real Opus and VP8 frames for the files that ffprobe, ffmpeg and mkvinfo read.
                 "CaucusCodecs",
+                // `caucus serve` as a process, serving the recordings these tests write.
+                "CaucusTestSupport", "CaucusAuth",
             ]
         ),
         .testTarget(

@@ -5,7 +5,7 @@ struct CaucusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "caucus",
         abstract: "Caucus: sessions with subsessions (breakout rooms).",
-        subcommands: [Serve.self, TokenCommand.self, LinkCommand.self, ClientCommand.self, Bench.self]
+        subcommands: [Serve.self, TokenCommand.self, LinkCommand.self, ClientCommand.self, RecordingCommand.self, Bench.self]
     )
 }
 

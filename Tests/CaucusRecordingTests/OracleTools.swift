@@ -22,11 +22,13 @@ enum OracleTools {
         var text: String { String(decoding: output, as: UTF8.self) }
     }
 
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Result {
+    /// Runs `executable`; `environment` replaces this process's when given.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
         try await offThePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
+            if let environment { process.environment = environment }
             let output = Pipe()
             // Errors to a file, so that only one pipe needs draining while the child runs.
             let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-oracle-\(UUID().uuidString)")

@@ -24,18 +24,28 @@ final class RecordingRun {
     /// Per file name: the location-clock time of its time 0 (µs).
     private(set) var fileOffsets: [String: Int64] = [:]
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-recording-\(UUID().uuidString)")
+    /// Whether the folder is the run's own, removed with it (not one a test gave).
+    private let ownsFolder: Bool
+
+    /// Records into `folder` (a temporary folder of its own when nil), a location's timeline
+    /// naming `location`, its clock's 0 at Unix time `wallClock` (ms).
+    init(folder given: String? = nil, location: String = "room-1", wallClock: Int64 = 0) throws {
+        folder = given.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("caucus-recording-\(UUID().uuidString)")
+        ownsFolder = given == nil
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        timeline = try TimelineFile(creatingAt: folder.appendingPathComponent("timeline.jsonl").path, location: "room-1", wallClock: 0)
+        timeline = try TimelineFile(creatingAt: folder.appendingPathComponent("timeline.jsonl").path, location: location, wallClock: wallClock)
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
+    deinit { if ownsFolder { try? FileManager.default.removeItem(at: folder) } }
 
     /// A run that recorded `publishers` from their first input to `end` (arrival time, s),
     /// finished unless `finish` is false (a server that died there).
-    static func of(_ publishers: [SyntheticPublisher], until end: Double = .infinity, finish: Bool = true) throws -> RecordingRun {
-        let run = try RecordingRun()
+    static func of(
+        _ publishers: [SyntheticPublisher], until end: Double = .infinity, finish: Bool = true, folder: String? = nil,
+        location: String = "room-1", wallClock: Int64 = 0
+    ) throws -> RecordingRun {
+        let run = try RecordingRun(folder: folder, location: location, wallClock: wallClock)
         for publisher in publishers { try run.record(publisher) }
         try run.feed(publishers.flatMap { try $0.inputs() }, until: end)
         if finish { try run.finish() }
@@ -51,7 +61,7 @@ final class RecordingRun {
 
     private func add(ssrc: UInt32, codec: TrackRecorder.Codec, user: String, kind: TimelineEvent.MediaKind) throws {
         var recorder = TrackRecorder(ssrc: ssrc, codec: codec, trackUID: UInt64(ssrc), trackName: user)
-        let files = TrackRecordingFiles(folder: folder.path, baseName: "\(user)-\(kind.rawValue)")
+        let files = TrackRecordingFiles(folder: folder.path, baseName: RecordingLayout.baseName(user: user, kind: kind))
         let actions = recorder.start()
         tracks[ssrc] = (recorder, files, user, kind)
         try perform(actions, ssrc: ssrc)

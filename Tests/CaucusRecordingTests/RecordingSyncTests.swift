@@ -30,11 +30,11 @@ struct RecordingSyncTests {
         return edges.indices.filter { edges[$0].ends && edges[($0 + 1)...].contains { !$0.ends } }.map { edges[$0].time }
     }
 
-    /// The file times (s) of the white frames: FFmpeg's mean luma of each decoded frame.
-    static func videoClaps(_ path: String) async throws -> [Double] {
-        let result = try await OracleTools.run(
-            OracleTools.ffmpeg,
-            ["-v", "error", "-copyts", "-i", path, "-vf", "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-", "-f", "null", "-"])
+    /// The file times (s) of the white frames: FFmpeg's mean luma of each decoded frame (of
+    /// the part `crop` cuts out, an FFmpeg `crop=w:h:x:y`, when given).
+    static func videoClaps(_ path: String, crop: String? = nil) async throws -> [Double] {
+        let filter = (crop.map { $0 + "," } ?? "") + "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-"
+        let result = try await OracleTools.run(OracleTools.ffmpeg, ["-v", "error", "-copyts", "-i", path, "-vf", filter, "-f", "null", "-"])
         #expect(result.status == 0, "\(result.errors)")
         var times: [Double] = []
         var time: Double?

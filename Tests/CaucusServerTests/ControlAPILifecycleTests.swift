@@ -1,4 +1,5 @@
 import CaucusCore
+import CaucusRecording
 import Foundation
 import Testing
 
@@ -160,11 +161,15 @@ extension ControlAPITests {
         let document = try #require(
             try JSONSerialization.jsonObject(with: Data(try await HTTP.get(server, "/openapi.json").body.utf8)) as? [String: Any])
         let paths = try #require(document["paths"] as? [String: Any])
-        // Reads first, then the operation, then the deletions, the session's last.
+        // A recorded location of the session, as the recorder leaves it, for the recordings routes.
+        let record = RecordingSessionRecord(app: api.key, session: Int64(id), name: "Class", createdAt: 0)
+        let folder = try RecordingLayout(dataDirectory: server.dataDirectory).prepare(record, location: .main)
+        try TimelineFile(creatingAt: folder + "/" + RecordingLayout.timelineFileName, location: "main", wallClock: 0).close()
+        // Reads first, then the operation, then the deletions, deepest path first (the session's last).
         func order(_ operation: String) -> Int {
             if operation.hasPrefix("GET") { return 0 }
             if operation.hasPrefix("POST") { return 1 }
-            return operation.contains("{user}") ? 2 : 3
+            return 10 - operation.split(separator: "/").count
         }
         let operations = OpenAPICheck.operations(in: document).sorted { (order($0), $0) < (order($1), $1) }
         #expect(operations.count == Self.routes.count)
@@ -172,6 +177,7 @@ extension ControlAPITests {
             let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
             let (method, template) = (parts[0], parts[1])
             let path = template.replacingOccurrences(of: "{id}", with: "\(id)").replacingOccurrences(of: "{user}", with: "\(annID)")
+                .replacingOccurrences(of: "{location}", with: "main").replacingOccurrences(of: "{file}", with: RecordingLayout.timelineFileName)
             let body = method == "POST" ? #"{"op": "addToPreList", "names": ["Probe"]}"# : nil
             let reply = try await api.send(method, path, body: body)
             let responses = ((paths[template] as? [String: Any])?[method.lowercased()] as? [String: Any])?["responses"] as? [String: Any] ?? [:]

@@ -18,6 +18,10 @@ import Testing
         "DELETE /v1/sessions/{id}",
         "DELETE /v1/sessions/{id}/users/{user}",
         "POST /v1/sessions/{id}/operations",
+        "GET /v1/sessions/{id}/recordings",
+        "DELETE /v1/sessions/{id}/recordings",
+        "GET /v1/sessions/{id}/recordings/{location}/{file}",
+        "DELETE /v1/sessions/{id}/recordings/{location}",
         "GET /v1/history",
     ]
 

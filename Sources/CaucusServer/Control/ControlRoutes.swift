@@ -65,6 +65,18 @@ extension SessionServer {
                 }
             }
         }
+        v1.get("sessions/:id/recordings") { request, context in
+            try await self.control(request) { app in try await self.listRecordings(context, app) }
+        }
+        v1.delete("sessions/:id/recordings") { request, context in
+            try await self.control(request) { app in try await self.deleteRecordings(context, app, oneLocation: false) }
+        }
+        v1.get("sessions/:id/recordings/:location/:file") { request, context in
+            try await self.control(request) { app in try await self.recordingFile(request, context, app) }
+        }
+        v1.delete("sessions/:id/recordings/:location") { request, context in
+            try await self.control(request) { app in try await self.deleteRecordings(context, app, oneLocation: true) }
+        }
         v1.get("history") { request, _ in
             try await self.control(request, query: ["limit"]) { app in
                 let given = request.uri.queryParameters.get("limit")
@@ -99,7 +111,7 @@ extension SessionServer {
 
     /// Authenticates the app, refuses query parameters the route does not take (or takes once),
     /// and turns refusals into JSON error responses.
-    private func control(
+    func control(
         _ request: HummingbirdCore.Request, query allowed: Set<Substring> = [], _ body: (AppCredentials) async throws -> Response
     ) async throws -> Response {
         guard let app = authenticate(request) else {

@@ -84,6 +84,35 @@ enum OpenAPIDocument {
         "properties": {"op": {"type": "string", "enum": [\#(operations.map { "\"\($0)\"" }.joined(separator: ", "))]}},
         "additionalProperties": true
       },
+      "Recordings": {
+        "type": "object",
+        "description": "A session's recordings on this node (docs/recording.md): one WebM file per publisher, kind and resolution, and a timeline per location.",
+        "required": ["session", "recordings", "timelines"],
+        "properties": {
+          "session": {"type": "integer"},
+          "recordings": {"type": "array", "items": {
+            "type": "object",
+            "required": ["location", "file", "size", "ended", "url"],
+            "properties": {
+              "location": {"type": "string", "description": "main or room-<id>"},
+              "file": {"type": "string"}, "user": {"type": "string", "description": "Absent when the timeline does not name the file"},
+              "kind": {"type": "string", "enum": ["audio", "video", "screen"]}, "codec": {"type": "string", "enum": ["opus", "vp8"]},
+              "start": {"type": "integer", "description": "Milliseconds on the location's clock where the file's time 0 lies (the timeline's fileStarted t)"},
+              "startedAt": {"type": "integer", "description": "Unix milliseconds of start"},
+              "duration": {"type": "integer", "description": "Milliseconds: the timeline's fileEnded, else the file's header (still recording, or cut off by a crash)"},
+              "size": {"type": "integer", "description": "Bytes"}, "ended": {"type": "boolean", "description": "Whether the timeline says the file ended"},
+              "url": {"type": "string", "description": "Its path on this server"}
+            }
+          }},
+          "timelines": {"type": "array", "items": {"type": "object", "required": ["location", "file", "size", "url"], "properties": {
+            "location": {"type": "string"}, "file": {"type": "string", "const": "timeline.jsonl"}, "size": {"type": "integer"}, "url": {"type": "string"}}}}
+        }
+      },
+      "RecordingsDeleted": {
+        "type": "object",
+        "required": ["session", "deleted"],
+        "properties": {"session": {"type": "integer"}, "deleted": {"type": "array", "description": "The locations whose folders were deleted", "items": {"type": "string"}}}
+      },
       "History": {
         "type": "object",
         "properties": {
@@ -108,7 +137,8 @@ enum OpenAPIDocument {
       "OtherNode": {"description": "Several nodes: another node serves the session. Repeat the same request (method, credentials, body) at the Location header's URL.", "headers": {"Location": {"schema": {"type": "string"}}}}
     },
     "parameters": {
-      "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}, "description": "The session's id, from GET /v1/sessions."}
+      "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}, "description": "The session's id, from GET /v1/sessions."},
+      "recordingLocation": {"name": "location", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^(main|room-[1-9][0-9]*)$"}, "description": "main, or room-<id> for a breakout room."}
     }
   },
   "security": [{"app": []}],
@@ -170,6 +200,49 @@ enum OpenAPIDocument {
           "200": {"description": "Done", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
           "403": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/recordings": {
+      "parameters": [{"$ref": "#/components/parameters/session"}],
+      "get": {
+        "summary": "The session's recordings on this node: every file with its location, user, kind, start, duration and size, and each location's timeline. Also after the session has ended.",
+        "responses": {
+          "200": {"description": "The recordings (empty lists for a live session with none)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Recordings"}}}},
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      },
+      "delete": {
+        "summary": "Delete every location's recordings of the session on this node",
+        "responses": {
+          "200": {"description": "Deleted", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingsDeleted"}}}},
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/recordings/{location}": {
+      "parameters": [{"$ref": "#/components/parameters/session"}, {"$ref": "#/components/parameters/recordingLocation"}],
+      "delete": {
+        "summary": "Delete one location's recordings (its files and timeline)",
+        "responses": {
+          "200": {"description": "Deleted", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingsDeleted"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/recordings/{location}/{file}": {
+      "parameters": [
+        {"$ref": "#/components/parameters/session"}, {"$ref": "#/components/parameters/recordingLocation"},
+        {"name": "file", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^(timeline\\.jsonl|[A-Za-z0-9_-]+\\.webm)$"}, "description": "A file name from GET /v1/sessions/{id}/recordings."}
+      ],
+      "get": {
+        "summary": "One recorded file (video/webm, audio/webm) or a location's timeline (application/jsonl), streamed. One byte range (Range: bytes=first-last, first- or -suffix) is served as 206; several ranges get the whole file.",
+        "parameters": [{"name": "Range", "in": "header", "required": false, "schema": {"type": "string"}, "description": "bytes=first-last, bytes=first- or bytes=-suffix"}],
+        "responses": {
+          "200": {"description": "The whole file", "headers": {"Accept-Ranges": {"schema": {"type": "string", "const": "bytes"}}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
+          "206": {"description": "The range asked", "headers": {"Content-Range": {"schema": {"type": "string"}, "description": "bytes first-last/size"}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"},
+          "416": {"description": "The range lies past the file's end; Content-Range: bytes */size", "headers": {"Content-Range": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
       }
     },

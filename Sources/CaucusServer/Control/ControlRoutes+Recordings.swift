@@ -1,0 +1,170 @@
+import CaucusAuth
+import CaucusCore
+import CaucusRecording
+import Foundation
+import Hummingbird
+import HummingbirdCore
+
+/// The control API's recordings routes (docs/recording.md, "Getting them"): a session's
+/// recordings listed, each file served with HTTP Range, and deleted, all from this node's
+/// data folder (``RecordingLayout``). An app reaches its own sessions' recordings only, also
+/// after the session has ended (`session.json` says whose they are).
+extension SessionServer {
+    var recordingLayout: RecordingLayout { RecordingLayout(dataDirectory: configuration.dataDirectory) }
+
+    /// `GET /v1/sessions/{id}/recordings`.
+    func listRecordings(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
+        let session = try await recordingsSession(context, app)
+        var recordings: [RecordingSummary] = []
+        var timelines: [TimelineSummary] = []
+        for location in recordingLayout.locations(of: session) {
+            let folder = recordingLayout.locationFolder(session: session, location: location)
+            // Lenient: a line a crash or a full disk spoilt costs that line, not the listing.
+            guard let read = try? RecordedLocation.read(folder: folder, strict: false) else { continue }
+            let base = "/v1/sessions/\(session)/recordings/\(location.name)/"
+            if let bytes = read.timelineBytes {
+                timelines.append(TimelineSummary(location: location.name, file: RecordingLayout.timelineFileName, size: bytes, url: base + RecordingLayout.timelineFileName))
+            }
+            for file in read.files {
+                recordings.append(
+                    RecordingSummary(
+                        location: location.name, file: file.name, user: file.user, kind: file.kind?.rawValue, codec: file.codec,
+                        start: file.start, startedAt: file.start.flatMap { start in read.wallClock.map { $0 + start } },
+                        duration: file.durationMilliseconds, size: file.bytes, ended: file.ended, url: base + file.name))
+            }
+        }
+        return Self.json(RecordingsListing(session: session, recordings: recordings, timelines: timelines))
+    }
+
+    /// `GET /v1/sessions/{id}/recordings/{location}/{file}`: the file, streamed from disk,
+    /// whole (200) or one byte range (206); 416 for a range past its end.
+    func recordingFile(_ request: HummingbirdCore.Request, _ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
+        let session = try await recordingsSession(context, app)
+        let location = try Self.recordingLocation(context)
+        guard let name = context.parameters.get("file"), RecordingLayout.isFileName(name) else {
+            throw CaucusError(.invalidArguments, "The file must be timeline.jsonl or a recording's .webm name (letters, digits, _ and -).")
+        }
+        guard let path = recordingLayout.regularFile(session: session, location: location, name: name),
+            let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
+        else { throw CaucusError(.notFound, "No file \(name) in the recordings of \(location.name).") }
+        var headers: HTTPFields = [.contentType: Self.contentType(of: name), .acceptRanges: "bytes"]
+        let range: ClosedRange<Int64>
+        let status: HTTPResponse.Status
+        switch ByteRangeRequest(header: request.headers[.range], size: size) {
+        case .whole:
+            guard size > 0 else { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+            (range, status) = (0...(size - 1), .ok)
+        case .part(let part):
+            (range, status) = (part, .partialContent)
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(size)"
+        case .unsatisfiable:
+            var refusal = Self.failure(CaucusError(.invalidArguments, "The range asked lies past the file's end (\(size) bytes)."), status: nil)
+            refusal.status = .rangeNotSatisfiable
+            refusal.headers[.contentRange] = "bytes */\(size)"
+            refusal.headers[.acceptRanges] = "bytes"
+            return refusal
+        }
+        // Read in chunks as the client takes them: never the whole file in memory.
+        let body = try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `DELETE /v1/sessions/{id}/recordings` (every location) and
+    /// `DELETE /v1/sessions/{id}/recordings/{location}` (one).
+    func deleteRecordings(_ context: BasicRequestContext, _ app: AppCredentials, oneLocation: Bool) async throws -> Response {
+        let session = try await recordingsSession(context, app)
+        let locations: [RecordingLocation]
+        if oneLocation {
+            let location = try Self.recordingLocation(context)
+            guard RecordingLayout.isRealFolder(recordingLayout.locationFolder(session: session, location: location)) else {
+                throw CaucusError(.notFound, "No recordings of \(location.name) in this session.")
+            }
+            locations = [location]
+        } else {
+            locations = recordingLayout.locations(of: session)
+        }
+        var deleted: [String] = []
+        for location in locations {
+            do {
+                // Removes links themselves, never what they point to.
+                try FileManager.default.removeItem(atPath: recordingLayout.locationFolder(session: session, location: location))
+                deleted.append(location.name)
+            } catch {
+                logger.error("deleting the recordings of session \(session) \(location.name) failed: \(error)")
+                throw CaucusError.serverFailure
+            }
+        }
+        return Self.json(RecordingsDeletion(session: session, deleted: deleted))
+    }
+
+    /// The session the path names, when this app may reach its recordings: its `session.json`
+    /// names the app, or (nothing recorded yet) it is the app's live session here. Any other
+    /// session, another app's included, is answered as if it did not exist.
+    private func recordingsSession(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> Int64 {
+        let missing = CaucusError(.notFound, "No session with that id in this app has recordings here.")
+        guard let session = context.parameters.get("id", as: Int64.self), session > 0 else { throw missing }
+        let record: RecordingSessionRecord?
+        do {
+            record = try recordingLayout.record(of: session)
+        } catch {
+            logger.error("recordings of session \(session): \(error)")
+            throw CaucusError.serverFailure
+        }
+        if let record {
+            guard record.app == app.key, record.session == session else { throw missing }
+            return session
+        }
+        guard await registry.sessions(of: app.key).contains(where: { $0.id.rawValue == session }) else { throw missing }
+        return session
+    }
+
+    private static func recordingLocation(_ context: BasicRequestContext) throws -> RecordingLocation {
+        guard let location = context.parameters.get("location").flatMap(RecordingLocation.init(name:)) else {
+            throw CaucusError(.invalidArguments, "The location must be main or room-<id>.")
+        }
+        return location
+    }
+
+    private static func contentType(of name: String) -> String {
+        if name == RecordingLayout.timelineFileName { return "application/jsonl" }
+        return RecordingLayout.kind(ofFileName: name) == .audio ? "audio/webm" : "video/webm"
+    }
+}
+
+/// `GET /v1/sessions/{id}/recordings`.
+struct RecordingsListing: Encodable {
+    let session: Int64
+    let recordings: [RecordingSummary]
+    let timelines: [TimelineSummary]
+}
+
+/// One recorded file. Absent fields: the timeline does not name the file (a crash between
+/// the file and its line) or, for `duration`, neither it nor the file's header says.
+struct RecordingSummary: Encodable {
+    let location: String
+    let file: String
+    let user: String?
+    let kind: String?
+    let codec: String?
+    /// Milliseconds on the location's clock (the timeline's `fileStarted` `t`).
+    let start: Int64?
+    /// Unix milliseconds: the timeline's `wallClock` plus `start`.
+    let startedAt: Int64?
+    /// Milliseconds.
+    let duration: Int64?
+    let size: Int64
+    let ended: Bool
+    let url: String
+}
+
+struct TimelineSummary: Encodable {
+    let location: String
+    let file: String
+    let size: Int64
+    let url: String
+}
+
+struct RecordingsDeletion: Encodable {
+    let session: Int64
+    let deleted: [String]
+}
