@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "CaucusCore", targets: ["CaucusCore"]),
         .library(name: "CaucusProtocol", targets: ["CaucusProtocol"]),
         .library(name: "CaucusServer", targets: ["CaucusServer"]),
+        // The forwarding engine alone, for `Benchmarks/` (its own package) and servers of others.
+        .library(name: "CaucusSFU", targets: ["CaucusSFU"]),
         .executable(name: "caucus", targets: ["caucus"]),
         // Opus and VP8 through the system's libopus and libvpx (Linux; docs/media.md). Its
         // codecs exist with the `Codecs` trait only: a package that uses them enables it.

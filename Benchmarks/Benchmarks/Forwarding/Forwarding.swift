@@ -1,0 +1,116 @@
+import Benchmark
+import CaucusMedia
+import CaucusSFU
+
+/// The forwarding engine's packet path in steady state: one publisher's audio in a room, every
+/// packet forwarded to each subscriber's slot and the outputs drained, as the server's media
+/// loop does (without SRTP and the socket, which the shell adds). Counts what one packet in
+/// costs: allocations (goal 0) and time, for one subscriber and for a room of twenty.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.mallocCountTotal, .cpuTotal, .wallClock, .throughput],
+        scalingFactor: .kilo,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000
+    )
+    // The control: one allocation per iteration must count as one, or the zeros below say
+    // nothing (the counter needs the MallocInterposer trait).
+    Benchmark("control: one allocation per iteration") { benchmark in
+        for index in benchmark.scaledIterations {
+            blackHole([UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 64))
+        }
+    }
+    for kind in [StreamKind.audio, .video] {
+        for subscribers in [1, 19] {
+            Benchmark("\(kind) packet in, \(subscribers) cop\(subscribers == 1 ? "y" : "ies") out") { benchmark in
+            let room = try ForwardingRoom(kind: kind, subscribers: subscribers)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { room.forwardNext() }
+            benchmark.stopMeasurement()
+            guard room.copies == room.packets * subscribers else {
+                fatalError("every packet must reach every subscriber: \(room.copies) copies of \(room.packets) packets")
+            }
+            }
+        }
+    }
+}
+
+/// An engine with a publisher (user 0, of `kind`: audio, or VP8 video whose every packet opens a
+/// keyframe, so every slot takes it at once) and `subscribers` users each with three receive
+/// slots of that kind, all in one location, media flowing. Its packets are made before the
+/// measurement, so what is counted is the engine's.
+final class ForwardingRoom {
+    static let publisherSSRC: UInt32 = 0x5EED_0000
+    let engine = ForwardingEngine()
+    private let ring: [[UInt8]]
+    private var next = 0
+    private var now = Duration.zero
+    private(set) var packets = 0
+    private(set) var copies = 0
+    /// Stands for each user's signalling connection (only its identity matters to the engine).
+    private let channels: [AnyObject]
+
+    init(kind: StreamKind, subscribers: Int) throws {
+        let sdpKind: SDPOffer.Section.Kind = kind == .audio ? .audio : .video
+        let certificate = try DTLSCertificate.generate(commonName: "bench")
+        var nextSSRC: UInt32 = 1
+        channels = (0...subscribers).map { _ in Channel() }
+        var handover = RoutingHandover()
+        let stream = PublishedStream(publisher: 0, kind: kind)
+        for user in 0...subscribers {
+            let sections: [SDPOffer.Section] =
+                user == 0
+                ? [.init(kind: sdpKind, direction: .sendonly, sendingSSRC: Self.publisherSSRC)]
+                : Array(repeating: .receiving(sdpKind), count: 3)
+            let offer = SDPOffer(sections: sections, credentials: .random(), fingerprint: certificate.fingerprint)
+            // The plan `caucus serve` makes: the offer's slots with what its answer chose.
+            let description = try SessionDescription(parsing: offer.text)
+            var plan = MediaSlotPlan(offer: description) {
+                defer { nextSSRC += 1 }
+                return nextSSRC
+            }
+            var options = SDPAnswerOptions(
+                iceUfrag: "bnch", icePwd: "0123456789abcdefghijkl",
+                fingerprint: SDPFingerprint(algorithm: "sha-256", digest: certificate.fingerprint.bytes),
+                candidate: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 40_000), sessionID: 1)
+            options.sendingSSRCs = plan.sendingSSRCs
+            plan.accept(try SDPAnswer(answering: description, options: options).media)
+            engine.addPeer(user, plan: plan, now: .zero)
+            engine.peerConnected(user, now: .zero)
+            handover.users[user] = .init(
+                eligible: user == 0 ? [] : [stream], location: 0, channel: SignallingChannelID(channels[user]))
+        }
+        engine.handle(handover, now: .zero)
+        engine.pollOutput { _ in }
+        // A packet for every sequence number (6 MB of audio, 68 of video): the ring wraps where
+        // the numbers do, so the stream never goes back. The engine keeps the last video
+        // packets for repairs (references to these, no copies).
+        ring = (0..<65_536).map { index in
+            let sequence = UInt16(truncatingIfNeeded: index)
+            let timestamp = UInt32(index) &* 960
+            let payloadType = kind == .audio ? SDPOffer.opusPayloadType : SDPOffer.vp8PayloadType
+            var packet: [UInt8] = [0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+            packet += withUnsafeBytes(of: timestamp.bigEndian, Array.init)
+            packet += withUnsafeBytes(of: Self.publisherSSRC.bigEndian, Array.init)
+            // VP8 (RFC 7741): S set, partition 0, then a keyframe's first byte (P clear).
+            let payload: [UInt8] = kind == .audio ? [] : [0x10, 0x00]
+            return packet + payload + [UInt8](repeating: 0xA4, count: kind == .audio ? 80 : 1_000)
+        }
+        // Warm: the first packets set the slots' numbering up.
+        for _ in 0..<2_048 { forwardNext() }
+        (packets, copies) = (0, 0)
+    }
+
+    @inline(__always)
+    func forwardNext() {
+        engine.receive(rtp: ring[next], from: 0, at: now)
+        next = (next + 1) & 0xFFFF
+        now += .milliseconds(20)
+        packets += 1
+        engine.pollOutput { output in
+            if case .copy = output { copies += 1 }
+        }
+    }
+
+    private final class Channel {}
+}
