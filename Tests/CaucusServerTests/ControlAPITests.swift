@@ -18,6 +18,8 @@ import Testing
         "DELETE /v1/sessions/{id}",
         "DELETE /v1/sessions/{id}/users/{user}",
         "POST /v1/sessions/{id}/operations",
+        "POST /v1/sessions/{id}/recording/start",
+        "POST /v1/sessions/{id}/recording/stop",
         "GET /v1/history",
     ]
 
