@@ -61,6 +61,10 @@ extension ControlAPITests {
         try await refused("twice", "\(recording)/stop", #"{"locations": [null, null]}"#, status: 400, code: 7008)
         try await refused("unknown room", "\(recording)/start", #"{"locations": [999]}"#, status: 404, code: 4008)
         try await refused("not a location", "\(recording)/start", #"{"locations": ["main"]}"#, status: 400, code: 1004)
+        // Null names the main session inside `locations` only.
+        try await refused("null locations", "\(recording)/start", #"{"locations": null}"#, status: 400, code: 1004)
+        try await refused("a nested null", "\(recording)/start", #"{"locations": [[null]]}"#, status: 400, code: 1004)
+        try await refused("null all", "\(recording)/stop", #"{"all": null}"#, status: 400, code: 1004)
         try await refused("not JSON", "\(recording)/start", #"{"all": tru"#, status: 400, code: 1001)
         try await refused("not an object", "\(recording)/start", #"[true]"#, status: 400, code: 1001)
         try await refused("an op of its own", "\(recording)/start", #"{"op": "stopRecording", "all": true}"#, status: 400, code: 1001)
