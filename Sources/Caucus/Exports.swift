@@ -25,6 +25,7 @@ public typealias HelpResult = CaucusCore.HelpResult
 public typealias LeaveReason = CaucusCore.LeaveReason
 public typealias EndReason = CaucusCore.EndReason
 public typealias RoomCreators = CaucusCore.RoomCreators
+public typealias RecordingSet = CaucusCore.RecordingSet
 public typealias UserMove = CaucusCore.UserMove
 public typealias MediaKind = CaucusCore.MediaKind
 public typealias MediaKinds = CaucusCore.MediaKinds

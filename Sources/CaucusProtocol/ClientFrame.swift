@@ -94,8 +94,9 @@ extension ClientFrame {
         } catch {
             throw FrameError(id: nil, error: CaucusError(.malformedFrame, "The frame is not valid JSON: \(error)."))
         }
-        // Unknown fields are ignored, whatever their value: only a known one may not be null.
-        if let null = findings.nulls.first(where: RequestFields.isKnown)?.path {
+        // Unknown fields are ignored, whatever their value: only a known one may not be null
+        // (but for the main session among recording's `locations`, as locations are written).
+        if let null = findings.nulls.first(where: { RequestFields.isKnown($0) && !RequestFields.namesMainSession($0) })?.path {
             let error = null == "id" ? RequestReading.idError : RequestReading.nullArgument(null)
             throw FrameError(id: RequestReading.readableID(data), error: error)
         }

@@ -23,6 +23,8 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case publish, muteUser
     case mediaOffer, getIceServers
     case startVoiceBroadcast, stopVoiceBroadcast, listenIn, stopListening
+    // Recording
+    case startRecording, stopRecording
 }
 
 /// Reads that are answered from the session's state and change nothing.

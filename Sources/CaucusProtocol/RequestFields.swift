@@ -50,6 +50,10 @@ public struct RequestFields: Codable, Sendable {
     /// The client's own name for this command (`chat` only), so that it can be sent again
     /// safely when its outcome was lost with the connection: see `RequestKey`.
     public var requestKey: String?
+    /// The locations `startRecording`/`stopRecording` name: room ids, `null` for the main session.
+    public var locations: [Location]?
+    /// `startRecording`: every room, now and created later; `stopRecording`: everything recorded.
+    public var all: Bool?
 
     public init(_ operation: Operation) { op = operation.rawValue }
 
@@ -64,6 +68,15 @@ public struct RequestFields: Codable, Sendable {
         return knownNames.contains(key)
     }
 
+    /// Whether a `null` found there is the main session in `locations` (`[null, 2]`): the one
+    /// place a request takes a null, since a location is written so everywhere.
+    static func namesMainSession(_ place: JSONSyntax.Place) -> Bool {
+        let prefix = "locations["
+        guard place.path.hasPrefix(prefix), place.path.hasSuffix("]") else { return false }
+        let index = place.path.dropFirst(prefix.count).dropLast()
+        return !index.isEmpty && index.allSatisfy(\.isASCII) && index.allSatisfy(\.isNumber)
+    }
+
     private func required<Value>(_ value: Value?, _ name: String) throws(CaucusError) -> Value {
         guard let value else { throw CaucusError(.invalidArguments, "Missing \"\(name)\".") }
         return value
@@ -76,6 +89,16 @@ public struct RequestFields: Codable, Sendable {
             throw CaucusError(.invalidArguments, "\"media\" names a kind twice.")
         }
         return MediaKinds(kinds)
+    }
+
+    /// `all: true` or `locations`, never both; the core checks the locations themselves.
+    private func recordingTarget() throws(CaucusError) -> RecordingTarget {
+        switch (all ?? false, locations) {
+        case (true, nil): return .all
+        case (false, let locations?): return .locations(locations)
+        case (true, _?): throw CaucusError(.invalidRecordingTarget, "Give \"all\" or \"locations\", not both.")
+        case (false, nil): throw CaucusError(.invalidRecordingTarget, "Missing \"locations\" (or \"all\": true).")
+        }
     }
 
     func makeRequest() throws(CaucusError) -> Request {
@@ -168,6 +191,8 @@ public struct RequestFields: Codable, Sendable {
         case .stopVoiceBroadcast: return .stopVoiceBroadcast
         case .listenIn: return .listenIn(try required(room, "room"))
         case .stopListening: return .stopListening
+        case .startRecording: return .startRecording(try recordingTarget())
+        case .stopRecording: return .stopRecording(try recordingTarget())
         case .join, .resume, .ping, .getPreList, .getCommittedList, .isStarted, .getSnapshot, .updateSettings, .mediaOffer,
             .getIceServers:
             throw CaucusError(.unknownOperation, "\(operation.rawValue) is not a command.")

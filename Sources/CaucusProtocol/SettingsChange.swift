@@ -8,10 +8,12 @@ public struct SettingsChange: Sendable, Equatable, Codable {
     public var roomCreators: RoomCreators?
     public var countdownSeconds: Int?
     public var timerWarningSeconds: [Int]?
+    public var managersMayRecord: Bool?
 
     public init(
         selfSelectAllowed: Bool? = nil, returnToMainAllowed: Bool? = nil, autoMoveOnStart: Bool? = nil,
-        roomCreators: RoomCreators? = nil, countdownSeconds: Int? = nil, timerWarningSeconds: [Int]? = nil
+        roomCreators: RoomCreators? = nil, countdownSeconds: Int? = nil, timerWarningSeconds: [Int]? = nil,
+        managersMayRecord: Bool? = nil
     ) {
         self.selfSelectAllowed = selfSelectAllowed
         self.returnToMainAllowed = returnToMainAllowed
@@ -19,6 +21,7 @@ public struct SettingsChange: Sendable, Equatable, Codable {
         self.roomCreators = roomCreators
         self.countdownSeconds = countdownSeconds
         self.timerWarningSeconds = timerWarningSeconds
+        self.managersMayRecord = managersMayRecord
     }
 
     public func applied(to settings: SessionSettings) -> SessionSettings {
@@ -29,6 +32,7 @@ public struct SettingsChange: Sendable, Equatable, Codable {
         if let roomCreators { new.roomCreators = roomCreators }
         if let countdownSeconds { new.countdownSeconds = countdownSeconds }
         if let timerWarningSeconds { new.timerWarningSeconds = timerWarningSeconds }
+        if let managersMayRecord { new.managersMayRecord = managersMayRecord }
         return new
     }
 }

@@ -25,7 +25,7 @@ public enum HistoryProjection {
         case .hostChanged, .managerChanged, .userReconnecting, .userResumed, .modeChanged, .settingsChanged,
             .preListChanged, .statusChanged, .usersMoved, .assignmentsChanged, .roomRenamed, .invited, .invitationRejected,
             .parentControlChanged, .timerChanged, .timerWarning, .helpRequested, .helpAnswered, .chatMessage, .broadcast,
-            .roleView, .mediaChanged, .voiceBroadcast, .listening:
+            .roleView, .mediaChanged, .voiceBroadcast, .listening, .recordingChanged:
             // Listed rather than `default`, so a new event kind makes us decide whether history
             // cares about it.
             []

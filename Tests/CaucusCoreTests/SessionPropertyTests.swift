@@ -97,7 +97,7 @@ import Testing
         func command(for step: Step) -> Command {
             let (a, b) = (step.a, step.b)
             let names = ["Red", "Blue", "Green", "Gold", "Teal", "red"]
-            switch step.kind % 52 {
+            switch step.kind % 54 {
             case 0, 1, 2, 3, 45:
                 // Mostly the right password (if any); now and then none or a wrong one.
                 let password = b % 6 == 0 ? (a % 2 == 0 ? nil : "wrong") : (state.isLive ? state.password : (a % 17 == 0 ? "pw" : nil))
@@ -110,7 +110,7 @@ import Testing
             case 9: return .rename(user(a), to: a % 10 == 0 ? "" : "Name \(b)")
             case 10: return .remove(user(a))
             case 11: return .setMode(a % 2 == 0 ? .lecture : .group)
-            case 12: return .updateSettings(SessionSettings(selfSelectAllowed: a % 3 != 0, returnToMainAllowed: a % 4 != 0, autoMoveOnStart: a % 5 != 0, roomCreators: RoomCreators.allCases[b % 3], countdownSeconds: b % 3 == 0 ? 0 : b, timerWarningSeconds: [a + 1]))
+            case 12: return .updateSettings(SessionSettings(selfSelectAllowed: a % 3 != 0, returnToMainAllowed: a % 4 != 0, autoMoveOnStart: a % 5 != 0, roomCreators: RoomCreators.allCases[b % 3], countdownSeconds: b % 3 == 0 ? 0 : b, timerWarningSeconds: [a + 1], managersMayRecord: a % 6 == 0))
             case 13: return .connectionLost(user(a))
             case 14: return .resume(user(a))
             case 15, 16: return .tick
@@ -145,6 +145,10 @@ import Testing
             case 48: return .renameRoom(room(a), to: b % 10 == 0 ? " " : b % 2 == 0 ? names[b % 6] : "Room \(b % 4)")
             case 49: return .unassign(a % 5 == 0 ? [] : [user(a), user(b)])
             case 50: return .publish(MediaKinds(rawValue: UInt8(b % 8)))
+            case 51:
+                let locations: [Location] = a % 3 == 0 ? [.main] : a % 3 == 1 ? [.room(room(b))] : [.room(room(b)), .main]
+                return .startRecording(a % 4 == 0 ? .all : .locations(locations))
+            case 52: return .stopRecording(a % 4 == 0 ? .all : .locations([b % 2 == 0 ? .main : .room(room(b))]))
             default: return .chat("Direct \(a)", to: .user(user(b)))
             }
         }
@@ -198,6 +202,11 @@ import Testing
             for request in state.helpRequests {
                 check(state.room(request.room)?.name == request.roomName, "help request \(request.id) names an old room name \(context)")
             }
+            // Recording names only rooms that exist, each once, and never a room while every room is on.
+            let recordedRooms = state.recording.locations.compactMap(\.roomID)
+            check(recordedRooms.allSatisfy { state.room($0) != nil }, "recording names a room that is gone \(context)")
+            check(Set(state.recording.locations).count == state.recording.locations.count, "a location recorded twice \(context)")
+            check(!state.recording.everyRoom || recordedRooms.isEmpty, "rooms named while every room is recorded \(context)")
             // Never more rooms than the limit.
             check(state.rooms.count <= state.limits.maxSubsessions, "\(state.rooms.count) rooms \(context)")
             check(state.preList.count <= state.limits.maxSubsessions, "\(state.preList.count) planned rooms \(context)")

@@ -8,7 +8,7 @@ enum EncodingFixtures {
     static let limits = SessionLimits.standard
     static let settings = SessionSettings(
         selfSelectAllowed: false, returnToMainAllowed: true, autoMoveOnStart: false, roomCreators: .everyone,
-        countdownSeconds: 30, timerWarningSeconds: [120, 60, 10])
+        countdownSeconds: 30, timerWarningSeconds: [120, 60, 10], managersMayRecord: true)
     static let timer = BreakoutTimer(endsAt: Instant(milliseconds: 1_700_000_900_123), pendingWarnings: [60, 10])
     static let room = Room(
         id: RoomID(3), name: "Room / 3", definition: RoomDefinition(capacity: 8, audio: true, video: false, canvas: true),
@@ -74,6 +74,8 @@ enum EncodingFixtures {
         .voiceBroadcast(UserID(2), active: false),
         .listening(UserID(1), room: RoomID(3), active: true),
         .listening(UserID(1), room: RoomID(3), active: false),
+        .recordingChanged(RecordingSet(locations: [.main, .room(RoomID(3))])),
+        .recordingChanged(RecordingSet(everyRoom: true)),
     ]
 
     /// A session driven through the real state machine: `users` join (the first is the host),

@@ -55,6 +55,18 @@ import Testing
         #expect((listening["event"] as? JSON)?["room"] as? Int == blue)
         #expect(try await client.run("unlisten") == "ok")
 
+        // Recording every room: Blue's Ben is told, and so is the host's terminal.
+        #expect(try await client.run("record all") == "ok")
+        let recording = try await within("Ben told of the recording") { try await ben.event("recordingChanged") }
+        #expect((recording["event"] as? JSON)?["everyRoom"] as? Bool == true)
+        _ = try await within("the host's line") { try await client.line { $0.contains("recording: Red, Blue") } }
+        #expect(try await client.run("unrecord Blue") == "ok")
+        _ = try await within("Blue stopped") { try await client.line { $0.hasSuffix("recording: Red") } }
+        #expect(try await client.run("record Blue") == "ok")
+        #expect(try await client.run("record Blue").hasPrefix("error 7006 alreadyRecording:"))
+        #expect(try await client.run("unrecord all") == "ok")
+        #expect(try await client.run("record").hasPrefix("error 0 usage:"))
+
         // The host mutes Ann's microphone; Ann is told who did it, and the host sees it.
         try await ann.request("publish", ["media": ["audio"]])
         #expect(try await client.run("mute-user Ann") == "ok")

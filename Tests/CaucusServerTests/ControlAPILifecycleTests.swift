@@ -178,7 +178,9 @@ extension ControlAPITests {
             let (method, template) = (parts[0], parts[1])
             let path = template.replacingOccurrences(of: "{id}", with: "\(id)").replacingOccurrences(of: "{user}", with: "\(annID)")
                 .replacingOccurrences(of: "{location}", with: "main").replacingOccurrences(of: "{file}", with: RecordingLayout.timelineFileName)
-            let body = method == "POST" ? #"{"op": "addToPreList", "names": ["Probe"]}"# : nil
+            // Recording's routes take their operation's arguments alone (start comes before stop).
+            let arguments = template.contains("/recording/") ? #"{"all": true}"# : #"{"op": "addToPreList", "names": ["Probe"]}"#
+            let body = method == "POST" ? arguments : nil
             let reply = try await api.send(method, path, body: body)
             let responses = ((paths[template] as? [String: Any])?[method.lowercased()] as? [String: Any])?["responses"] as? [String: Any] ?? [:]
             #expect(reply.status != 404, "\(operation) is not routed: \(reply.body)")

@@ -22,6 +22,8 @@ import Testing
         "DELETE /v1/sessions/{id}/recordings",
         "GET /v1/sessions/{id}/recordings/{location}/{file}",
         "DELETE /v1/sessions/{id}/recordings/{location}",
+        "POST /v1/sessions/{id}/recording/start",
+        "POST /v1/sessions/{id}/recording/stop",
         "GET /v1/history",
     ]
 

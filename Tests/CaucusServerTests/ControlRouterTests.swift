@@ -143,6 +143,6 @@ import Testing
 
     /// A request for `op` with every argument any operation needs.
     static func sample(_ op: String) -> String {
-        #"{"op":"\#(op)","session":"S","userName":"U","token":"t","secret":"s","lastSeq":0,"user":1,"users":[1],"name":"N","newName":"M","names":["N"],"mode":"group","settings":{},"text":"t","seconds":1,"room":1,"request":1,"answer":"join","count":1,"media":["audio"]}"#
+        #"{"op":"\#(op)","session":"S","userName":"U","token":"t","secret":"s","lastSeq":0,"user":1,"users":[1],"name":"N","newName":"M","names":["N"],"mode":"group","settings":{},"text":"t","seconds":1,"room":1,"request":1,"answer":"join","count":1,"media":["audio"],"all":true}"#
     }
 }

@@ -48,6 +48,7 @@ import Testing
         case .mediaMuted: "mediaWasMuted"
         case .voiceBroadcastChanged: "voiceBroadcastDidChange"
         case .listeningChanged: "listeningDidChange"
+        case .recordingChanged: "recordingDidChange"
         case .chatMessage: "didReceiveChatMessage"
         }
     }
@@ -74,7 +75,7 @@ import Testing
             .helpRequested(HelpRequestHandler(request, engine: engine)), .helpRequestResult(.busy),
             .helpRequestAnswered(request.id, result: .ignored, by: me), .broadcast("hello", from: me), .mediaChanged(me),
             .mediaMuted(me, kinds: .audio, by: me), .voiceBroadcastChanged(me, active: true), .listeningChanged(me, kit, active: true),
-            .chatMessage(message, from: me),
+            .recordingChanged(locations: [.main], recordingMe: true), .chatMessage(message, from: me),
         ]
     }
 
@@ -110,7 +111,7 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     static let eventCallbacks: Set<String> = [
         "sessionDidJoin", "didLeave", "connectionStateDidChange", "didFail", "didResynchronize", "usersDidJoin", "usersDidLeave",
         "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange", "mediaWasMuted",
-        "voiceBroadcastDidChange", "listeningDidChange", "modeDidChange",
+        "voiceBroadcastDidChange", "listeningDidChange", "recordingDidChange", "modeDidChange",
         "settingsDidChange", "preListDidChange", "subsessionStatusDidChange", "didReceiveManagerHandle",
         "didReceiveParticipantHandle", "subsessionUsersDidUpdate", "usersDidMove", "didMoveTo", "assignmentsDidChange",
         "subsessionWasRenamed", "didReceiveInvitation", "usersWereInvited", "invitationWasRejected", "parentControlDidChange",
@@ -146,6 +147,9 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     }
     func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool) {
         calls.append("listeningDidChange")
+    }
+    func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool) {
+        calls.append("recordingDidChange")
     }
     func session(_ session: CaucusSession, modeDidChange mode: SessionMode) { calls.append("modeDidChange") }
     func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings) { calls.append("settingsDidChange") }

@@ -29,6 +29,16 @@ class ClassroomTests(ConsoleTestCase):
         if host.driver.find_elements("css selector", css_for("quick-rooms")):  # folded since issue 11
             host.open_details(f'{css_for("quick-rooms")} summary')
 
+    def class_in_red_and_blue(self, session):
+        """Ann hosts `session`; Bo is in Red, Col in Blue, the rooms open."""
+        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
+        host.join(session, "Ann", "host")
+        bo.join(session, "Bo", "participant")
+        col.join(session, "Col", "participant")
+        self.plan_and_start(host, ["Red", "Blue"], {"Bo": "Red", "Col": "Blue"})
+        bo.wait_text(css_for("my-location"), "Red")
+        return host, bo, col
+
     def wait_status(self, page, status):
         """By the status's name on the badge (the words it shows are tested elsewhere)."""
         page.wait(lambda: page.find(css_for("status")).get_attribute("data-status") == status, f"the status {status}")
@@ -38,12 +48,7 @@ class ClassroomTests(ConsoleTestCase):
         self.assertIsNone(match, f"{page.who} shows protocol words: {match and match.group(0)!r}\n{page.body_text()}")
 
     def test_the_room_sees_who_listens_in_and_everyone_who_speaks_to_every_room(self):
-        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
-        host.join("Listen", "Ann", "host")
-        bo.join("Listen", "Bo", "participant")
-        col.join("Listen", "Col", "participant")
-        self.plan_and_start(host, ["Red", "Blue"], {"Bo": "Red", "Col": "Blue"})
-        bo.wait_text(css_for("my-location"), "Red")
+        host, bo, col = self.class_in_red_and_blue("Listen")
 
         host.click(css_for("voice-broadcast"))
         for page in (bo, col):
@@ -63,13 +68,44 @@ class ClassroomTests(ConsoleTestCase):
             self.assert_plain_words(page)
             page.assert_no_error()
 
+    def test_everyone_in_a_recorded_room_sees_it_and_only_the_host_records(self):
+        host, bo, col = self.class_in_red_and_blue("Record")
+        col.wait_text(css_for("my-location"), "Blue")
+        indicator = css_for("recording-indicator")
+        for page in (bo, col):
+            self.assertFalse(page.visible(indicator), f"{page.who} is told of a recording before any")
+            # Participants have no record control of any kind.
+            for control in ("recording-card", "record-every-room", "record-main", "record-stop-all", "room-record", "setting-managers-record"):
+                self.assertFalse(page.visible(css_for(control)), f"{page.who} has the record control {control}")
+
+        host.click(css_for("record-every-room"))
+        for page in (bo, col):
+            page.wait_text(indicator, "This room is being recorded.")
+            element = page.find(indicator)
+            self.assertEqual(element.get_attribute("role"), "status")
+            self.assertEqual(element.get_attribute("aria-label"), "This room is being recorded.", "the indicator's accessible name")
+        host.wait_text(css_for("recording-status"), "Recording: every room.")
+        self.assertFalse(host.visible(indicator), "the host, in the main session, is told it is recorded")
+        host.wait(lambda: len(host.driver.find_elements("css selector", css_for("room-recorded"))) == 2, "both room cards to say Recording")
+
+        # One room stopped from its card: Blue's student is told, Red's still sees it.
+        host.click(f"{room('Blue')} {css_for('room-record')}")
+        col.wait_gone(indicator, "Blue's indicator to go when Blue stops being recorded")
+        self.assertTrue(bo.visible(indicator), "Red stopped showing its recording")
+        # The main session too: the host in it sees it now.
+        host.click(css_for("record-main"))
+        host.wait_text(indicator, "The main session is being recorded.")
+
+        host.click(css_for("record-stop-all"))
+        bo.wait_gone(indicator, "the indicator to go after the stop")
+        host.wait_gone(indicator, "the host's indicator to go after the stop")
+        host.wait_text(css_for("recording-status"), "Nothing is being recorded.")
+        for page in self.pages:
+            self.assert_plain_words(page)
+            page.assert_no_error()
+
     def test_a_reload_resumes_the_same_seat_in_the_same_room_with_its_chat(self):
-        host, bo, col = self.page("host Ann"), self.page("participant Bo"), self.page("participant Col")
-        host.join("Reload", "Ann", "host")
-        bo.join("Reload", "Bo", "participant")
-        col.join("Reload", "Col", "participant")
-        self.plan_and_start(host, ["Red", "Blue"], {"Bo": "Red", "Col": "Blue"})
-        bo.wait_text(css_for("my-location"), "Red")
+        host, bo, col = self.class_in_red_and_blue("Reload")
         bo.type(css_for("chat-text"), "Hello Red")
         bo.click(css_for("chat-send"))
         bo.wait_text(css_for("chat-log"), "Bo: Hello Red")

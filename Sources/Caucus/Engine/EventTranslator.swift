@@ -13,8 +13,15 @@ struct EventTranslator {
     func translate(_ event: Event) -> [SessionEvent] {
         var events = direct(event)
         events += consequences()
+        // A move or a room's end can put this user into or out of a recorded location with no
+        // recording event: it is told all the same (a user always knows whether it is recorded).
+        if case .recordingChanged = event {} else if after.users[me] != nil, isRecordingMe(before) != isRecordingMe(after) {
+            events.append(recordingChanged)
+        }
         return events
     }
+
+    private func isRecordingMe(_ state: SessionState) -> Bool { state.isRecorded(state.users[me]?.location ?? .main) }
 
     private func user(_ id: UserID) -> CaucusUser? { after.caucusUser(id) ?? before.caucusUser(id) ?? model.departed[id] }
     private func kit(_ id: RoomID) -> SubsessionKit? { after.kit(id, engine: engine) ?? before.kit(id, engine: engine) }
@@ -83,7 +90,13 @@ struct EventTranslator {
         case .listening(let id, let room, let active):
             guard let listener = user(id), let kit = kit(room) else { return [] }
             return [.listeningChanged(listener, kit, active: active)]
+        case .recordingChanged:
+            return [recordingChanged]
         }
+    }
+
+    private var recordingChanged: SessionEvent {
+        .recordingChanged(locations: after.recordedLocations, recordingMe: after.isRecorded(after.users[me]?.location ?? .main))
     }
 
     private func invited(_ invitation: Invitation) -> [SessionEvent] {

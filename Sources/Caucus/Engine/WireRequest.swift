@@ -189,3 +189,12 @@ extension WireRequest {
         return request
     }
 }
+
+extension WireRequest {
+    /// startRecording or stopRecording: `locations`, or (nil) `all`.
+    static func recording(_ op: WireOperation, _ locations: [CaucusLocation]?) -> WireRequest {
+        var request = WireRequest(op)
+        if let locations { request.locations = locations } else { request.all = true }
+        return request
+    }
+}

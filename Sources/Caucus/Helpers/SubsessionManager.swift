@@ -5,7 +5,7 @@ import CaucusCore
 /// (`CaucusSession.subsessionManager`, or the manager-handle event). Two managers are equal
 /// when they act for the same session object.
 public struct SubsessionManager: Sendable, Equatable {
-    private let engine: SessionEngine
+    let engine: SessionEngine
 
     init(engine: SessionEngine) { self.engine = engine }
 

@@ -72,6 +72,16 @@ extension CaucusSession {
         /// Who listens in to `subsession` now.
         public func listeners(of subsession: RoomID) -> [CaucusUser] { state.caucusUsers(state.listeners(of: subsession)) }
 
+        // MARK: - Recording
+
+        /// Every location recorded now: the main session first, then subsessions.
+        public var recordedLocations: [CaucusLocation] { state.recordedLocations }
+        /// Every subsession is recorded, including those created later.
+        public var recordsEverySubsession: Bool { state.recording.everyRoom }
+        /// This user's location is recorded now: what an app must show its user.
+        public var isRecordingMe: Bool { state.isRecorded(location) }
+        public func isRecorded(_ location: CaucusLocation) -> Bool { state.isRecorded(location) }
+
         // MARK: - What only some roles see
 
         /// The pre-list: empty unless this user is the host.

@@ -59,6 +59,9 @@ public protocol CaucusSessionDelegate: AnyObject, Sendable {
     func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool)
     /// A host or manager began (`active`) or ceased listening in to `room`.
     func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool)
+    /// What the session records changed, or this user moved into or out of a recorded
+    /// location; `recordingMe`: this user's location is recorded now.
+    func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool)
     func session(_ session: CaucusSession, modeDidChange mode: SessionMode)
     func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings)
 
@@ -135,6 +138,7 @@ extension CaucusSessionDelegate {
     public func session(_ session: CaucusSession, mediaWasMuted user: CaucusUser, kinds: MediaKinds, by: CaucusUser?) {}
     public func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool) {}
     public func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool) {}
+    public func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool) {}
     public func session(_ session: CaucusSession, modeDidChange mode: SessionMode) {}
     public func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings) {}
 

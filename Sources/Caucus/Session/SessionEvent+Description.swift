@@ -45,6 +45,7 @@ extension SessionEvent: CustomStringConvertible {
             "mediaMuted(\(user.name): \(kinds.kinds.map { "\($0)" }.joined(separator: ", ")) by \(by?.name ?? "a former user"))"
         case .voiceBroadcastChanged(let user, let active): "voiceBroadcastChanged(\(user.name), active: \(active))"
         case .listeningChanged(let user, let room, let active): "listeningChanged(\(user.name) to \(room.name), active: \(active))"
+        case .recordingChanged(let locations, let recordingMe): "recordingChanged(\(locations.map(\.description)), recordingMe: \(recordingMe))"
         case .chatMessage(let message, let sender): "chatMessage(\(sender?.name ?? "\(message.from)"): \(Self.clipped(message.text)))"
         }
     }

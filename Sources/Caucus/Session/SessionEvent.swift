@@ -92,6 +92,13 @@ public enum SessionEvent: Sendable, Equatable {
     /// A host or manager began (`active`) or ceased listening in to a room without joining it.
     case listeningChanged(CaucusUser, SubsessionKit, active: Bool)
 
+    // MARK: Recording
+
+    /// What the session records changed (`locations`, the main session first), or this user
+    /// moved into or out of a recorded location. `recordingMe`: this user's location is
+    /// recorded now. The snapshot's ``CaucusSession/Snapshot/isRecordingMe`` says the same.
+    case recordingChanged(locations: [CaucusLocation], recordingMe: Bool)
+
     // MARK: Chat
 
     /// A message to this user's room, or a direct message.

@@ -7,6 +7,8 @@ public enum Authority: String, Sendable, CaseIterable {
     case managers
     /// Whoever the session's `roomCreators` setting admits.
     case roomCreators
+    /// The host, and managers when the session's `managersMayRecord` setting allows.
+    case recorders
     /// Any joined user.
     case anyUser
 }
@@ -26,6 +28,8 @@ extension Command {
             .managers
         case .createRooms, .createAndInvite:
             .roomCreators
+        case .startRecording, .stopRecording:
+            .recorders
         case .leave, .joinRoom, .returnToMain, .requestHelp, .acceptInvitation, .rejectInvitation, .chat, .publish:
             .anyUser
         }
@@ -53,7 +57,7 @@ extension Command {
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
             .updateSettings, .connectionLost, .resume, .tick, .chat, .publish, .startVoiceBroadcast, .stopVoiceBroadcast,
-            .muteUser:
+            .muteUser, .startRecording, .stopRecording:
             false
         }
     }
@@ -112,6 +116,8 @@ extension Command {
         case .stopVoiceBroadcast: "stop a voice broadcast"
         case .listenIn: "listen in to a subsession"
         case .stopListening: "stop listening in"
+        case .startRecording: "start recording"
+        case .stopRecording: "stop recording"
         }
     }
 }

@@ -79,4 +79,10 @@ public enum Command: Hashable, Sendable {
     /// without joining it; the room sees that it listens.
     case listenIn(RoomID)
     case stopListening
+
+    // Recording
+    /// Records the main session and/or rooms, or every room (now and created later).
+    case startRecording(RecordingTarget)
+    /// Stops recording locations, or (`.all`) everything.
+    case stopRecording(RecordingTarget)
 }

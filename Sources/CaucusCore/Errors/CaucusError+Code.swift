@@ -172,6 +172,12 @@ extension CaucusError.Code {
     public static let noVoiceBroadcast = Self(7003, "noVoiceBroadcast")
     public static let alreadyListening = Self(7004, "alreadyListening")
     public static let notListening = Self(7005, "notListening")
+    /// `startRecording` naming a location already recorded (or "every room" while it is on).
+    public static let alreadyRecording = Self(7006, "alreadyRecording")
+    /// `stopRecording` naming a location not recorded, or with nothing recorded at all.
+    public static let notRecording = Self(7007, "notRecording")
+    /// `startRecording`/`stopRecording` with no location, one named twice, or both `all` and `locations`.
+    public static let invalidRecordingTarget = Self(7008, "invalidRecordingTarget")
     public static let mediaOfferUnreadable = Self(7101, "mediaOfferUnreadable")
     public static let mediaOfferRefused = Self(7102, "mediaOfferRefused")
 
@@ -193,6 +199,7 @@ extension CaucusError.Code {
         .nobodyToMove, .emptyUserList, .notAssigned, .notInParentRoom, .invalidRoomDefinition, .invitationNotFound,
         .parentAlreadyPaused, .parentNotPaused, .nothingToMute, .parentPaused, .breakoutActive,
         .lectureMode, .invalidSettings, .messageEmpty, .messageTooLong, .requestKeyReused, .mediaUnchanged,
-        .voiceBroadcastBusy, .noVoiceBroadcast, .alreadyListening, .notListening, .mediaOfferUnreadable, .mediaOfferRefused,
+        .voiceBroadcastBusy, .noVoiceBroadcast, .alreadyListening, .notListening, .alreadyRecording, .notRecording,
+        .invalidRecordingTarget, .mediaOfferUnreadable, .mediaOfferRefused,
     ]
 }

@@ -44,6 +44,10 @@ extension SessionState {
             // never silent: its room must know (the room's users above all), and telling
             // everyone keeps every snapshot the same on this point.
             return .everyone
+        case .recordingChanged:
+            // Everyone in a recorded location must know it (consent), and everyone else may
+            // be moved into one: every snapshot carries the same set.
+            return .everyone
         }
     }
 

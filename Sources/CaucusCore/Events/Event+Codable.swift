@@ -6,13 +6,14 @@ extension Event: Codable {
         case userReconnecting, userResumed, modeChanged, settingsChanged, preListChanged, statusChanged
         case usersMoved, assignmentsChanged, invited, invitationRejected, parentControlChanged, timerChanged
         case timerWarning, helpRequested, helpAnswered, chatMessage, broadcast, roleView, mediaChanged
-        case roomRenamed, voiceBroadcast, listening
+        case roomRenamed, voiceBroadcast, listening, recordingChanged
     }
 
     private enum Keys: String, CodingKey {
         case type, session, user, becomesHost, reason, newHost, from, to, isManager, name, until, mode, settings
         case preList, breakout, moves, assignments, invitation, room, parent, timer, secondsRemaining, request
         case requester, result, by, message, text, at, role, helpRequests, invitations, publishing, active
+        case locations, everyRoom
     }
 
     public var kind: Kind {
@@ -46,6 +47,7 @@ extension Event: Codable {
         case .mediaChanged: .mediaChanged
         case .voiceBroadcast: .voiceBroadcast
         case .listening: .listening
+        case .recordingChanged: .recordingChanged
         }
     }
 
@@ -119,6 +121,9 @@ extension Event: Codable {
             try c.encode(user, forKey: .user)
             try c.encode(room, forKey: .room)
             try c.encode(active, forKey: .active)
+        case .recordingChanged(let set):
+            try c.encode(set.locations, forKey: .locations)
+            try c.encode(set.everyRoom, forKey: .everyRoom)
         }
     }
 
@@ -183,6 +188,9 @@ extension Event: Codable {
             self = .listening(
                 try c.decode(UserID.self, forKey: .user), room: try c.decode(RoomID.self, forKey: .room),
                 active: try c.decode(Bool.self, forKey: .active))
+        case .recordingChanged:
+            self = .recordingChanged(
+                RecordingSet(locations: try c.decode([Location].self, forKey: .locations), everyRoom: try c.decode(Bool.self, forKey: .everyRoom)))
         }
     }
 }

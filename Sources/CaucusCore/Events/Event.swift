@@ -43,6 +43,8 @@ public enum Event: Hashable, Sendable {
     case voiceBroadcast(UserID, active: Bool)
     /// A host or manager began (`active`) or ceased listening in to a room.
     case listening(UserID, room: RoomID, active: Bool)
+    /// What the session records now (the whole set), after a start or a stop.
+    case recordingChanged(RecordingSet)
 }
 
 public struct SessionStarted: Hashable, Sendable, Codable {

@@ -107,6 +107,8 @@ extension SessionState {
             } else if listeners[id] == room {
                 listeners.removeValue(forKey: id)
             }
+        case .recordingChanged(let set):
+            recording = set
         case .roleView(let view):
             // On the server this repeats the state; in a client's copy it fills in what the
             // user's grown role sees.
@@ -168,6 +170,8 @@ extension SessionState {
                 users[id]?.location = .room(rooms[index].id)
             }
         }
+        // A room that is gone is recorded no more; "every room" stays on for rooms to come.
+        recording = recording.keeping(rooms)
         let open = Set(rooms.map(\.id))
         if phase == .started {
             invitations = invitations.filter { open.contains($0.value) }

@@ -15,6 +15,8 @@ extension SessionState: Codable {
         case requestKeys
         // Added with removal barring a user's identity: a state stored before it bars none.
         case removedIdentities
+        // Added with recording: a state stored before it records nothing.
+        case recording
     }
 
     /// A user with what `SessionUser`'s own coding leaves out (it is the join event's form).
@@ -69,6 +71,7 @@ extension SessionState: Codable {
             try container.encode(stored, forKey: .requestKeys)
         }
         if !removedIdentities.isEmpty { try container.encode(removedIdentities.sorted(), forKey: .removedIdentities) }
+        if !recording.isEmpty { try container.encode(recording, forKey: .recording) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -111,5 +114,6 @@ extension SessionState: Codable {
         let remembered = try container.decodeIfPresent([StoredRequestKeys].self, forKey: .requestKeys) ?? []
         requestKeys = Dictionary(remembered.map { ($0.user, $0.requests) }, uniquingKeysWith: { _, last in last })
         removedIdentities = Set(try container.decodeIfPresent([String].self, forKey: .removedIdentities) ?? [])
+        recording = try container.decodeIfPresent(RecordingSet.self, forKey: .recording) ?? .none
     }
 }

@@ -57,6 +57,11 @@ extension SessionState {
             (allowed, needs) = (role.isManaging, "the host or a manager")
         case .roomCreators:
             (allowed, needs) = (settings.roomCreators.admits(role), Self.describe(settings.roomCreators))
+        case .recorders:
+            (allowed, needs) = (
+                settings.managersMayRecord ? role.isManaging : role == .host,
+                settings.managersMayRecord ? "the host or a manager" : "the host (or managers, if the managersMayRecord setting allows)"
+            )
         case .anyUser:
             (allowed, needs) = (true, "")
         }
@@ -131,6 +136,8 @@ extension SessionState {
         case .stopVoiceBroadcast: return try decideStopVoiceBroadcast(context)
         case .listenIn(let room): return try decideListenIn(room, context)
         case .stopListening: return try decideStopListening(context)
+        case .startRecording(let target): return try decideStartRecording(target)
+        case .stopRecording(let target): return try decideStopRecording(target)
         }
     }
 }

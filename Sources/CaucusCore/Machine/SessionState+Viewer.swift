@@ -52,6 +52,7 @@ extension SessionState {
         helpRequests = snapshot.helpRequests ?? []
         voiceBroadcaster = snapshot.voiceBroadcaster
         listeners = OrderedDictionary((snapshot.listeners ?? []).map { ($0.user, $0.room) }, uniquingKeysWith: { _, last in last })
+        recording = snapshot.recording ?? .none
     }
 }
 

@@ -40,6 +40,8 @@ public struct SessionState: Hashable, Sendable {
     /// Hosts and managers listening in to a room, in the order they began, with the room each
     /// hears instead of its own location.
     public internal(set) var listeners: OrderedDictionary<UserID, RoomID> = [:]
+    /// The locations recorded now (see `RecordingSet`).
+    public internal(set) var recording: RecordingSet = .none
     /// The latest keyed commands each present user had applied, oldest first, at most
     /// `rememberedRequestLimit` each (see `RequestKey`). Forgotten when the user leaves.
     public internal(set) var requestKeys: [UserID: [RememberedRequest]] = [:]

@@ -66,6 +66,9 @@ public struct MediaRoutingImpact: Hashable, Sendable {
             .roomRenamed, .invited, .invitationRejected, .timerChanged, .timerWarning, .helpRequested, .helpAnswered,
             .chatMessage, .broadcast, .roleView:
             self.init()
+        case .recordingChanged:
+            // Recording does not change who receives whom (it will add a subscriber of its own).
+            self.init()
         }
     }
 

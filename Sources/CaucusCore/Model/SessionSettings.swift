@@ -12,10 +12,13 @@ public struct SessionSettings: Hashable, Sendable, Codable {
     public var countdownSeconds: Int
     /// Seconds before a timer's end at which everyone gets a warning.
     public var timerWarningSeconds: [Int]
+    /// Managers may start and stop recording, as the host may.
+    public var managersMayRecord: Bool
 
     public init(
         selfSelectAllowed: Bool = true, returnToMainAllowed: Bool = true, autoMoveOnStart: Bool = true,
-        roomCreators: RoomCreators = .managers, countdownSeconds: Int = 60, timerWarningSeconds: [Int] = [60]
+        roomCreators: RoomCreators = .managers, countdownSeconds: Int = 60, timerWarningSeconds: [Int] = [60],
+        managersMayRecord: Bool = false
     ) {
         self.selfSelectAllowed = selfSelectAllowed
         self.returnToMainAllowed = returnToMainAllowed
@@ -23,9 +26,27 @@ public struct SessionSettings: Hashable, Sendable, Codable {
         self.roomCreators = roomCreators
         self.countdownSeconds = countdownSeconds
         self.timerWarningSeconds = timerWarningSeconds
+        self.managersMayRecord = managersMayRecord
     }
 
     public static let standard = SessionSettings()
+
+    private enum CodingKeys: String, CodingKey {
+        case selfSelectAllowed, returnToMainAllowed, autoMoveOnStart, roomCreators, countdownSeconds, timerWarningSeconds
+        // Added with recording: settings stored before it let managers record nothing.
+        case managersMayRecord
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        selfSelectAllowed = try container.decode(Bool.self, forKey: .selfSelectAllowed)
+        returnToMainAllowed = try container.decode(Bool.self, forKey: .returnToMainAllowed)
+        autoMoveOnStart = try container.decode(Bool.self, forKey: .autoMoveOnStart)
+        roomCreators = try container.decode(RoomCreators.self, forKey: .roomCreators)
+        countdownSeconds = try container.decode(Int.self, forKey: .countdownSeconds)
+        timerWarningSeconds = try container.decode([Int].self, forKey: .timerWarningSeconds)
+        managersMayRecord = try container.decodeIfPresent(Bool.self, forKey: .managersMayRecord) ?? false
+    }
 }
 
 public enum RoomCreators: String, Sendable, Codable, CaseIterable {

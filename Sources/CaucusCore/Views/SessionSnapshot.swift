@@ -29,6 +29,9 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     /// Who listens in to which room, in the order they began; absent when nobody does. Shown
     /// to everyone: a room always knows who listens.
     public let listeners: [Listener]?
+    /// What the session records; absent when it records nothing. Shown to everyone: a user
+    /// always knows whether its location is recorded.
+    public let recording: RecordingSet?
 
     public init(state: SessionState, viewer: UserID, seq: Int) {
         let role = state.role(of: viewer) ?? .participant
@@ -48,6 +51,7 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         helpRequests = role.isManaging ? state.helpRequests : nil
         voiceBroadcaster = state.voiceBroadcaster
         listeners = state.listeners.isEmpty ? nil : Listener.list(state.listeners)
+        recording = state.recording.isEmpty ? nil : state.recording
     }
 
     /// The same snapshot with another user list. The server encodes a big session's user list

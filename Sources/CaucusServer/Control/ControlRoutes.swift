@@ -77,6 +77,8 @@ extension SessionServer {
         v1.delete("sessions/:id/recordings/:location") { request, context in
             try await self.control(request) { app in try await self.deleteRecordings(context, app, oneLocation: true) }
         }
+        v1.post("sessions/:id/recording/start") { request, context in try await self.recording(.startRecording, request, context) }
+        v1.post("sessions/:id/recording/stop") { request, context in try await self.recording(.stopRecording, request, context) }
         v1.get("history") { request, _ in
             try await self.control(request, query: ["limit"]) { app in
                 let given = request.uri.queryParameters.get("limit")
@@ -92,7 +94,7 @@ extension SessionServer {
 
     /// The live session the path names. On several nodes, one another node serves is
     /// answered with a redirect there (`ServedElsewhere`, see `control`).
-    private func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> SessionActor {
+    func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> SessionActor {
         let missing = CaucusError(.notFound, "No live session with that id in this app.")
         guard let raw = context.parameters.get("id", as: Int64.self) else { throw missing }
         let placement: SessionPlacement?
@@ -285,6 +287,16 @@ struct SessionView: Codable, Sendable {
     let voiceBroadcaster: UserID?
     let listeners: [Listener]
     let invitations: [PendingInvitation]
+    /// What the session records; absent when nothing.
+    let recording: RecordingView?
+}
+
+/// What a session records, as the control API shows it: the set as chosen, and every location it covers now.
+struct RecordingView: Codable, Sendable {
+    let locations: [Location]
+    let everyRoom: Bool
+    /// Every location recorded now (`everyRoom` expanded to the rooms that exist).
+    let recorded: [Location]
 }
 
 extension SessionActor {
@@ -298,6 +310,8 @@ extension SessionActor {
             settings: state.settings, users: state.users.values.map { UserView($0, role: state.role(of: $0)) },
             breakout: state.snapshot, preList: state.preList, helpRequests: state.helpRequests, voiceBroadcaster: state.voiceBroadcaster,
             listeners: state.listeners.map { Listener(user: $0.key, room: $0.value) },
-            invitations: state.invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue })
+            invitations: state.invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue },
+            recording: state.recording.isEmpty
+                ? nil : RecordingView(locations: state.recording.locations, everyRoom: state.recording.everyRoom, recorded: state.recordedLocations))
     }
 }

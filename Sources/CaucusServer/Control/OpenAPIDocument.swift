@@ -74,7 +74,19 @@ enum OpenAPIDocument {
           "helpRequests": {"type": "array", "items": {"type": "object"}},
           "voiceBroadcaster": {"type": "integer", "description": "Who broadcasts its voice to every room; absent if nobody"},
           "listeners": {"type": "array", "description": "Who listens in to which room, in the order they began", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}},
-          "invitations": {"type": "array", "description": "Pending invitations to rooms, by user", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}}
+          "invitations": {"type": "array", "description": "Pending invitations to rooms, by user", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}},
+          "recording": {"type": "object", "description": "What the session records; absent when nothing", "required": ["locations", "everyRoom", "recorded"], "properties": {
+            "locations": {"type": "array", "description": "Locations chosen one by one: room ids, null for the main session", "items": {"type": ["integer", "null"]}},
+            "everyRoom": {"type": "boolean", "description": "Every room is recorded, rooms created later included"},
+            "recorded": {"type": "array", "description": "Every location recorded now", "items": {"type": ["integer", "null"]}}}}
+        }
+      },
+      "RecordingTarget": {
+        "type": "object",
+        "description": "Either locations (room ids, null for the main session; each once) or all: true. Starting all records every room, rooms created later included; stopping all stops everything, the main session too.",
+        "properties": {
+          "locations": {"type": "array", "minItems": 1, "items": {"type": ["integer", "null"]}},
+          "all": {"type": "boolean", "enum": [true]}
         }
       },
       "Operation": {
@@ -243,6 +255,28 @@ enum OpenAPIDocument {
           "206": {"description": "The range asked", "headers": {"Content-Range": {"schema": {"type": "string"}, "description": "bytes first-last/size"}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"},
           "416": {"description": "The range lies past the file's end; Content-Range: bytes */size", "headers": {"Content-Range": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        }
+      }
+    },
+    "/v1/sessions/{id}/recording/start": {
+      "parameters": [{"$ref": "#/components/parameters/session"}],
+      "post": {
+        "summary": "Start recording the main session, chosen rooms, or every room (startRecording); everyone in a recorded location is told",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingTarget"}}}},
+        "responses": {
+          "200": {"description": "Recording", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/sessions/{id}/recording/stop": {
+      "parameters": [{"$ref": "#/components/parameters/session"}],
+      "post": {
+        "summary": "Stop recording chosen locations, or everything (stopRecording)",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingTarget"}}}},
+        "responses": {
+          "200": {"description": "Stopped", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Seq"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "307": {"$ref": "#/components/responses/OtherNode"}, "404": {"$ref": "#/components/responses/Error"}
         }
       }
     },

@@ -89,6 +89,15 @@ extension ClientShell {
             try a.end()
             try await shell.manager.stopListening()
         },
+        Verb(usage: "record all|main|ROOM", summary: "record every room (rooms created later too), the main session, or ROOM; everyone there is told") {
+            shell, a in
+            let locations = try recordingLocations(shell, &a)
+            if let locations { try await shell.manager.startRecording(locations) } else { try await shell.manager.startRecordingEverySubsession() }
+        },
+        Verb(usage: "unrecord all|main|ROOM", summary: "stop recording everything, the main session, or ROOM") { shell, a in
+            let locations = try recordingLocations(shell, &a)
+            if let locations { try await shell.manager.stopRecording(locations) } else { try await shell.manager.stopAllRecording() }
+        },
         Verb(usage: "clear", summary: "everyone back to the main session; the rooms stay") { shell, a in
             try a.end()
             try await shell.session.breakoutRooms.clearAll()
@@ -98,6 +107,17 @@ extension ClientShell {
             try await shell.session.breakoutRooms.destroyAll()
         },
     ]
+
+    /// `all` (nil), `main`, or a room.
+    private static func recordingLocations(_ shell: ClientShell, _ a: inout ClientArguments) throws(ClientError) -> [CaucusLocation]? {
+        let word = try a.word("all, main or ROOM")
+        try a.end()
+        switch word.lowercased() {
+        case "all": return nil
+        case "main": return [.main]
+        default: return [.room(try shell.snapshot.resolveRoom(word).id)]
+        }
+    }
 
     /// `audio`, `video` or neither (both).
     private static func media(_ a: inout ClientArguments) throws(ClientError) -> (audio: Bool, video: Bool) {

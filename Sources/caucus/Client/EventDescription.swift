@@ -60,6 +60,9 @@ struct EventDescription {
             active ? "\(user.name) speaks to every room (voice broadcast)" : "\(user.name)'s voice broadcast ended"
         case .listeningChanged(let user, let room, let active):
             "\(user.name) \(active ? "listens in to" : "stopped listening in to") \(room.name)"
+        case .recordingChanged(let locations, let recordingMe):
+            "recording: \(locations.isEmpty ? "nothing" : locations.map(place).joined(separator: ", "))"
+                + (recordingMe ? " (you are being recorded)" : "")
         }
     }
 

@@ -11,6 +11,7 @@ import { PlanCard, RoomsCard, draggableUser } from "./hostrooms.js";
 import { PersonalLinks } from "./personallinks.js";
 import { HostLinkPanel } from "./hostlink.js";
 import { personActions } from "./hostpeople.js";
+import { RecordingCard } from "./hostrecording.js";
 
 const NEXT_STEP = {
   none: "Make a plan below (or create rooms at once), then start.",
@@ -41,6 +42,7 @@ export class HostView {
     this.controls = this.buildControls();
     this.plan = new PlanCard(this);
     this.rooms = new RoomsCard(this);
+    this.recording = new RecordingCard(this.act);
     this.links = links;
     this.tiles = new TileArea();
     this.overview = new Overview();
@@ -65,7 +67,7 @@ export class HostView {
       h("div", { class: "area-main" }, this.controls.element, this.banners.element, this.tiles.element, this.overview.element, this.plan.element, this.rooms.element),
       h("div", { class: "area-side" },
         h("section", { class: "card" }, h("h3", {}, "Help requests"), this.help),
-        this.buildBroadcast(), this.chat.element),
+        this.recording.element, this.buildBroadcast(), this.chat.element),
       h("div", { class: "area-left" }, peopleCard, inviteCard, this.buildSettings(), this.notices.element)));
   }
 
@@ -163,6 +165,7 @@ export class HostView {
   buildSettings() {
     this.selfSelect = h("input", { type: "checkbox", testid: "setting-self-select", onchange: (event) => this.act("updateSettings", { settings: { selfSelectAllowed: event.target.checked } }, event.target) });
     this.returnAllowed = h("input", { type: "checkbox", testid: "setting-return", onchange: (event) => this.act("updateSettings", { settings: { returnToMainAllowed: event.target.checked } }, event.target) });
+    this.managersRecord = h("input", { type: "checkbox", testid: "setting-managers-record", onchange: (event) => this.act("updateSettings", { settings: { managersMayRecord: event.target.checked } }, event.target) });
     // What the host types stays until saved: an update from the session (someone joins) must
     // not put the old value back between typing and Save, whatever has the focus by then.
     // Emptying the field counts (a cleared field fires change, not input).
@@ -182,6 +185,7 @@ export class HostView {
     this.settings = h("section", { class: "card settings" }, h("h3", {}, "Settings"),
       h("label", { class: "row" }, this.selfSelect, " participants may switch rooms themselves (their switches show in the overview)"),
       h("label", { class: "row" }, this.returnAllowed, " participants may return to the main session"),
+      h("label", { class: "row" }, this.managersRecord, " managers may start and stop recording"),
       h("form", { class: "row", onsubmit: saveWarnings }, h("span", {}, "Timer warnings (seconds before the end)"), this.warnAt, save));
     return this.settings;
   }
@@ -236,6 +240,8 @@ export class HostView {
     this.lastStatus = model.status;
     this.selfSelect.checked = model.settings.selfSelectAllowed;
     this.returnAllowed.checked = model.settings.returnToMainAllowed;
+    this.managersRecord.checked = model.settings.managersMayRecord === true;
+    this.recording.render(model);
     this.settings.hidden = model.myRole !== "host";
     if (!this.warnEdited) this.warnAt.value = model.settings.timerWarningSeconds.join(", ");
     const links = this.links();

@@ -4,6 +4,7 @@ import { h, fill } from "./dom.js";
 import { roleSuffix } from "./words.js";
 import { showErrorNear } from "./feedback.js";
 import { RenameControls } from "./rename.js";
+import { roomRecording } from "./hostrecording.js";
 
 const USER_MIME = "application/x-caucus-user";
 /** Past this many rooms the cards become one line each, so the page stays short. */
@@ -142,6 +143,7 @@ export class RoomsCard {
       open && !here ? h("button", { type: "button", class: "quiet", testid: "room-listen",
         onclick: (event) => act(listening ? "stopListening" : "listenIn", listening ? {} : { room: room.id }, event.currentTarget) },
       listening ? "Stop listening" : "Listen in") : null,
+      ...roomRecording(model, room, act),
     ];
     const pickerButtons = [{ text: open ? "Move here" : "Assign", testid: "room-assign-button", run: (id, origin) => act("assign", { users: [id], room: room.id }, origin) }];
     if (open) {

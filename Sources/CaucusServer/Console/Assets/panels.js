@@ -87,7 +87,9 @@ export class Banners {
     this.parent = h("div", { class: "banner parent", testid: "main-session-state", role: "status", hidden: true });
     this.voice = h("div", { class: "banner broadcast", testid: "voice-broadcast-banner", role: "status", hidden: true });
     this.listening = h("div", { class: "banner parent", testid: "listening-banner", role: "status", hidden: true });
-    this.element = h("div", { class: "banners" }, this.moved, this.warning, this.voice, this.listening, this.broadcast, this.parent);
+    // Consent: whoever is in a recorded location always sees it, first.
+    this.recording = h("div", { class: "banner recording", testid: "recording-indicator", role: "status", hidden: true });
+    this.element = h("div", { class: "banners" }, this.recording, this.moved, this.warning, this.voice, this.listening, this.broadcast, this.parent);
   }
 
   render(model) {
@@ -98,7 +100,17 @@ export class Banners {
     show(this.parent, model.roomsOpen ? parentWords(model) : null);
     show(this.voice, model.voiceBroadcaster == null ? null : voiceWords(model));
     show(this.listening, listeningWords(model));
+    const recording = recordingWords(model);
+    show(this.recording, recording);
+    if (recording) this.recording.setAttribute("aria-label", recording);
+    else this.recording.removeAttribute("aria-label");
   }
+}
+
+/** Whether this user's location is recorded, in words. */
+export function recordingWords(model) {
+  if (!model.isRecorded(model.location)) return null;
+  return model.location == null ? "The main session is being recorded." : "This room is being recorded.";
 }
 
 /** Who speaks to every room now. */

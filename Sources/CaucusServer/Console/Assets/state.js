@@ -2,6 +2,7 @@
 // exactly as the server's own `apply` does (Sources/CaucusCore/Machine/SessionState+Apply.swift).
 
 import { departureNotice, describeSeconds, endedWords, statusNotice } from "./words.js";
+import { applyRecording, canRecord, isRecorded } from "./recording.js";
 
 export class SessionModel {
   constructor(snapshot) {
@@ -29,7 +30,7 @@ export class SessionModel {
         seq: this.seq, you: this.you, name: this.name, hostID: this.hostID, mode: this.mode,
         settings: this.settings, limits: this.limits, breakout: this.breakout, preList: this.preList,
         helpRequests: this.helpRequests, invitation: this.invitation,
-        voiceBroadcaster: this.voiceBroadcaster, listeners: this.listeners,
+        voiceBroadcaster: this.voiceBroadcaster, listeners: this.listeners, recording: this.recording,
         users: [...this.users.values()].map((user) => ({ ...user, role: this.role(user.id) })),
       },
       chat: this.chat.slice(-200), invitations: this.invitations, banners: this.banners,
@@ -68,7 +69,12 @@ export class SessionModel {
     // Who speaks to every room at once, and who listens in to which room: everyone sees both.
     this.voiceBroadcaster = snapshot.voiceBroadcaster ?? null;
     this.listeners = snapshot.listeners ?? [];
+    // What the session records: { locations (null for the main session), everyRoom }; null for nothing.
+    this.recording = snapshot.recording ?? null;
   }
+
+  isRecorded(location) { return isRecorded(this, location); }
+  get canRecord() { return canRecord(this); }
 
   /** Who listens in to a room, by name. */
   listenersOf(roomID) {
@@ -271,6 +277,8 @@ export class SessionModel {
         if (this.location !== event.room && !this.canManage && event.user !== this.you) return null;
         return `${this.userName(event.user)} ${event.active ? "is listening in to" : "stopped listening in to"} ${this.roomName(event.room)}.`;
       }
+      case "recordingChanged":
+        return applyRecording(this, event);
       case "broadcast": {
         const from = event.from == null ? "the organisers" : this.userName(event.from);
         this.banners.broadcast = `Broadcast from ${from}: ${event.text}`;
