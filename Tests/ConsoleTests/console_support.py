@@ -161,11 +161,18 @@ class Page:
     # --- Acting ---
 
     def click(self, selector):
-        self.wait(lambda: self.find(selector).is_enabled() and self.find(selector).is_displayed(), f"{selector} to be clickable")
-        element = self.find(selector)
-        # Centred, so the sticky top bar never covers what is clicked.
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-        element.click()
+        def attempt():
+            element = self.find(selector)
+            if not (element.is_enabled() and element.is_displayed()):
+                return False
+            # Centred, so the sticky top bar never covers what is clicked.
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+            element.click()
+            return True
+        # Found, scrolled and clicked as one step, taken again from the start if the page drew
+        # the element anew meanwhile (a list redrawn on an update leaves a stale element; the
+        # click never reached it).
+        self.wait(attempt, f"{selector} to be clickable")
 
     def set_value(self, selector, text):
         """Types a long text at once (send_keys types it key by key)."""
