@@ -324,6 +324,8 @@ let package = Package(
                 "CaucusCodecs", "CaucusMedia",
                 // The server's slot rewriting, which the SDK's receive-slot tests play against.
                 "CaucusSFU",
+                // A recorded location's timeline and files, read back after the SDK published into it.
+                "CaucusRecording",
                 // The TCP proxy the bad-network tests put between the SDK and the server.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -20,6 +20,26 @@ final class AppendOnlyFile {
         self.path = path
     }
 
+    /// Opens an existing file to write at its end (a location recorded again, or after a
+    /// crash). A last line cut off without its newline is cut away first, so the next line
+    /// starts clean.
+    init(continuingLinesAt path: String) throws(RecordingFileError) {
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw RecordingFileError(errno: errno, operation: .create, path: path) }
+        self.descriptor = descriptor
+        self.path = path
+        let end = lseek(descriptor, 0, SEEK_END)
+        var keep = end
+        var byte: UInt8 = 0
+        // Back from the end to the last newline: a line a crash cut off goes.
+        while keep > 0, pread(descriptor, &byte, 1, keep - 1) == 1, byte != UInt8(ascii: "\n") { keep -= 1 }
+        if keep < end, ftruncate(descriptor, keep) != 0 {
+            let failure = RecordingFileError(errno: errno, operation: .write, path: path)
+            close()
+            throw failure
+        }
+    }
+
     /// Takes over an open descriptor (a test's /dev/full).
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor

@@ -51,6 +51,8 @@ struct Serve: AsyncParsableCommand {
     var mediaRoutingSlice: Int?
     @Option(name: .customLong("media-tcp-port"), help: "TCP port of the ICE-TCP candidate (RFC 6544) for peers without UDP: 0, the default, the media port's number (a free port if that one is taken); off: no TCP candidate.")
     var mediaTCPPort: String?
+    @Option(help: "Bytes of recordings each app may keep in the data folder (a number, or with K, M, G or T: 20G); past it, recording stops with quotaExceeded and the session goes on. Default: no limit but the disk's.")
+    var recordingQuota: String?
     @Option(help: "Several nodes on one PostgreSQL store: this node's address as clients and the other nodes reach it (http://host:port). It names the node in the sessions' leases; without it the server runs alone.")
     var nodeURL: String?
     @Option(help: "Several nodes: seconds a session's lease lasts unrenewed, after which another node takes the session over (default 10).")
@@ -126,6 +128,9 @@ struct Serve: AsyncParsableCommand {
                 }
                 configuration.mediaTCPPort = port
             }
+        }
+        if let quota = recordingQuota ?? environment["CAUCUS_RECORDING_QUOTA"] {
+            configuration.recordingQuota = try Self.byteCount(quota, option: "--recording-quota")
         }
         if let path = config ?? environment["CAUCUS_CONFIG"] { configuration.apps = try AppsFile.load(path) }
         try applyNetworkOptions(to: &configuration, environment: environment)

@@ -1,4 +1,5 @@
 import CaucusCore
+import Foundation
 internal import CaucusMedia
 import NIOCore
 
@@ -90,6 +91,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard peer.isConnected else { throw .media("the media connection is not up (\(peer.state))") }
         guard var stream = sending[kind] else { throw .media("this connection does not send \(kind)") }
         let packets = try stream.packets(for: frame)
+        stream.sent(packets, at: Self.now())
         sending[kind] = stream
         let datagrams = packets.compactMap { peer.protect(rtp: $0.encoded())?.bytes }
         if kind == .audio {
@@ -223,6 +225,14 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// A receiver report with a block for each slot that received anything (RFC 3550 §6.4.2;
     /// at most 31 blocks fit one report, more than the offer's slots).
     private func report(now: Duration) {
+        // A sender report per published stream, each its own compound packet.
+        let ntp = Self.ntpNow()
+        for kind in sending.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let sender = sending[kind]?.senderReport(now: now, ntp: ntp),
+                let datagram = peer.protect(rtcp: RTCPPacket.senderReport(sender).encoded())
+            else { continue }
+            write([datagram.bytes])
+        }
         var blocks: [RTCPReportBlock] = []
         for ssrc in slots.keys.sorted() {
             if let block = slots[ssrc]?.stream.reception.reportBlock(ssrc: ssrc, now: now) { blocks.append(block) }
@@ -251,6 +261,13 @@ final class MediaChannelHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(envelope), promise: nil)
         }
         context.flush()
+    }
+
+    /// The wall clock in RFC 3550's NTP format: seconds since 1900 in the high 32 bits.
+    static func ntpNow() -> UInt64 {
+        let unix = Date().timeIntervalSince1970 + 2_208_988_800
+        let seconds = UInt64(unix)
+        return seconds << 32 | UInt64((unix - Double(seconds)) * 4_294_967_296)
     }
 
     /// The peer's monotonic clock.

@@ -19,6 +19,11 @@ struct SendStream {
 
     /// The ID the answer gave RFC 6464 audio levels, when it kept them (audio only).
     private let audioLevelID: UInt8?
+    /// The last packet's RTP time and when it went, and what went in all: the sender report's
+    /// fields (RFC 3550 §6.4.1).
+    private var lastSent: (timestamp: UInt32, at: Duration)?
+    private var packetCount: UInt32 = 0
+    private var octetCount: UInt32 = 0
 
     init(codec: MediaCodec, ssrc: UInt32, audioLevelID: UInt8? = nil) {
         self.codec = codec
@@ -59,6 +64,28 @@ struct SendStream {
         }
         if codec != .opus { remember(packets) }
         return packets
+    }
+
+    /// Notes `packets` as sent at `now` (the peer's monotonic clock).
+    mutating func sent(_ packets: [RTPPacket], at now: Duration) {
+        guard let last = packets.last else { return }
+        lastSent = (last.timestamp, now)
+        packetCount &+= UInt32(truncatingIfNeeded: packets.count)
+        for packet in packets { octetCount &+= UInt32(truncatingIfNeeded: packet.payload.count) }
+    }
+
+    /// A sender report for `now`, whose wall-clock time is `ntp` (RFC 3550's 64-bit NTP
+    /// format): the RTP time of that instant, extrapolated from the last packet sent at the
+    /// codec's clock rate. It is what lets a receiver (and a recording) put this stream's
+    /// frames on a wall clock, in step with this user's other streams. Nil before anything went.
+    func senderReport(now: Duration, ntp: UInt64) -> RTCPSenderReport? {
+        guard let lastSent else { return nil }
+        let rate: Int64 = codec == .opus ? 48_000 : 90_000
+        let (seconds, attoseconds) = (now - lastSent.at).components
+        let ticks = seconds * rate + attoseconds / 1_000_000_000 * rate / 1_000_000_000
+        return RTCPSenderReport(
+            ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: lastSent.timestamp &+ UInt32(truncatingIfNeeded: ticks), packetCount: packetCount,
+            octetCount: octetCount)
     }
 
     /// The payload type the SDK's offer gives the codec.

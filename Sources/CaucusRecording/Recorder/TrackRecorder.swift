@@ -100,7 +100,7 @@ public struct TrackRecorder: Sendable {
 
     public init(
         ssrc: UInt32, codec: Codec, trackUID: UInt64, trackName: String? = nil, firstSequenceNumber: UInt16? = nil,
-        maximumHeldFrames: Int = 512, clusterSpan: Int64 = 1_000
+        maximumHeldFrames: Int = 512, clusterSpan: Int64 = 1_000, firstFileIndex: Int = 0
     ) {
         self.ssrc = ssrc
         self.codec = codec
@@ -110,7 +110,11 @@ public struct TrackRecorder: Sendable {
         self.clusterSpan = clusterSpan
         self.assembler = FrameAssembler(codec: codec.assemblerCodec, firstSequenceNumber: firstSequenceNumber)
         self.waitingForKeyframe = codec.isVideo
+        self.nextFileIndex = max(firstFileIndex, 0)
     }
+
+    /// The index the next file will have (`firstFileIndex`, then one more per file).
+    public var fileIndex: Int { nextFileIndex }
 
     /// Whether a file is open.
     public var isWriting: Bool { file != nil }

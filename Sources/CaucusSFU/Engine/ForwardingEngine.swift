@@ -66,6 +66,8 @@ public final class ForwardingEngine {
     /// (`ForwardingEngine+Downlink.swift`).
     var downlinks: [Int: Downlink] = [:]
     var lastLayerChoice: Duration = .zero
+    /// Users whose streams go to the shell for recording (`ForwardingEngine+Recording.swift`).
+    var recordedPublishers: Set<Int> = []
 
     /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
     var outputs: [ForwardingOutput] = []

@@ -12,6 +12,8 @@ public enum ForwardingOutput {
     /// A subscriber's slot map, with the speakers its audio slots follow when it is told them
     /// (one frame: the map and the speakers agree), for its signalling channel.
     case slotMap(user: Int, SubscriberSlotMap, activeSpeakers: [Int]?)
+    /// What a recorded publisher sent, for the recording shell (``ForwardingEngine/record(_:)``).
+    case record(ForwardingEngine.RecordedMedia)
 
     public enum CopyPurpose: Sendable {
         /// A publisher's packet, forwarded to a slot it fills.

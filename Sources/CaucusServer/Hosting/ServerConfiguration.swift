@@ -75,6 +75,9 @@ public struct ServerConfiguration: Sendable {
     /// (`ForwardingEngine+SlicedRouting.swift`): about a millisecond by default. Forwarding goes
     /// on between slices.
     public var mediaRoutingSlice = 16_384
+    /// How many bytes of recordings each app may keep in `dataDirectory` (`--recording-quota`);
+    /// past it, recording stops with `quotaExceeded`. Nil: no limit but the disk's.
+    public var recordingQuota: Int64?
     /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
     public var mediaConsentTimeout: Duration
     /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).

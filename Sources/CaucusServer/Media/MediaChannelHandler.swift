@@ -51,9 +51,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
 
     init(
         shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, routingSlice: Int,
-        logger: Logger
+        recording: RecordingContext, logger: Logger
     ) {
-        let router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice)
+        let router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
         self.logger = logger
         self.segmentationOffload = segmentationOffload
         self.shard = shard

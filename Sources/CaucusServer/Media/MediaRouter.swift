@@ -26,6 +26,8 @@ final class MediaRouter {
         /// Slot-map frames waiting for `releaseSlotMaps`, in order, while a handover's events
         /// are being sent (nil: frames go out at once).
         var heldFrames: [(connection: ClientConnection, frame: ByteBuffer)]?
+        /// Its recording, from the first recording handover (`SessionRecorder`).
+        var recorder: SessionRecorder?
 
         func number(of location: Location) -> Int {
             if let known = locationNumbers[location] { return known }
@@ -45,6 +47,8 @@ final class MediaRouter {
     /// What one routing slice may cost, in (subscriber, eligible stream) pairs
     /// (`ServerConfiguration.mediaRoutingSlice`).
     private let routingSlice: Int
+    /// Where recordings go and whom a stopped one is reported to.
+    private let recording: RecordingContext
     /// The earliest of the engines' repair deadlines as last seen (a NACK to ask again): the
     /// channel handler wakes then for ``handleRepairs(now:)`` rather than at its next tick.
     private(set) var repairDeadline: Duration?
@@ -55,7 +59,8 @@ final class MediaRouter {
     private var outboxBytes = ByteBufferAllocator().buffer(capacity: MediaRouter.outboxCapacity)
     static let outboxCapacity = 16_384
 
-    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int) {
+    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext) {
+        self.recording = recording
         self.table = table
         self.metrics = metrics
         self.routingSlice = routingSlice
@@ -88,8 +93,23 @@ final class MediaRouter {
     func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
 
     func removeSession(_ session: StoredSessionID) {
-        sessions[session] = nil
+        sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: "ended", now: MediaClock.now())
         routingPending.remove(session)
+    }
+
+    /// The session's recording picture (`SessionRecorder`): what is recorded, and who is where.
+    func record(_ id: StoredSessionID, _ handover: RecordingHandover) {
+        let session = sessions[id] ?? Session()
+        sessions[id] = session
+        let recorder = session.recorder ?? recording.makeRecorder()
+        session.recorder = recorder
+        recorder.update(handover, engine: session.engine, now: MediaClock.now())
+        perform(session, id)
+    }
+
+    /// Ends every session's recording (the media port closes).
+    func stopRecording() {
+        for session in sessions.values { session.recorder?.stopAll(reason: "serverStopped", now: MediaClock.now()) }
     }
 
     /// The session's latest "who may receive what" for the users whose eligibility changed.
@@ -204,6 +224,19 @@ final class MediaRouter {
         }
     }
 
+    /// What a session's recording asks after its media: keyframes for recorders that wait for
+    /// one (asked through the engine, paced with every other request), and locations it stopped
+    /// on its own, reported to the session.
+    private func performRecording(_ recorder: SessionRecorder, of session: Session, _ id: StoredSessionID) {
+        let wanted = recorder.takeKeyframesWanted()
+        if !wanted.isEmpty {
+            let now = MediaClock.now()
+            for stream in wanted { session.engine.requestKeyframe(of: stream, now: now) }
+            perform(session, id)
+        }
+        for failure in recorder.takeFailures() { recording.report(id, failure) }
+    }
+
     private func earliestRepairDeadline() -> Duration? {
         sessions.values.lazy.compactMap(\.engine.nextRepairDeadline).min()
     }
@@ -213,6 +246,8 @@ final class MediaRouter {
         // Counted here and added once: a counter's update per copy showed in the profile.
         var forwarded = 0
         var bytes = 0
+        // Read once per call, and only when something is recorded.
+        var recordedAt: Duration?
         session.engine.pollOutput { output in
             switch output {
             case .copy(let copy, let purpose):
@@ -255,8 +290,13 @@ final class MediaRouter {
                 } else {
                     _ = connection.send(frame)
                 }
+            case .record(let media):
+                let now = recordedAt ?? MediaClock.now()
+                recordedAt = now
+                session.recorder?.receive(media, now: now)
             }
         }
+        if let recorder = session.recorder { performRecording(recorder, of: session, id) }
         if forwarded > 0 {
             metrics.rtpForwarded.increment(by: forwarded)
             metrics.bytesForwarded.increment(by: bytes)

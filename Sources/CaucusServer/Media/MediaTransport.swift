@@ -2,6 +2,7 @@ import CaucusCore
 import CaucusMedia
 import CaucusSFU
 import CaucusProtocol
+import CaucusRecording
 import CaucusStore
 import Logging
 import NIOCore
@@ -36,12 +37,15 @@ final class MediaTransport: Sendable {
     private let setupTimeout: Duration
     /// Peers that connected or ended on their own, for the sessions (`MediaPeerLife`).
     let life: MediaPeerLife
+    /// Where recordings go, the apps' quota, and recordings stopped on their own.
+    let recording: RecordingContext
 
     private init(
         candidate: TransportAddress, tcp: (candidate: TransportAddress, listener: any Channel)?, certificate: DTLSCertificate,
-        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration, life: MediaPeerLife
+        shards: [MediaShard], consentTimeout: Duration, setupTimeout: Duration, life: MediaPeerLife, recording: RecordingContext
     ) {
         self.life = life
+        self.recording = recording
         self.candidate = candidate
         self.tcpCandidate = tcp?.candidate
         self.tcpListener = tcp?.listener
@@ -82,6 +86,9 @@ final class MediaTransport: Sendable {
         let host = configuration.mediaBindAddress ?? configuration.mediaAddress
         var port = try await exclusivePort(host: host, port: configuration.mediaPort, on: loops[0])
         let life = MediaPeerLife()
+        let recording = RecordingContext(
+            layout: RecordingLayout(dataDirectory: configuration.dataDirectory), quota: RecordingQuota(limit: configuration.recordingQuota),
+            logger: logger)
         var shards: [MediaShard] = []
         do {
             for index in 0..<configuration.mediaLoops {
@@ -103,7 +110,7 @@ final class MediaTransport: Sendable {
                             table.onLife = { key, peer, alive in life.report(key, peer: peer, alive: alive) }
                             let handler = MediaChannelHandler(
                                 shard: index, table: table, metrics: metrics, tickInterval: tickInterval,
-                                segmentationOffload: segmentationOffload, routingSlice: routingSlice, logger: logger)
+                                segmentationOffload: segmentationOffload, routingSlice: routingSlice, recording: recording, logger: logger)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                     }
@@ -139,7 +146,7 @@ final class MediaTransport: Sendable {
         }
         return MediaTransport(
             candidate: TransportAddress(ip: announced, port: UInt16(port)), tcp: tcp, certificate: certificate, shards: shards,
-            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30), life: life)
+            consentTimeout: configuration.mediaConsentTimeout, setupTimeout: .seconds(30), life: life, recording: recording)
     }
 
     /// The port to share among the shards, bound once without `SO_REUSEPORT` first: the shards'
@@ -254,6 +261,14 @@ final class MediaTransport: Sendable {
         }
     }
 
+    /// Hands the media loop a session's recording picture (`SessionRecorder`).
+    func record(_ session: StoredSessionID, _ handover: RecordingHandover) {
+        shard(of: session).execute { handler in
+            handler.router.record(session, handover)
+            handler.send([])
+        }
+    }
+
     /// Closes every peer of an ended session.
     func dropSession(_ session: StoredSessionID) {
         shard(of: session).execute { handler in
@@ -318,6 +333,7 @@ final class MediaTransport: Sendable {
         for shard in shards {
             try? await shard.eventLoop.submit {
                 shard.handler.value.isClosing = true
+                shard.handler.value.router.stopRecording()
                 shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now()))
             }.get()
             try? await shard.channel.close()

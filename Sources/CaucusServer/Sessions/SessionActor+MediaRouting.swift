@@ -19,6 +19,9 @@ struct MediaRoutingState {
     /// How many of `held`'s first handovers the media loop has switched to already, their
     /// slot maps waiting for `releaseRouting`.
     var switched = 0
+    /// Whether the media loop was last handed a recording picture with something recorded
+    /// (`SessionActor+Recording.swift`): one more, empty, goes when recording stops.
+    var recordingHandedOver = false
 }
 
 /// Routing is an output of the session, ordered after the events that explain it: a batch of
@@ -38,6 +41,8 @@ extension SessionActor {
         let impact = mediaRouting.offered.isEmpty ? MediaRoutingImpact(everyone: true) : MediaRoutingImpact(subscribers: [user])
         mediaRouting.offered.insert(user)
         holdRouting(after: impact, through: pipeline.seq)
+        // A session taken over or restored records again from its publishers' first media.
+        handOverRecording()
         return true
     }
 

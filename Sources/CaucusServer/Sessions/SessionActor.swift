@@ -204,6 +204,7 @@ actor SessionActor {
                 // The state now is the state at the batch's last event (everything decided is in
                 // the batch): the routing it implies is computed now and waits for the delivery.
                 holdRouting(after: MediaRoutingImpact(of: events.lazy.map(\.event)), through: events.last?.seq ?? pipeline.seq)
+                handOverRecording()
                 // The session's writes, not the request's: no request's store deadline reaches them.
                 storeTask = StoreDeadline.unbounded { Task { await self.store(events, snapshot: snapshot) } }
             case .send(let deliveries):

@@ -1,5 +1,7 @@
 import CaucusCore
 import CaucusMedia
+import CaucusRecording
+import Logging
 import CaucusSFU
 import CaucusMediaTestSupport
 import CaucusStore
@@ -40,7 +42,10 @@ import Testing
     /// A router whose session has Bo (user 1, listening on `channel`'s connection) and two
     /// publishers, Cy (2) and Di (3).
     func router(routingSlice: Int = ServerConfiguration().mediaRoutingSlice) throws -> MediaRouter {
-        let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics, routingSlice: routingSlice)
+        // Records nothing: no recording handover reaches it.
+        let recording = RecordingContext(
+            layout: RecordingLayout(dataDirectory: "/nonexistent"), quota: RecordingQuota(limit: nil), logger: Logger(label: "test"))
+        let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics, routingSlice: routingSlice, recording: recording)
         for (user, ssrc) in [(1, UInt32(0xB0)), (2, 0xC0), (3, 0xD0)] {
             router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc))
         }

@@ -1,0 +1,203 @@
+import CaucusMedia
+import CaucusRecording
+import CaucusSFU
+import Foundation
+
+/// One recorded location on the media loop: its clock, its timeline and, per recorded stream,
+/// a ``TrackRecorder`` writing its files (docs/recording.md). Fed what the forwarding engine
+/// hands over for the location's publishers; every file error is thrown to the caller, which
+/// stops the location and says why. Confined to the session's media loop.
+final class LocationRecording {
+    /// One recorded stream: its recorder on the SSRC it came on, and the shell writing its files.
+    private struct Track {
+        var recorder: TrackRecorder
+        let files: TrackRecordingFiles
+        let kind: TimelineEvent.MediaKind
+        let user: String
+    }
+
+    let location: RecordingLocation
+    let folder: String
+    private var clock = LocationClock()
+    private let timeline: TimelineFile
+    /// The media loop's time of the location clock's 0.
+    private let origin: Duration
+    private var tracks: [PublishedStream: Track] = [:]
+    /// The publishers recorded here now.
+    private(set) var publishers: Set<Int> = []
+    /// Streams whose recorder asks for a keyframe (the engine asks the publisher).
+    private(set) var keyframesWanted: [PublishedStream] = []
+    /// Bytes written to files since the last ``takeBytesWritten()``.
+    private var bytesWritten = 0
+
+    /// Opens the location's folder (with `session.json` the first time) and its timeline: a new
+    /// one whose clock starts now, or the one already there (the location recorded before, by
+    /// this server or one that took the session over), whose clock's 0 stays where it was.
+    init(
+        _ location: RecordingLocation, of record: RecordingSessionRecord, layout: RecordingLayout, now: Duration, wallClock: Int64
+    ) throws {
+        self.location = location
+        folder = try layout.prepare(record, location: location)
+        let path = folder + "/" + RecordingLayout.timelineFileName
+        if let (file, started) = try TimelineFile.continuing(at: path) {
+            timeline = file
+            origin = now - .milliseconds(wallClock - started)
+        } else {
+            timeline = try TimelineFile(creatingAt: path, location: location.name, wallClock: wallClock)
+            origin = now
+        }
+    }
+
+    /// Microseconds on the location's clock at the media loop's `now`.
+    func microseconds(at now: Duration) -> Int64 {
+        let (seconds, attoseconds) = (now - origin).components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+
+    func note(_ what: TimelineEvent.What, at now: Duration) throws(RecordingFileError) {
+        try timeline.append(TimelineEvent(time: microseconds(at: now) / 1_000, what))
+    }
+
+    func record(_ publisher: Int) { publishers.insert(publisher) }
+
+    /// Ends `publisher`'s files here (it left, moved away, or stopped being recorded).
+    func finish(_ publisher: Int, at now: Duration) throws(RecordingFileError) {
+        publishers.remove(publisher)
+        for stream in tracks.keys.filter({ $0.publisher == publisher }).sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) {
+            guard var track = tracks.removeValue(forKey: stream) else { continue }
+            try perform(track.recorder.finish(clock: clock), of: track, stream, at: now)
+        }
+    }
+
+    /// Ends every file, writes `recordingStopped` with `reason` and closes the timeline. A
+    /// failing file does not keep the others open: each is ended, the first error thrown after.
+    func stop(reason: String, at now: Duration) throws(RecordingFileError) {
+        var failure: RecordingFileError?
+        for publisher in publishers.union(tracks.keys.map(\.publisher)).sorted() {
+            do throws(RecordingFileError) { try finish(publisher, at: now) } catch { failure = failure ?? error }
+        }
+        do throws(RecordingFileError) { try note(.recordingStopped(reason: reason), at: now) } catch { failure = failure ?? error }
+        timeline.close()
+        if let failure { throw failure }
+    }
+
+    /// A recorded publisher's packet. A stream's first packet starts its recorder (a video one
+    /// asks for a keyframe at once); a packet on a new SSRC (a new peer, another simulcast
+    /// layer) ends the stream's file and starts the next.
+    func receive(_ packet: ForwardingEngine.RecordedPacket, at now: Duration) throws(RecordingFileError) {
+        guard publishers.contains(packet.stream.publisher), let codec = Self.codec(packet.codec),
+            let rtp = try? RTPPacket(decoding: packet.packet)
+        else { return }
+        let stream = packet.stream
+        if let track = tracks[stream], track.recorder.ssrc != rtp.ssrc {
+            var ended = tracks.removeValue(forKey: stream)!
+            try perform(ended.recorder.finish(clock: clock), of: ended, stream, at: now)
+            try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
+        } else if tracks[stream] == nil {
+            try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: nil, at: now)
+        }
+        guard var track = tracks[stream] else { return }
+        let actions = track.recorder.receive(rtp, clock: clock)
+        tracks[stream] = track
+        try perform(actions, of: track, stream, at: now)
+    }
+
+    /// A recorded publisher's sender report: places its track on the location's clock.
+    func receive(_ report: ForwardingEngine.RecordedSenderReport, at now: Duration) {
+        guard publishers.contains(report.stream.publisher) else { return }
+        try? clock.receive(
+            report.report, publisher: RecordingRoster.userName(report.stream.publisher), clockRate: report.clockRate,
+            arrival: microseconds(at: now))
+    }
+
+    func takeKeyframesWanted() -> [PublishedStream] {
+        defer { keyframesWanted.removeAll() }
+        return keyframesWanted
+    }
+
+    func takeBytesWritten() -> Int {
+        defer { bytesWritten = 0 }
+        return bytesWritten
+    }
+
+    // MARK: - Tracks
+
+    private func startTrack(_ stream: PublishedStream, ssrc: UInt32, codec: TrackRecorder.Codec, firstFileIndex: Int?, at now: Duration)
+        throws(RecordingFileError)
+    {
+        let user = RecordingRoster.userName(stream.publisher)
+        let kind = Self.kind(stream.kind)
+        let base = RecordingLayout.baseName(user: user, kind: kind)
+        let uidKind: UInt64 = switch stream.kind {
+        case .audio: 1
+        case .video: 2
+        case .screenShare: 3
+        }
+        var track = Track(
+            recorder: TrackRecorder(
+                ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
+                firstFileIndex: firstFileIndex ?? nextFileIndex(base: base)),
+            files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user)
+        let actions = track.recorder.start()
+        tracks[stream] = track
+        try perform(actions, of: track, stream, at: now)
+    }
+
+    /// One past the highest index of the base name's files already in the folder (recorded
+    /// before, here or by another server): files are never overwritten.
+    private func nextFileIndex(base: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let prefix = base + "-"
+        let used = names.compactMap { name -> Int? in
+            guard name.hasPrefix(prefix), name.hasSuffix(".webm") else { return nil }
+            return Int(name.dropFirst(prefix.count).dropLast(5))
+        }
+        return (used.max() ?? -1) + 1
+    }
+
+    private func perform(_ actions: [TrackRecorderAction], of track: Track, _ stream: PublishedStream, at now: Duration)
+        throws(RecordingFileError)
+    {
+        guard !actions.isEmpty else { return }
+        for case .write(let output) in actions { bytesWritten += output.bytes.count }
+        for notice in try track.files.perform(actions) {
+            switch notice {
+            case .requestKeyframe:
+                keyframesWanted.append(stream)
+            case .fileStarted(let name, let start):
+                bytesWritten += start.header.bytes.count
+                let (codec, width, height) = Self.describe(start.codec)
+                try timeline.append(TimelineEvent(
+                    time: start.clockOffset / 1_000,
+                    .fileStarted(user: track.user, kind: track.kind, file: name, codec: codec, width: width, height: height)))
+            case .fileEnded(let name, let end, _):
+                try note(.fileEnded(
+                    user: track.user, kind: track.kind, file: name, durationMilliseconds: end.durationMilliseconds, reason: end.reason.rawValue),
+                    at: now)
+            }
+        }
+    }
+
+    static func codec(_ name: String) -> TrackRecorder.Codec? {
+        switch name {
+        case "opus": .opus
+        case "vp8": .vp8
+        default: nil
+        }
+    }
+
+    static func kind(_ kind: StreamKind) -> TimelineEvent.MediaKind {
+        switch kind {
+        case .audio: .audio
+        case .video: .video
+        case .screenShare: .screen
+        }
+    }
+
+    private static func describe(_ codec: WebMTrack.Codec) -> (String, Int, Int) {
+        switch codec {
+        case .opus: ("opus", 0, 0)
+        case .vp8(let width, let height): ("vp8", width, height)
+        }
+    }
+}

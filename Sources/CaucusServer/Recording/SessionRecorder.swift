@@ -1,0 +1,170 @@
+import CaucusRecording
+import CaucusSFU
+import Logging
+
+/// What a session tells its media loop about recording, after events that may change it: whose
+/// recordings these are, and the session as the roster needs it (`RecordingRoster.Picture`).
+struct RecordingHandover: Sendable {
+    let record: RecordingSessionRecord
+    let picture: RecordingRoster.Picture
+    /// Unix milliseconds now, on the session's clock: a new timeline's 0.
+    let wallClock: Int64
+}
+
+/// Why the server stopped recording a location on its own.
+enum RecordingFailureReason: Sendable, Hashable {
+    case diskFull
+    case quotaExceeded
+    case writeFailed
+}
+
+/// One session's recording on its media loop: the roster says which locations and publishers
+/// are recorded, each recorded location writes its own files (``LocationRecording``), and what
+/// the forwarding engine hands over for recorded publishers goes to the location each is in.
+/// A location whose files cannot be written (a full disk, the app's quota used up) is stopped
+/// here at once, its files left playable; the failure waits in ``takeFailures()`` for the
+/// session, which stops recording it for everyone with the reason. Confined to the loop.
+final class SessionRecorder {
+    struct Failure: Sendable, Hashable {
+        let locations: [RecordingLocation]
+        let reason: RecordingFailureReason
+    }
+
+    private var roster = RecordingRoster()
+    private var record: RecordingSessionRecord?
+    private var locations: [RecordingLocation: LocationRecording] = [:]
+    private var failures: [Failure] = []
+    private let layout: RecordingLayout
+    private let quota: RecordingQuota
+    private let logger: Logger
+
+    init(layout: RecordingLayout, quota: RecordingQuota, logger: Logger) {
+        self.layout = layout
+        self.quota = quota
+        self.logger = logger
+    }
+
+    var isIdle: Bool { locations.isEmpty && roster.picture.recorded.isEmpty }
+
+    /// The session's latest picture: locations started and stopped, publishers recorded or
+    /// finished, timeline lines written. Tells `engine` whose media to hand over.
+    func update(_ handover: RecordingHandover, engine: ForwardingEngine, now: Duration) {
+        record = handover.record
+        for change in roster.update(handover.picture) {
+            switch change {
+            case .startLocation(let location):
+                start(location, wallClock: handover.wallClock, now: now)
+            case .recordPublisher(let user, let location):
+                locations[location]?.record(user)
+            case .stopPublisher(let user, let location):
+                attempt(location) { (recording) throws(RecordingFileError) in try recording.finish(user, at: now) }
+            case .timeline(let location, let what):
+                attempt(location) { (recording) throws(RecordingFileError) in try recording.note(what, at: now) }
+            case .stopLocation(let location):
+                guard let recording = locations.removeValue(forKey: location) else { continue }
+                do { try recording.stop(reason: "stopped", at: now) } catch { note(error, stopping: location) }
+                account(recording)
+            }
+        }
+        engine.record(recordedPublishers)
+    }
+
+    /// What the engine handed over for a recorded publisher.
+    func receive(_ media: ForwardingEngine.RecordedMedia, now: Duration) {
+        switch media {
+        case .rtp(let packet):
+            guard let location = roster.picture.people[packet.stream.publisher]?.location, let recording = locations[location] else { return }
+            attempt(location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
+            account(recording)
+        case .senderReport(let report):
+            guard let location = roster.picture.people[report.stream.publisher]?.location else { return }
+            locations[location]?.receive(report, at: now)
+        }
+    }
+
+    /// Keyframes the recorders wait for, for the engine to ask the publishers.
+    func takeKeyframesWanted() -> [PublishedStream] {
+        locations.values.flatMap { $0.takeKeyframesWanted() }
+    }
+
+    func takeFailures() -> [Failure] {
+        defer { failures.removeAll() }
+        return failures
+    }
+
+    /// The session ended (or its media loop closes): every location's files end.
+    func stopAll(reason: String, now: Duration) {
+        // Emptied first: the bytes of these last writes are counted with none left to stop.
+        let stopping = locations.sorted(by: { $0.key < $1.key })
+        locations.removeAll()
+        for (location, recording) in stopping {
+            do { try recording.stop(reason: reason, at: now) } catch { note(error, stopping: location) }
+            account(recording)
+        }
+    }
+
+    private var recordedPublishers: Set<Int> {
+        locations.values.reduce(into: Set<Int>()) { $0.formUnion($1.publishers) }
+    }
+
+    private func start(_ location: RecordingLocation, wallClock: Int64, now: Duration) {
+        guard let record else { return }
+        guard quota.allows(app: record.app, layout: layout) else {
+            fail([location], .quotaExceeded)
+            return
+        }
+        do {
+            locations[location] = try LocationRecording(location, of: record, layout: layout, now: now, wallClock: wallClock)
+        } catch let error as RecordingFileError {
+            fail([location], Self.reason(error))
+        } catch {
+            logger.error("Recording cannot start.", metadata: ["location": "\(location.name)", "error": "\(error)"])
+            fail([location], .writeFailed)
+        }
+    }
+
+    /// Runs `body` on `location`'s recording; a file error stops the location.
+    private func attempt(_ location: RecordingLocation, _ body: (LocationRecording) throws(RecordingFileError) -> Void) {
+        guard let recording = locations[location] else { return }
+        do throws(RecordingFileError) {
+            try body(recording)
+        } catch {
+            locations[location] = nil
+            try? recording.stop(reason: Self.reasonName(Self.reason(error)), at: MediaClock.now())
+            account(recording)
+            logger.error("Recording stopped: a file cannot be written.", metadata: ["location": "\(location.name)", "error": "\(error)"])
+            fail([location], Self.reason(error))
+        }
+    }
+
+    /// Counts what `recording` wrote against the app's quota; past it, every location stops.
+    private func account(_ recording: LocationRecording) {
+        guard let record else { return }
+        let written = recording.takeBytesWritten()
+        guard written > 0, !quota.add(written, app: record.app), !locations.isEmpty else { return }
+        let stopping = locations.keys.sorted()
+        stopAll(reason: Self.reasonName(.quotaExceeded), now: MediaClock.now())
+        fail(stopping, .quotaExceeded)
+    }
+
+    private func fail(_ stopped: [RecordingLocation], _ reason: RecordingFailureReason) {
+        failures.append(Failure(locations: stopped, reason: reason))
+    }
+
+    private func note(_ error: any Error, stopping location: RecordingLocation) {
+        logger.warning("A recording's last writes failed as it stopped.", metadata: ["location": "\(location.name)", "error": "\(error)"])
+    }
+
+    static func reason(_ error: RecordingFileError) -> RecordingFailureReason {
+        error.code == .diskFull ? .diskFull : .writeFailed
+    }
+
+    /// The timeline's `recordingStopped` reason.
+    static func reasonName(_ reason: RecordingFailureReason) -> String {
+        switch reason {
+        case .diskFull: "diskFull"
+        case .quotaExceeded: "quotaExceeded"
+        case .writeFailed: "writeFailed"
+        }
+    }
+}
