@@ -86,4 +86,35 @@ extension ControlAPITests {
         try await refused("nothing to stop", "\(recording)/stop", #"{"all": true}"#, status: 400, code: 7007)
         await server.stop()
     }
+
+    /// A location's files are written while it is recorded: deleting it (or every location)
+    /// then is refused with 409 and removes nothing; once stopped, it goes.
+    @Test func aLocationBeingRecordedIsNotDeletedUntilItsRecordingStops() async throws {
+        let server = try await TestServer.start()
+        let teacher = try await server.joined("Teacher", role: .host)
+        let api = ControlAPI(server)
+        let id = try await api.sessionID(named: "Class")
+        let started = try await api.send("POST", "/v1/sessions/\(id)/recording/start", body: #"{"locations": [null]}"#)
+        #expect(started.status == 200, "\(started.body)")
+        let timeline = server.dataDirectory + "/recordings/\(id)/main/timeline.jsonl"
+        try await within("the main session's timeline") {
+            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        for path in ["/v1/sessions/\(id)/recordings/main", "/v1/sessions/\(id)/recordings"] {
+            let refused = try await api.send("DELETE", path)
+            #expect(refused.status == 409 && refused.errorCode == 7006, "\(path): \(refused.status) \(refused.body)")
+            #expect(FileManager.default.fileExists(atPath: timeline), "\(path) deleted a location being recorded")
+        }
+        #expect(try await api.send("POST", "/v1/sessions/\(id)/recording/stop", body: #"{"all": true}"#).status == 200)
+        try await within("the main session's recording stopped") {
+            while (try? String(contentsOfFile: timeline, encoding: .utf8))?.contains("recordingStopped") != true {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let deleted = try await api.send("DELETE", "/v1/sessions/\(id)/recordings/main")
+        #expect(deleted.status == 200, "\(deleted.body)")
+        #expect(!FileManager.default.fileExists(atPath: timeline))
+        _ = teacher
+        await server.stop()
+    }
 }

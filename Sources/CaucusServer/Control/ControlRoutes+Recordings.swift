@@ -83,6 +83,17 @@ extension SessionServer {
         } else {
             locations = recordingLayout.locations(of: session)
         }
+        // Files still being written would be lost with their folder: stop recording first.
+        if let live = await registry.sessions(of: app.key).first(where: { $0.id.rawValue == session }) {
+            let recorded = Set(await live.state.recordedLocations.map(SessionActor.recordingLocation))
+            if let busy = oneLocation ? locations.first(where: recorded.contains) : recorded.sorted().first {
+                var refused = Self.failure(
+                    CaucusError(.alreadyRecording, "\(busy.name) is being recorded: stop recording it before deleting its recordings."), status: nil)
+                refused.status = .conflict
+                return refused
+            }
+        }
+        defer { media.recording.quota.forget(app: app.key) }
         var deleted: [String] = []
         for location in locations {
             do {

@@ -225,20 +225,20 @@ enum OpenAPIDocument {
         }
       },
       "delete": {
-        "summary": "Delete every location's recordings of the session on this node",
+        "summary": "Delete every location's recordings of the session on this node (409 while a location is being recorded)",
         "responses": {
           "200": {"description": "Deleted", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingsDeleted"}}}},
-          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
         }
       }
     },
     "/v1/sessions/{id}/recordings/{location}": {
       "parameters": [{"$ref": "#/components/parameters/session"}, {"$ref": "#/components/parameters/recordingLocation"}],
       "delete": {
-        "summary": "Delete one location's recordings (its files and timeline)",
+        "summary": "Delete one location's recordings (its files and timeline; 409 while it is being recorded)",
         "responses": {
           "200": {"description": "Deleted", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RecordingsDeleted"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}
         }
       }
     },
