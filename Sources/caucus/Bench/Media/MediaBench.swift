@@ -33,6 +33,7 @@ struct MediaBench: AsyncParsableCommand {
     @Option(help: "Seconds each forwarding measurement lasts.") var seconds = 10
     @Option(help: "Seconds to wait for every user's new room after the start.") var moveTimeout = 15
     @Option(help: "Event-loop threads for the simulated users.") var clientThreads = 1
+    @Flag(help: "Also measure recording every room: a window recording, then one not recording again (CPU per packet against the mean of the windows around it, disk written).") var record = false
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func shape() throws(MediaBenchShape.Refusal) -> MediaBenchShape {
@@ -56,7 +57,8 @@ struct MediaBench: AsyncParsableCommand {
 
     func run() async throws {
         let shape = try shape()
-        let server = try ServerUnderTest(folder: try ServerUnderTest.freshFolder(), arguments: [])
+        let folder = try ServerUnderTest.freshFolder()
+        let server = try ServerUnderTest(folder: folder, arguments: [])
         defer { server.stop() }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
         let session = "Media \(UUID().uuidString.prefix(8))"
@@ -96,6 +98,11 @@ struct MediaBench: AsyncParsableCommand {
         let afterStart = try await ServerMetricsScrape.read(server)
         progress("everyone in their rooms; measuring the server, then the relay")
         let sfu = try await steps.measure(cpu: { server.cpuSeconds })
+        var recording: MediaBenchRecording?
+        if record {
+            progress("recording every room")
+            recording = try await MediaBenchRecording.measure(host: host, folder: folder, steps: steps, cpu: { server.cpuSeconds })
+        }
         peers.stopSending()
 
         // The floor: the same fan-out the server was measured with, through the bare relay.
@@ -117,6 +124,7 @@ struct MediaBench: AsyncParsableCommand {
         report.add("bare UDP relay: forwarded", "\(Int(floor.perSecond)) packets/s")
         report.add("bare UDP relay: CPU per forwarded packet", (floor.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
+        recording?.report(before: sfu, rooms: shape.rooms, into: &report)
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
         Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeTurns ?? beforeStart, into: &report)

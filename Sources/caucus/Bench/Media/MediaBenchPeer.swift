@@ -1,4 +1,5 @@
 import CaucusMedia
+import Foundation
 import CaucusSFU
 import NIOCore
 import NIOPosix
@@ -50,6 +51,7 @@ final class MediaBenchPeer: ChannelInboundHandler {
     private var videoStream = StreamCounters(clockStep: 3000)
     private var keyframeDue = true
     private var audioPackets: UInt32 = 0
+    private var videoFrames: UInt32 = 0
     /// The kind of each of this user's receive slots, by the SSRC the server sends it with.
     private var slotKinds: [UInt32: MediaBenchShape.Kinds] = [:]
 
@@ -146,6 +148,7 @@ final class MediaBenchPeer: ChannelInboundHandler {
         }
         stamp(&packet)
         send(packet)
+        if audioPackets % 50 == 1 { sendReport(ssrc, timestamp: audioStream.timestamp) }
     }
 
     /// One frame of this user's video (`videoPackets` packets, the marker on the last),
@@ -162,12 +165,30 @@ final class MediaBenchPeer: ChannelInboundHandler {
             if part == 0 {
                 packet[12] = 0x10
                 packet[13] = keyframeDue ? 0x10 : 0x11
-                if keyframeDue { (packet[16], packet[17], packet[18]) = (0x9D, 0x01, 0x2A) }
+                if keyframeDue {
+                    // The start code, then the picture's size (320×240, little-endian), which a
+                    // recording reads from each keyframe.
+                    packet.replaceSubrange(16..<23, with: [0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00])
+                }
             }
             stamp(&packet)
             send(packet)
         }
         keyframeDue = false
+        videoFrames &+= 1
+        if videoFrames % 15 == 1 { sendReport(ssrc, timestamp: videoStream.timestamp) }
+    }
+
+    /// A sender report for one of this user's streams (RFC 3550 §6.4.1), about once a second
+    /// as a browser's: its wall clock against the stream's RTP time. The server passes it on
+    /// to the stream's receivers, and a recording places the stream's frames with it.
+    private func sendReport(_ ssrc: UInt32, timestamp: UInt32) {
+        guard case .server(let peer, let address) = target else { return }
+        let unix = Date().timeIntervalSince1970 + 2_208_988_800
+        let ntp = UInt64(unix) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
+        let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: timestamp, packetCount: 0, octetCount: 0)
+        guard let datagram = peer.protect(rtcp: RTCPPacket.senderReport(report).encoded()) else { return }
+        write(datagram.bytes, to: address)
     }
 
     func flush() { context?.flush() }
@@ -320,7 +341,7 @@ final class MediaBenchPeer: ChannelInboundHandler {
 private struct StreamCounters {
     let clockStep: UInt32
     private var sequenceNumber: UInt16 = 0
-    private var timestamp: UInt32 = 0
+    private(set) var timestamp: UInt32 = 0
 
     init(clockStep: UInt32) { self.clockStep = clockStep }
 
