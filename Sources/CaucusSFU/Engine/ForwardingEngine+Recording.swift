@@ -14,6 +14,8 @@ extension ForwardingEngine {
     public enum RecordedMedia {
         case rtp(RecordedPacket)
         case senderReport(RecordedSenderReport)
+        /// A location's new speaker order, loudest first (its number as the shell gave it).
+        case speakers(location: Int, [Int])
     }
 
     /// One RTP packet of a recorded stream, as it arrived (after SRTP).

@@ -293,7 +293,12 @@ final class MediaRouter {
             case .record(let media):
                 let now = recordedAt ?? MediaClock.now()
                 recordedAt = now
-                session.recorder?.receive(media, now: now)
+                if case .speakers(let number, let order) = media {
+                    guard let location = session.locationNumbers.first(where: { $0.value == number })?.key else { return }
+                    session.recorder?.speakers(order, in: SessionActor.recordingLocation(location), now: now)
+                } else {
+                    session.recorder?.receive(media, now: now)
+                }
             }
         }
         if let recorder = session.recorder { performRecording(recorder, of: session, id) }

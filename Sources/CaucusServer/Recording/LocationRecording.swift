@@ -27,6 +27,8 @@ final class LocationRecording {
     private(set) var publishers: Set<Int> = []
     /// Streams whose recorder asks for a keyframe (the engine asks the publisher).
     private(set) var keyframesWanted: [PublishedStream] = []
+    /// The loudest speaker last written (`spoke`).
+    var loudest: Int?
     /// Bytes written to files since the last ``takeBytesWritten()``.
     private var bytesWritten = 0
 

@@ -79,7 +79,16 @@ final class SessionRecorder {
         case .senderReport(let report):
             guard let location = roster.picture.people[report.stream.publisher]?.location else { return }
             locations[location]?.receive(report, at: now)
+        case .speakers:
+            return
         }
+    }
+
+    /// A location's new speaker order: a new loudest speaker is a `spoke` line.
+    func speakers(_ order: [Int], in location: RecordingLocation, now: Duration) {
+        guard let recording = locations[location], let loudest = order.first, loudest != recording.loudest else { return }
+        recording.loudest = loudest
+        attempt(location) { (recording) throws(RecordingFileError) in try recording.note(.spoke(user: RecordingRoster.userName(loudest)), at: now) }
     }
 
     /// Keyframes the recorders wait for, for the engine to ask the publishers.

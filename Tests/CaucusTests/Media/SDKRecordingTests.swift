@@ -7,7 +7,8 @@ import Testing
 /// to a real server; the host records the main session and every room, moves Ann into a room,
 /// Ann mutes, the host stops. Each recorded location's folder then holds a timeline saying so
 /// and one WebM file per publisher and kind, Ann's split at the move, each as long as the
-/// time it was recorded (`ffprobe` agreeing where it is installed).
+/// time it was recorded (`ffprobe` agreeing where it is installed); the loudest speaker is
+/// written as it changes.
 @Suite(.serialized) struct SDKRecordingTests {
     @Test func eachRecordedLocationGetsItsPublishersFilesAndATimelineAndAMoveSplitsThem() async throws {
         let server = try await TestServer.start()
@@ -49,6 +50,8 @@ import Testing
         let mainLines = try lines(main)
         #expect(mainLines.contains { $0.event == "joined" && $0.user == a } && mainLines.contains { $0.event == "joined" && $0.user == b })
         let movedOut = try #require(mainLines.first { $0.event == "movedOut" && $0.user == a })
+        // Both speak (their tone carries its level): the loudest is written as it changes.
+        #expect(mainLines.contains { $0.event == "spoke" && [a, b].contains($0.user) }, "no spoke line in the main session")
         #expect(Set(inMain.files.map(\.name)) == ["\(a)-audio-0.webm", "\(a)-video-0.webm", "\(b)-audio-0.webm", "\(b)-video-0.webm"])
         // The room: Ann from her move on, her mute in its timeline, no file of Ben.
         let inRoom = try RecordedLocation.read(folder: room, strict: true)
