@@ -13,7 +13,7 @@ public struct TimelineEvent: Hashable, Sendable {
         case recordingStopped(reason: String)
         case joined(user: String, name: String)
         case left(user: String)
-        /// Came from another location of the session (`from`: "main" or a room's id).
+        /// Came from another location of the session (`from`: a location name, "main" or "room-2").
         case movedIn(user: String, from: String)
         case movedOut(user: String, to: String)
         case muted(user: String, kind: MediaKind)
