@@ -1,0 +1,93 @@
+import Testing
+
+@testable import CaucusMedia
+@testable import CaucusSFU
+
+/// The engine's recording tap: what recorded publishers send reaches the shell as `.record`
+/// outputs (their RTP as it arrived, their sender reports), nobody else's does, and a
+/// recorder's keyframe requests are paced with the engine's own.
+@Suite struct RecordingTapTests {
+    typealias Routing = ForwardingEngineTests
+
+    /// Users 1, 2 and 3, each publishing audio (SSRC n) and video (10 × n), aiortc's numbering
+    /// (Opus 96, VP8 97).
+    static func engine() -> ForwardingEngine {
+        let engine = ForwardingEngine()
+        for user in 1...3 {
+            let ssrc = UInt32(user)
+            engine.addPeer(user, plan: Routing.plan(audioSSRC: ssrc, videoSSRC: ssrc * 10), now: .zero)
+        }
+        engine.pollOutput { _ in }
+        return engine
+    }
+
+    static func packet(ssrc: UInt32, payloadType: UInt8, sequenceNumber: UInt16 = 1) -> [UInt8] {
+        var packet = Routing.rtp(ssrc: ssrc, sequenceNumber: sequenceNumber)
+        packet[1] = payloadType
+        return packet
+    }
+
+    static func recorded(_ engine: ForwardingEngine) -> [ForwardingEngine.RecordedMedia] {
+        var found: [ForwardingEngine.RecordedMedia] = []
+        engine.pollOutput { if case .record(let media) = $0 { found.append(media) } }
+        return found
+    }
+
+    static func senderReport(ssrc: UInt32) -> [UInt8] {
+        RTCPPacket.senderReport(RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 4_000, packetCount: 1, octetCount: 9)).encoded()
+    }
+
+    @Test func aRecordedPublishersPacketsAndReportsReachTheShellAndNobodyElses() throws {
+        let engine = Self.engine()
+        engine.receive(rtp: Self.packet(ssrc: 20, payloadType: 97), from: 2, at: .milliseconds(1))
+        #expect(Self.recorded(engine).isEmpty, "nobody is recorded yet")
+
+        engine.record([2])
+        let video = Self.packet(ssrc: 20, payloadType: 97, sequenceNumber: 2)
+        engine.receive(rtp: video, from: 2, at: .milliseconds(2))
+        engine.receive(rtp: Self.packet(ssrc: 2, payloadType: 96), from: 2, at: .milliseconds(3))
+        engine.receive(rtp: Self.packet(ssrc: 30, payloadType: 97), from: 3, at: .milliseconds(4))
+        let media = Self.recorded(engine)
+        try #require(media.count == 2, "user 2's video and audio, not user 3's: \(media)")
+        guard case .rtp(let first) = media[0], case .rtp(let second) = media[1] else { Issue.record("\(media)"); return }
+        #expect(first.stream == PublishedStream(publisher: 2, kind: .video) && first.codec == "vp8" && first.clockRate == 90_000)
+        #expect(first.packet == video, "the packet as it arrived")
+        #expect(second.stream == PublishedStream(publisher: 2, kind: .audio) && second.codec == "opus" && second.clockRate == 48_000)
+
+        // Its sender report; one naming its SSRC from someone else is not its.
+        engine.receive(rtcp: Self.senderReport(ssrc: 20), from: 2, at: .milliseconds(5))
+        engine.receive(rtcp: Self.senderReport(ssrc: 20), from: 3, at: .milliseconds(6))
+        engine.receive(rtcp: Self.senderReport(ssrc: 30), from: 3, at: .milliseconds(7))
+        let reports = Self.recorded(engine)
+        try #require(reports.count == 1, "\(reports)")
+        guard case .senderReport(let report) = reports[0] else { Issue.record("\(reports)"); return }
+        #expect(report.stream == PublishedStream(publisher: 2, kind: .video) && report.clockRate == 90_000 && report.isForwardedLayer)
+        #expect(report.report.rtpTimestamp == 4_000)
+
+        // A payload type that is not the stream's codec (a probe's padding, say) is not media.
+        engine.receive(rtp: Self.packet(ssrc: 20, payloadType: 120, sequenceNumber: 3), from: 2, at: .milliseconds(8))
+        #expect(Self.recorded(engine).isEmpty)
+
+        engine.record([])
+        engine.receive(rtp: Self.packet(ssrc: 20, payloadType: 97, sequenceNumber: 4), from: 2, at: .milliseconds(9))
+        #expect(Self.recorded(engine).isEmpty, "recording stopped")
+    }
+
+    @Test func aRecordersKeyframeRequestIsPacedWithTheEngines() throws {
+        let engine = Self.engine()
+        let stream = PublishedStream(publisher: 2, kind: .video)
+        engine.requestKeyframe(of: stream, now: .milliseconds(100))
+        engine.requestKeyframe(of: stream, now: .milliseconds(110))
+        var plis: [(Int, UInt32)] = []
+        var packets: [(Int, [UInt8])] = []
+        engine.pollOutput { if case .rtcp(let user, let packet, .keyframeRequest) = $0 { packets.append((user, packet)) } }
+        for (user, packet) in packets {
+            for case .pictureLossIndication(_, let media) in try RTCPPacket.decodeCompound(packet) { plis.append((user, media)) }
+        }
+        #expect(plis.count == 1 && plis[0] == (2, 20), "one PLI to user 2 for SSRC 20: \(plis)")
+        engine.requestKeyframe(of: PublishedStream(publisher: 9, kind: .video), now: .milliseconds(120))
+        var none = 0
+        engine.pollOutput { _ in none += 1 }
+        #expect(none == 0, "no stream, no request")
+    }
+}
