@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import CaucusMedia
@@ -89,5 +90,29 @@ import Testing
         var none = 0
         engine.pollOutput { _ in none += 1 }
         #expect(none == 0, "no stream, no request")
+    }
+
+    /// Chromium's redundant audio (RFC 2198, payload type 63 around Opus 111) is recorded as its
+    /// primary encoding alone, with Opus's payload type: the file holds each frame once.
+    @Test func redundantAudioIsRecordedAsItsPrimaryEncoding() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/chromium-offer.sdp")
+        let chromium = Routing.plan(of: try SessionDescription(parsing: String(contentsOf: url, encoding: .utf8)), firstSSRC: 7000)
+        try #require(chromium.publishedFormats[.audio]?.redundancyPayloadType == 63, "the answer keeps RED")
+        let ssrc = try #require(chromium.publishedSSRCs[.audio])
+        let engine = ForwardingEngine()
+        engine.addPeer(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
+        engine.addPeer(2, plan: chromium, now: .zero)
+        engine.record([2])
+        engine.pollOutput { _ in }
+        // One redundant block (F set, Opus, 960 ticks back, 2 bytes), then the primary (Opus).
+        let payload: [UInt8] = [0x80 | 111, 0x0F, 0x00, 0x02, 111, 0xAA, 0xBB, 0x01, 0x02, 0x03]
+        let red = RTPPacket(payloadType: 63, sequenceNumber: 7, timestamp: 96_000, ssrc: ssrc, payload: payload).encoded()
+        engine.receive(rtp: red, from: 2, at: .milliseconds(1))
+        let media = Self.recorded(engine)
+        guard media.count == 1, case .rtp(let recorded) = media[0] else { Issue.record("\(media)"); return }
+        let packet = try RTPPacket(decoding: recorded.packet)
+        #expect(packet.payloadType == 111 && packet.payload == [0x01, 0x02, 0x03] && packet.sequenceNumber == 7 && packet.timestamp == 96_000)
+        #expect(recorded.codec == "opus")
     }
 }
