@@ -226,6 +226,10 @@ import Testing
             harness.perform(.listenIn(harness.roomID(named: "A")), by: caller == .manager ? UserID(2) : host)
             return .stopListening
         },
+        Operation(name: "recordingFailed", allowed: serverOnly) { harness, _ in
+            harness.perform(.startRecording(.locations([.main])), by: host)
+            return .recordingFailed([.main], .diskFull)
+        },
     ]
 
     @Test(arguments: operations, Caller.allCases)
@@ -242,8 +246,9 @@ import Testing
     }
 
     @Test func theMatrixCoversEveryOperation() {
-        // One row per case of `Command` (51), rename twice: of oneself and of another.
+        // One row per case of `Command` (54) but `startRecording` and `stopRecording`, whose callers
+        // depend on a setting (RecordingRules); rename twice: of oneself and of another.
         #expect(Set(Self.operations.map(\.name)).count == Self.operations.count)
-        #expect(Self.operations.count == 52)
+        #expect(Self.operations.count == 53)
     }
 }

@@ -97,7 +97,7 @@ import Testing
         func command(for step: Step) -> Command {
             let (a, b) = (step.a, step.b)
             let names = ["Red", "Blue", "Green", "Gold", "Teal", "red"]
-            switch step.kind % 54 {
+            switch step.kind % 55 {
             case 0, 1, 2, 3, 45:
                 // Mostly the right password (if any); now and then none or a wrong one.
                 let password = b % 6 == 0 ? (a % 2 == 0 ? nil : "wrong") : (state.isLive ? state.password : (a % 17 == 0 ? "pw" : nil))
@@ -149,6 +149,7 @@ import Testing
                 let locations: [Location] = a % 3 == 0 ? [.main] : a % 3 == 1 ? [.room(room(b))] : [.room(room(b)), .main]
                 return .startRecording(a % 4 == 0 ? .all : .locations(locations))
             case 52: return .stopRecording(a % 4 == 0 ? .all : .locations([b % 2 == 0 ? .main : .room(room(b))]))
+            case 53: return .recordingFailed([b % 2 == 0 ? .main : .room(room(b))], RecordingStopReason.allCases[a % 3])
             default: return .chat("Direct \(a)", to: .user(user(b)))
             }
         }

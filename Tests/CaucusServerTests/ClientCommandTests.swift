@@ -1,7 +1,7 @@
 import CaucusCore
 import Foundation
 import Testing
-
+@testable import CaucusServer
 
 /// `caucus client` as a child process: typed into through its standard input, read from its
 /// standard output, against an in-process server with protocol-level participants.
@@ -64,6 +64,12 @@ import Testing
         _ = try await within("Blue stopped") { try await client.line { $0.hasSuffix("recording: Red") } }
         #expect(try await client.run("record Blue") == "ok")
         #expect(try await client.run("record Blue").hasPrefix("error 7006 alreadyRecording:"))
+        // The server stops Blue on its own (its disk is full): the terminal says where and why.
+        let session = try #require(await server.server.registry.session(app: server.app.key, named: "Lab"))
+        await session.recordingFailed([.room(RoomID(blue))], reason: .diskFull)
+        _ = try await within("Blue stopped by the server") {
+            try await client.line { $0.hasSuffix("recording stopped in Blue: The server's disk is full.") }
+        }
         #expect(try await client.run("unrecord all") == "ok")
         #expect(try await client.run("record").hasPrefix("error 0 usage:"))
 

@@ -49,6 +49,7 @@ import Testing
         case .voiceBroadcastChanged: "voiceBroadcastDidChange"
         case .listeningChanged: "listeningDidChange"
         case .recordingChanged: "recordingDidChange"
+        case .recordingStopped: "recordingDidStop"
         case .chatMessage: "didReceiveChatMessage"
         }
     }
@@ -75,7 +76,8 @@ import Testing
             .helpRequested(HelpRequestHandler(request, engine: engine)), .helpRequestResult(.busy),
             .helpRequestAnswered(request.id, result: .ignored, by: me), .broadcast("hello", from: me), .mediaChanged(me),
             .mediaMuted(me, kinds: .audio, by: me), .voiceBroadcastChanged(me, active: true), .listeningChanged(me, kit, active: true),
-            .recordingChanged(locations: [.main], recordingMe: true), .chatMessage(message, from: me),
+            .recordingChanged(locations: [.main], recordingMe: true), .recordingStopped(locations: [.main], reason: .diskFull),
+            .chatMessage(message, from: me),
         ]
     }
 
@@ -111,7 +113,7 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     static let eventCallbacks: Set<String> = [
         "sessionDidJoin", "didLeave", "connectionStateDidChange", "didFail", "didResynchronize", "usersDidJoin", "usersDidLeave",
         "hostDidChange", "managerDidChange", "userWasRenamed", "userConnectionDidChange", "mediaDidChange", "mediaWasMuted",
-        "voiceBroadcastDidChange", "listeningDidChange", "recordingDidChange", "modeDidChange",
+        "voiceBroadcastDidChange", "listeningDidChange", "recordingDidChange", "recordingDidStop", "modeDidChange",
         "settingsDidChange", "preListDidChange", "subsessionStatusDidChange", "didReceiveManagerHandle",
         "didReceiveParticipantHandle", "subsessionUsersDidUpdate", "usersDidMove", "didMoveTo", "assignmentsDidChange",
         "subsessionWasRenamed", "didReceiveInvitation", "usersWereInvited", "invitationWasRejected", "parentControlDidChange",
@@ -150,6 +152,9 @@ final class EveryCallbackRecorder: CaucusSessionDelegate {
     }
     func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool) {
         calls.append("recordingDidChange")
+    }
+    func session(_ session: CaucusSession, recordingDidStop locations: [CaucusLocation], reason: RecordingStopReason) {
+        calls.append("recordingDidStop")
     }
     func session(_ session: CaucusSession, modeDidChange mode: SessionMode) { calls.append("modeDidChange") }
     func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings) { calls.append("settingsDidChange") }

@@ -90,8 +90,10 @@ struct EventTranslator {
         case .listening(let id, let room, let active):
             guard let listener = user(id), let kit = kit(room) else { return [] }
             return [.listeningChanged(listener, kit, active: active)]
-        case .recordingChanged:
-            return [recordingChanged]
+        case .recordingChanged(let set):
+            // A stop the server made on its own is told once, after the change it made.
+            guard let stop = set.stopped, stop != before.recording.stopped else { return [recordingChanged] }
+            return [recordingChanged, .recordingStopped(locations: stop.locations, reason: stop.reason)]
         }
     }
 

@@ -81,6 +81,9 @@ extension CaucusSession {
         /// This user's location is recorded now: what an app must show its user.
         public var isRecordingMe: Bool { state.isRecorded(location) }
         public func isRecorded(_ location: CaucusLocation) -> Bool { state.isRecorded(location) }
+        /// The last stop the server made on its own (a full disk, a quota): which locations and
+        /// why. Nil when there was none since recording was last started or stopped.
+        public var recordingStop: RecordingStop? { state.recording.stopped }
 
         // MARK: - What only some roles see
 

@@ -25,6 +25,7 @@ extension CaucusSessionDelegate {
         case .voiceBroadcastChanged(let user, let active): self.session(session, voiceBroadcastDidChange: user, active: active)
         case .listeningChanged(let user, let room, let active): self.session(session, listeningDidChange: user, in: room, active: active)
         case .recordingChanged(let locations, let recordingMe): self.session(session, recordingDidChange: locations, recordingMe: recordingMe)
+        case .recordingStopped(let locations, let reason): self.session(session, recordingDidStop: locations, reason: reason)
         case .modeChanged(let mode): self.session(session, modeDidChange: mode)
         case .settingsChanged(let settings): self.session(session, settingsDidChange: settings)
 

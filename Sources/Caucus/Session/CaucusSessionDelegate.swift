@@ -62,6 +62,9 @@ public protocol CaucusSessionDelegate: AnyObject, Sendable {
     /// What the session records changed, or this user moved into or out of a recorded
     /// location; `recordingMe`: this user's location is recorded now.
     func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool)
+    /// The server stopped recording `locations` on its own (a full disk, a quota), after the
+    /// `recordingDidChange` that no longer records them; the session goes on.
+    func session(_ session: CaucusSession, recordingDidStop locations: [CaucusLocation], reason: RecordingStopReason)
     func session(_ session: CaucusSession, modeDidChange mode: SessionMode)
     func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings)
 
@@ -139,6 +142,7 @@ extension CaucusSessionDelegate {
     public func session(_ session: CaucusSession, voiceBroadcastDidChange broadcaster: CaucusUser, active: Bool) {}
     public func session(_ session: CaucusSession, listeningDidChange listener: CaucusUser, in room: SubsessionKit, active: Bool) {}
     public func session(_ session: CaucusSession, recordingDidChange locations: [CaucusLocation], recordingMe: Bool) {}
+    public func session(_ session: CaucusSession, recordingDidStop locations: [CaucusLocation], reason: RecordingStopReason) {}
     public func session(_ session: CaucusSession, modeDidChange mode: SessionMode) {}
     public func session(_ session: CaucusSession, settingsDidChange settings: SessionSettings) {}
 

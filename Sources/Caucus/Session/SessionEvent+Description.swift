@@ -46,6 +46,7 @@ extension SessionEvent: CustomStringConvertible {
         case .voiceBroadcastChanged(let user, let active): "voiceBroadcastChanged(\(user.name), active: \(active))"
         case .listeningChanged(let user, let room, let active): "listeningChanged(\(user.name) to \(room.name), active: \(active))"
         case .recordingChanged(let locations, let recordingMe): "recordingChanged(\(locations.map(\.description)), recordingMe: \(recordingMe))"
+        case .recordingStopped(let locations, let reason): "recordingStopped(\(locations.map(\.description)), \(reason.rawValue))"
         case .chatMessage(let message, let sender): "chatMessage(\(sender?.name ?? "\(message.from)"): \(Self.clipped(message.text)))"
         }
     }

@@ -98,6 +98,11 @@ public enum SessionEvent: Sendable, Equatable {
     /// moved into or out of a recorded location. `recordingMe`: this user's location is
     /// recorded now. The snapshot's ``CaucusSession/Snapshot/isRecordingMe`` says the same.
     case recordingChanged(locations: [CaucusLocation], recordingMe: Bool)
+    /// The server stopped recording `locations` on its own, for `reason` (a full disk, a
+    /// quota); the session goes on. Comes after the ``recordingChanged(locations:recordingMe:)``
+    /// that no longer records them. The snapshot's ``CaucusSession/Snapshot/recordingStop``
+    /// keeps it until recording is next started or stopped.
+    case recordingStopped(locations: [CaucusLocation], reason: RecordingStopReason)
 
     // MARK: Chat
 

@@ -16,7 +16,7 @@ public enum Authority: String, Sendable, CaseIterable {
 extension Command {
     public var authority: Authority {
         switch self {
-        case .join, .connectionLost, .resume, .tick:
+        case .join, .connectionLost, .resume, .tick, .recordingFailed:
             .server
         case .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode, .updateSettings,
             .addToPreList, .removeFromPreList, .clearPreList, .preAssign, .commit, .withdraw,
@@ -57,7 +57,7 @@ extension Command {
             true
         case .join, .leave, .endSession, .makeManager, .revokeManager, .transferHost, .rename, .remove, .setMode,
             .updateSettings, .connectionLost, .resume, .tick, .chat, .publish, .startVoiceBroadcast, .stopVoiceBroadcast,
-            .muteUser, .startRecording, .stopRecording:
+            .muteUser, .startRecording, .stopRecording, .recordingFailed:
             false
         }
     }
@@ -118,6 +118,7 @@ extension Command {
         case .stopListening: "stop listening in"
         case .startRecording: "start recording"
         case .stopRecording: "stop recording"
+        case .recordingFailed: "report a failed recording"
         }
     }
 }

@@ -85,4 +85,7 @@ public enum Command: Hashable, Sendable {
     case startRecording(RecordingTarget)
     /// Stops recording locations, or (`.all`) everything.
     case stopRecording(RecordingTarget)
+    /// The server could not write these locations' recordings and stops them (server only: no
+    /// client or app names it). Locations not recorded are ignored.
+    case recordingFailed([Location], RecordingStopReason)
 }

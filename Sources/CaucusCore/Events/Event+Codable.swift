@@ -13,7 +13,7 @@ extension Event: Codable {
         case type, session, user, becomesHost, reason, newHost, from, to, isManager, name, until, mode, settings
         case preList, breakout, moves, assignments, invitation, room, parent, timer, secondsRemaining, request
         case requester, result, by, message, text, at, role, helpRequests, invitations, publishing, active
-        case locations, everyRoom
+        case locations, everyRoom, stopped
     }
 
     public var kind: Kind {
@@ -124,6 +124,7 @@ extension Event: Codable {
         case .recordingChanged(let set):
             try c.encode(set.locations, forKey: .locations)
             try c.encode(set.everyRoom, forKey: .everyRoom)
+            try c.encodeIfPresent(set.stopped, forKey: .stopped)
         }
     }
 
@@ -190,7 +191,9 @@ extension Event: Codable {
                 active: try c.decode(Bool.self, forKey: .active))
         case .recordingChanged:
             self = .recordingChanged(
-                RecordingSet(locations: try c.decode([Location].self, forKey: .locations), everyRoom: try c.decode(Bool.self, forKey: .everyRoom)))
+                RecordingSet(
+                    locations: try c.decode([Location].self, forKey: .locations), everyRoom: try c.decode(Bool.self, forKey: .everyRoom),
+                    stopped: try c.decodeIfPresent(RecordingStop.self, forKey: .stopped)))
         }
     }
 }

@@ -71,7 +71,7 @@ extension SessionState: Codable {
             try container.encode(stored, forKey: .requestKeys)
         }
         if !removedIdentities.isEmpty { try container.encode(removedIdentities.sorted(), forKey: .removedIdentities) }
-        if !recording.isEmpty { try container.encode(recording, forKey: .recording) }
+        if recording != .none { try container.encode(recording, forKey: .recording) }
     }
 
     public init(from decoder: any Decoder) throws {

@@ -138,6 +138,7 @@ extension SessionState {
         case .stopListening: return try decideStopListening(context)
         case .startRecording(let target): return try decideStartRecording(target)
         case .stopRecording(let target): return try decideStopRecording(target)
+        case .recordingFailed(let locations, let reason): return decideRecordingFailed(locations, reason: reason)
         }
     }
 }

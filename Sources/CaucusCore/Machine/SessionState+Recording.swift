@@ -37,6 +37,17 @@ extension SessionState {
         }
     }
 
+    /// The server could not write these locations' files (a full disk, a quota): it stops
+    /// recording them and says why. Locations not recorded now are ignored (the media loop may
+    /// report one more than once), and with none left nothing happens.
+    func decideRecordingFailed(_ locations: [Location], reason: RecordingStopReason) -> [Event] {
+        let stopped = locations.filter { recording.records($0, among: rooms) }
+        guard !stopped.isEmpty else { return [] }
+        // As `stopRecording`: stopping one room of "every room" records the others one by one.
+        let remaining = recording.recordedLocations(among: rooms).filter { !stopped.contains($0) }
+        return [.recordingChanged(RecordingSet(locations: remaining, stopped: RecordingStop(locations: stopped, reason: reason)))]
+    }
+
     /// At least one location, each once, each a room of the committed list (or the main session).
     private func validate(_ locations: [Location]) throws(CaucusError) {
         guard !locations.isEmpty else {

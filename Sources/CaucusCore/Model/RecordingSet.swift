@@ -7,14 +7,19 @@ public struct RecordingSet: Hashable, Sendable, Codable {
     public internal(set) var locations: [Location]
     /// Every room is recorded, including rooms created later (from their start).
     public internal(set) var everyRoom: Bool
+    /// The last stop the server made on its own (a full disk, a quota), nil when none. The next
+    /// `startRecording` or `stopRecording` clears it. Encoded only when present.
+    public internal(set) var stopped: RecordingStop?
 
-    public init(locations: [Location] = [], everyRoom: Bool = false) {
+    public init(locations: [Location] = [], everyRoom: Bool = false, stopped: RecordingStop? = nil) {
         self.locations = Self.ordered(locations)
         self.everyRoom = everyRoom
+        self.stopped = stopped
     }
 
     public static let none = RecordingSet()
 
+    /// Whether nothing is recorded now (a past stop may still be told: see `stopped`).
     public var isEmpty: Bool { locations.isEmpty && !everyRoom }
 
     /// Whether `location` is recorded now, given the rooms that exist.
@@ -34,7 +39,8 @@ public struct RecordingSet: Hashable, Sendable, Codable {
     /// The same set without rooms that no longer exist.
     func keeping(_ rooms: [Room]) -> RecordingSet {
         let existing = Set(rooms.map(\.id))
-        return RecordingSet(locations: locations.filter { $0.roomID.map(existing.contains) ?? true }, everyRoom: everyRoom)
+        return RecordingSet(
+            locations: locations.filter { $0.roomID.map(existing.contains) ?? true }, everyRoom: everyRoom, stopped: stopped)
     }
 
     /// The main session first, then rooms by id, each once.

@@ -29,8 +29,8 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     /// Who listens in to which room, in the order they began; absent when nobody does. Shown
     /// to everyone: a room always knows who listens.
     public let listeners: [Listener]?
-    /// What the session records; absent when it records nothing. Shown to everyone: a user
-    /// always knows whether its location is recorded.
+    /// What the session records, and the server's last stop; absent when it records nothing and
+    /// there is no stop to tell. Shown to everyone: a user always knows whether its location is recorded.
     public let recording: RecordingSet?
 
     public init(state: SessionState, viewer: UserID, seq: Int) {
@@ -51,7 +51,7 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
         helpRequests = role.isManaging ? state.helpRequests : nil
         voiceBroadcaster = state.voiceBroadcaster
         listeners = state.listeners.isEmpty ? nil : Listener.list(state.listeners)
-        recording = state.recording.isEmpty ? nil : state.recording
+        recording = state.recording == .none ? nil : state.recording
     }
 
     /// The same snapshot with another user list. The server encodes a big session's user list

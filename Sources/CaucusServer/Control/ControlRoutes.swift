@@ -287,7 +287,7 @@ struct SessionView: Codable, Sendable {
     let voiceBroadcaster: UserID?
     let listeners: [Listener]
     let invitations: [PendingInvitation]
-    /// What the session records; absent when nothing.
+    /// What the session records; absent when nothing is recorded and the server made no stop of its own.
     let recording: RecordingView?
 }
 
@@ -297,6 +297,8 @@ struct RecordingView: Codable, Sendable {
     let everyRoom: Bool
     /// Every location recorded now (`everyRoom` expanded to the rooms that exist).
     let recorded: [Location]
+    /// The server's last stop of its own (a full disk, a quota); absent when none.
+    let stopped: RecordingStop?
 }
 
 extension SessionActor {
@@ -311,7 +313,10 @@ extension SessionActor {
             breakout: state.snapshot, preList: state.preList, helpRequests: state.helpRequests, voiceBroadcaster: state.voiceBroadcaster,
             listeners: state.listeners.map { Listener(user: $0.key, room: $0.value) },
             invitations: state.invitations.map { PendingInvitation(user: $0.key, room: $0.value) }.sorted { $0.user.rawValue < $1.user.rawValue },
-            recording: state.recording.isEmpty
-                ? nil : RecordingView(locations: state.recording.locations, everyRoom: state.recording.everyRoom, recorded: state.recordedLocations))
+            recording: state.recording == .none
+                ? nil
+                : RecordingView(
+                    locations: state.recording.locations, everyRoom: state.recording.everyRoom, recorded: state.recordedLocations,
+                    stopped: state.recording.stopped))
     }
 }

@@ -75,10 +75,13 @@ enum OpenAPIDocument {
           "voiceBroadcaster": {"type": "integer", "description": "Who broadcasts its voice to every room; absent if nobody"},
           "listeners": {"type": "array", "description": "Who listens in to which room, in the order they began", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}},
           "invitations": {"type": "array", "description": "Pending invitations to rooms, by user", "items": {"type": "object", "required": ["user", "room"], "properties": {"user": {"type": "integer"}, "room": {"type": "integer"}}}},
-          "recording": {"type": "object", "description": "What the session records; absent when nothing", "required": ["locations", "everyRoom", "recorded"], "properties": {
+          "recording": {"type": "object", "description": "What the session records; absent when nothing is recorded and the server made no stop of its own", "required": ["locations", "everyRoom", "recorded"], "properties": {
             "locations": {"type": "array", "description": "Locations chosen one by one: room ids, null for the main session", "items": {"type": ["integer", "null"]}},
             "everyRoom": {"type": "boolean", "description": "Every room is recorded, rooms created later included"},
-            "recorded": {"type": "array", "description": "Every location recorded now", "items": {"type": ["integer", "null"]}}}}
+            "recorded": {"type": "array", "description": "Every location recorded now", "items": {"type": ["integer", "null"]}},
+            "stopped": {"type": "object", "description": "The server's last stop of its own (it could not write the files), until recording is next started or stopped; absent when none", "required": ["locations", "reason"], "properties": {
+              "locations": {"type": "array", "description": "The locations it stopped recording: room ids, null for the main session", "items": {"type": ["integer", "null"]}},
+              "reason": {"type": "string", "enum": ["diskFull", "quotaExceeded", "writeFailed"]}}}}}
         }
       },
       "RecordingTarget": {

@@ -1,3 +1,4 @@
+import CaucusCore
 import CaucusRecording
 import CaucusSFU
 import Logging
@@ -16,6 +17,25 @@ enum RecordingFailureReason: Sendable, Hashable {
     case diskFull
     case quotaExceeded
     case writeFailed
+
+    /// As the session says it to everyone.
+    var stopReason: RecordingStopReason {
+        switch self {
+        case .diskFull: .diskFull
+        case .quotaExceeded: .quotaExceeded
+        case .writeFailed: .writeFailed
+        }
+    }
+}
+
+extension RecordingLocation {
+    /// The session's name for this location.
+    var sessionLocation: Location {
+        switch self {
+        case .main: .main
+        case .room(let id): .room(RoomID(id))
+        }
+    }
 }
 
 /// One session's recording on its media loop: the roster says which locations and publishers

@@ -63,6 +63,8 @@ struct EventDescription {
         case .recordingChanged(let locations, let recordingMe):
             "recording: \(locations.isEmpty ? "nothing" : locations.map(place).joined(separator: ", "))"
                 + (recordingMe ? " (you are being recorded)" : "")
+        case .recordingStopped(let locations, let reason):
+            "recording stopped in \(locations.map(place).joined(separator: ", ")): \(reason.description)"
         }
     }
 

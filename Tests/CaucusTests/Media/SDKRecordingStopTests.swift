@@ -13,7 +13,14 @@ import Glibc
 @Suite(.serialized) struct SDKRecordingStopTests {
     @Test func theAppsQuotaStopsRecordingAndTheSessionGoesOn() async throws {
         let server = try await TestServer.start { $0.recordingQuota = 100_000 }
-        try await stopsOnItsOwn(server, reason: "quotaExceeded")
+        let host = try await stopsOnItsOwn(server, reason: .quotaExceeded)
+        // Still over the quota: a new start is stopped at once, saying why.
+        try await #require(host.session.subsessionManager).startRecording([.main])
+        let again = try await host.log.next("the new start stopped") {
+            if case .recordingStopped(let locations, let why) = $0 { (locations, why) } else { nil }
+        }
+        #expect(again.0 == [.main] && again.1 == .quotaExceeded)
+        try await host.session.leave()
         await server.stop()
     }
 
@@ -27,14 +34,15 @@ import Glibc
         try run("/bin/mount", ["-t", "tmpfs", "-o", "size=160k", "tmpfs", mount])
         defer { try? run("/bin/umount", ["-l", mount]) }
         try FileManager.default.createSymbolicLink(atPath: server.running.dataDirectory + "/recordings", withDestinationPath: mount)
-        try await stopsOnItsOwn(server, reason: "diskFull")
+        let host = try await stopsOnItsOwn(server, reason: .diskFull)
+        try await host.session.leave()
         await server.stop()
     }
 
     /// Ann publishes in the recorded main session until the server stops recording; then her
     /// files probe as long as the time recorded, the timeline ends with `reason`, and the
     /// session still works.
-    private func stopsOnItsOwn(_ server: TestServer, reason: String) async throws {
+    private func stopsOnItsOwn(_ server: TestServer, reason: RecordingStopReason) async throws -> Client {
         let host = try await server.client("Teacher", role: .host)
         let ann = try await server.client("Ann")
         try await ann.session.audioHelper.start()
@@ -57,7 +65,15 @@ import Glibc
         let lines = try TimelineReader.lines(try Data(contentsOf: URL(fileURLWithPath: timeline)), strict: true)
         #expect(lines.last?.event == "recordingStopped", "\(lines.last.map { "\($0)" } ?? "no line")")
         let stopped = try String(contentsOfFile: timeline, encoding: .utf8)
-        #expect(stopped.contains(#""reason":"\#(reason)""#), "\(stopped.suffix(200))")
+        #expect(stopped.contains(#""reason":"\#(reason.rawValue)""#), "\(stopped.suffix(200))")
+        // Everyone is told why, and nothing is recorded any more.
+        for client in [host, ann] {
+            let told = try await client.log.next("told why recording stopped") {
+                if case .recordingStopped(let locations, let why) = $0 { (locations, why) } else { nil }
+            }
+            #expect(told.0 == [.main] && told.1 == reason)
+            #expect(try client.snapshot.recordedLocations.isEmpty)
+        }
         let recorded = try RecordedLocation.read(folder: folder, strict: false)
         #expect(!recorded.files.isEmpty)
         for file in recorded.files {
@@ -73,7 +89,7 @@ import Glibc
         try await host.session.chat.send("still here")
         _ = try await ann.log.next("the host's chat after the stop") { if case .chatMessage(let message, _) = $0, message.text == "still here" { true } else { nil } }
         try await ann.session.leave()
-        try await host.session.leave()
+        return host
     }
 
     private func run(_ executable: String, _ arguments: [String]) throws {
