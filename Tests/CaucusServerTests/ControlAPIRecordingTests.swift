@@ -1,6 +1,9 @@
 import CaucusCore
+import CaucusStore
 import Foundation
 import Testing
+
+@testable import CaucusServer
 
 /// Starting and stopping recording over HTTP (`/v1/sessions/{id}/recording/start|stop`):
 /// everyone connected is told, the session view shows it, and refusals change nothing.
@@ -114,6 +117,20 @@ extension ControlAPITests {
         let deleted = try await api.send("DELETE", "/v1/sessions/\(id)/recordings/main")
         #expect(deleted.status == 200, "\(deleted.body)")
         #expect(!FileManager.default.fileExists(atPath: timeline))
+
+        // A session that ends while recorded ends its files, and its media loop keeps nothing of it.
+        #expect(try await api.send("POST", "/v1/sessions/\(id)/recording/start", body: #"{"locations": [null]}"#).status == 200)
+        try await within("the main session's new timeline") {
+            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(try await api.send("DELETE", "/v1/sessions/\(id)").status == 200)
+        try await within("the recording ended with the session") {
+            while (try? String(contentsOfFile: timeline, encoding: .utf8))?.contains(#""reason":"ended""#) != true {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await server.server.media.routingRecomputations(of: StoredSessionID(rawValue: Int64(id))) == nil, "the ended session is still on the media loop")
         _ = teacher
         await server.stop()
     }

@@ -99,6 +99,8 @@ final class MediaRouter {
 
     /// The session's recording picture (`SessionRecorder`): what is recorded, and who is where.
     func record(_ id: StoredSessionID, _ handover: RecordingHandover) {
+        // A session with neither peers nor recording is not made for a picture recording nothing.
+        guard sessions[id] != nil || !handover.picture.recorded.isEmpty else { return }
         let session = sessions[id] ?? Session()
         sessions[id] = session
         let recorder = session.recorder ?? recording.makeRecorder()

@@ -8,6 +8,8 @@ import CaucusRecording
 extension SessionActor {
     func handOverRecording() {
         let state = pipeline.state
+        // An ended session's media loop has ended its recording (`dropSession`): nothing more.
+        if case .ended = state.lifecycle { return }
         let recorded = state.recordedLocations
         guard !recorded.isEmpty || mediaRouting.recordingHandedOver else { return }
         mediaRouting.recordingHandedOver = !recorded.isEmpty
