@@ -62,6 +62,29 @@ import Testing
         #expect(before == 4_000_000)
     }
 
+    /// A report whose sender read its wall clock 30 ms after the instant its RTP timestamp
+    /// names (as aiortc does, after encoding and sending the packet) moves nothing: the track
+    /// keeps the earlier, earliest-placing report.
+    @Test func aLateStampedReportDoesNotMoveTheTrack() throws {
+        var clock = LocationClock()
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_000, rtp: 0), publisher: "a", clockRate: 48_000, arrival: 1_000_000)
+        #expect(clock.time(ofRTP: 48_000 * 3, ssrc: 1) == 4_000_000)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_001.030, rtp: 48_000), publisher: "a", clockRate: 48_000, arrival: 2_040_000)
+        #expect(clock.time(ofRTP: 48_000 * 3, ssrc: 1) == 4_000_000)
+        // The next report on time is as good as the first.
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_002, rtp: 96_000), publisher: "a", clockRate: 48_000, arrival: 3_000_000)
+        #expect(clock.time(ofRTP: 48_000 * 3, ssrc: 1) == 4_000_000)
+    }
+
+    /// A sender whose RTP clock stood still for a second (a paused source) is followed at once:
+    /// a report that far from the earlier ones is a new mapping, not a late one.
+    @Test func aJumpOfTheSendersMappingIsFollowedAtOnce() throws {
+        var clock = LocationClock()
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_000, rtp: 0), publisher: "a", clockRate: 48_000, arrival: 1_000_000)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_002, rtp: 48_000), publisher: "a", clockRate: 48_000, arrival: 3_000_000)
+        #expect(clock.time(ofRTP: 48_000, ssrc: 1) == 3_000_000)
+    }
+
     /// A sender's clock that drifts from the location's is followed once old reports leave the window.
     @Test func theOffsetFollowsTheWindow() throws {
         var clock = LocationClock(offsetWindow: 2)

@@ -30,6 +30,15 @@ TONE_TOLERANCE_HZ = 20
 COLOUR_TOLERANCE = 70
 
 
+def mono_frame(samples, pts):
+    """An audio frame of 16-bit mono `samples` at 48 kHz, its first sample at `pts` (in samples)."""
+    frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
+    frame.sample_rate = SAMPLE_RATE
+    frame.pts = pts
+    frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
+    return frame
+
+
 class ToneTrack(MediaStreamTrack):
     """A sine of `frequency` Hz, paced in real time, 20 ms per frame, of amplitude `gain` (which a
     test may change at any time: 0 is silence, which aiortc's RFC 6464 level reports as such)."""
@@ -52,10 +61,7 @@ class ToneTrack(MediaStreamTrack):
             await asyncio.sleep(wait)
         t = (numpy.arange(count) + self.samples_sent) / SAMPLE_RATE
         samples = (numpy.sin(2 * numpy.pi * self.frequency * t) * self.gain).astype(numpy.int16)
-        frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = SAMPLE_RATE
-        frame.pts = self.samples_sent
-        frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
+        frame = mono_frame(samples, self.samples_sent)
         self.samples_sent += count
         return frame
 

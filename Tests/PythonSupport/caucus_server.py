@@ -21,13 +21,16 @@ WAIT_SECONDS = 20
 class CaucusServer:
     """`caucus serve` on a free loopback port and a fresh data folder: its development app."""
 
-    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen, port=0):
+    def __init__(self, apps=None, arguments=(), host="127.0.0.1", popen=subprocess.Popen, port=0, data=None):
         """`apps` (a list of {"key", "secret"}) configures production apps: no development app.
         `arguments` are added to `caucus serve`'s. `host` and `port` are where it listens (0: a
-        free port), and `popen` starts the command (the network lab's runs it in a namespace)."""
+        free port), and `popen` starts the command (the network lab's runs it in a namespace).
+        `data`: a data folder to serve from (one an earlier server left), which `stop()` then
+        leaves in place; without it, a fresh one that `stop()` deletes."""
         if not CAUCUS.exists():
             raise RuntimeError(f"{CAUCUS} is missing: run `swift build --traits Codecs` first")
-        self.data = tempfile.mkdtemp(prefix="caucus-test-")
+        self.owns_data = data is None
+        self.data = tempfile.mkdtemp(prefix="caucus-test-") if data is None else str(data)
         command = [str(CAUCUS), "serve", "--host", host, "--port", str(port), "--data", self.data, "--log-level", "warning", *arguments]
         if apps is not None:
             config = pathlib.Path(self.data) / "apps.json"
@@ -85,4 +88,5 @@ class CaucusServer:
             self.process.kill()
             self.process.wait()
         self.process.stdout.close()
-        shutil.rmtree(self.data, ignore_errors=True)
+        if self.owns_data:
+            shutil.rmtree(self.data, ignore_errors=True)

@@ -7,7 +7,9 @@ import CaucusMedia
 /// Two steps, each from RTCP sender reports (RFC 3550 §6.4.1):
 /// 1. RTP time to the publisher's own wall clock: a report pairs an NTP time with the RTP
 ///    timestamp of the same instant, on that track's clock rate. Audio and video of one
-///    publisher share the publisher's wall clock, which is what lip sync rests on.
+///    publisher share the publisher's wall clock, which is what lip sync rests on. A sender
+///    that stamps a report late (its wall time read after the packet was sent) is caught by
+///    taking, of the track's last ``offsetWindow`` reports, the one that places it earliest.
 /// 2. The publisher's wall clock to the location's clock (the server's, in microseconds from
 ///    an origin the caller picks): publishers' clocks disagree by seconds, so the offset is
 ///    measured as the report's arrival time minus its NTP time. Network delay only adds to it,
@@ -26,6 +28,9 @@ public struct LocationClock: Sendable {
         var rtpTimestamp: UInt32
     }
 
+    /// Per track: its latest reports (at most ``offsetWindow``), oldest first.
+    private var reports: [UInt32: [Anchor]] = [:]
+    /// Per track: the report its timestamps map through (``earliestAnchor(of:)``).
     private var anchors: [UInt32: Anchor] = [:]
     /// Per publisher: arrival minus sender time of its latest reports, oldest first.
     private var offsets: [String: [Int64]] = [:]
@@ -44,8 +49,12 @@ public struct LocationClock: Sendable {
         guard clockRate > 0 else { throw .invalidClockRate(clockRate) }
         guard report.ntpTimestamp != 0 else { throw .noWallClock(ssrc: report.ssrc) }
         let sender = Self.microseconds(ntp: report.ntpTimestamp)
-        anchors[report.ssrc] = Anchor(
-            publisher: publisher, clockRate: Int64(clockRate), senderMicroseconds: sender, rtpTimestamp: report.rtpTimestamp)
+        var recent = reports[report.ssrc, default: []]
+        recent.append(Anchor(
+            publisher: publisher, clockRate: Int64(clockRate), senderMicroseconds: sender, rtpTimestamp: report.rtpTimestamp))
+        if recent.count > offsetWindow { recent.removeFirst(recent.count - offsetWindow) }
+        reports[report.ssrc] = recent
+        anchors[report.ssrc] = Self.earliestAnchor(of: recent)
         var samples = offsets[publisher, default: []]
         samples.append(arrival - sender)
         if samples.count > offsetWindow { samples.removeFirst(samples.count - offsetWindow) }
@@ -64,6 +73,33 @@ public struct LocationClock: Sendable {
         guard let anchor = anchors[ssrc], let offset = offsets[anchor.publisher]?.min() else { return nil }
         let ticks = Int64(Int32(bitPattern: rtpTimestamp &- anchor.rtpTimestamp))
         return anchor.senderMicroseconds + ticks * 1_000_000 / anchor.clockRate + offset
+    }
+
+    /// How far a report may place a track from its latest report and still be taken as the
+    /// same mapping stamped late; past it, the sender's RTP clock jumped (a paused source, a
+    /// restarted encoder) and the latest report alone is followed.
+    public static let lateReportLimit: Int64 = 250_000
+
+    /// Of a track's recent reports, the one that places its RTP timestamps earliest. A sender may
+    /// pair an RTP timestamp with the wall time at which it *sent* that packet rather than the
+    /// one at which it was captured (aiortc reads its clock after the packet left, after the
+    /// encoder and its event loop's delays), so each report may be late by a few to tens of ms,
+    /// never early: the earliest is the best. Reports more than ``lateReportLimit`` from the
+    /// latest one are of another mapping and left out.
+    private static func earliestAnchor(of recent: [Anchor]) -> Anchor {
+        let latest = recent[recent.count - 1]
+        var best = latest
+        var bestShift: Int64 = 0
+        for anchor in recent {
+            // Where this report places the latest one's RTP timestamp, against the latest's own time.
+            let ticks = Int64(Int32(bitPattern: latest.rtpTimestamp &- anchor.rtpTimestamp))
+            let shift = anchor.senderMicroseconds + ticks * 1_000_000 / anchor.clockRate - latest.senderMicroseconds
+            if shift < bestShift, -shift <= lateReportLimit {
+                best = anchor
+                bestShift = shift
+            }
+        }
+        return best
     }
 
     /// An NTP timestamp (seconds since 1900 in the high 32 bits, the fraction in the low) in

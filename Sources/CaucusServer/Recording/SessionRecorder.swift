@@ -93,7 +93,13 @@ final class SessionRecorder {
     func receive(_ media: ForwardingEngine.RecordedMedia, now: Duration) {
         switch media {
         case .rtp(let packet):
-            guard let location = roster.picture.people[packet.stream.publisher]?.location, let recording = locations[location] else { return }
+            // Only what the user publishes: a client that goes on sending a kind it stopped
+            // publishing (a mute) is not forwarded, and must not be recorded either.
+            guard let person = roster.picture.people[packet.stream.publisher],
+                person.publishing.contains(LocationRecording.kind(packet.stream.kind)),
+                let recording = locations[person.location]
+            else { return }
+            let location = person.location
             attempt(location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
             account(recording)
         case .senderReport(let report):
