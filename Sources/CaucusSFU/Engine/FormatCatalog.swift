@@ -7,6 +7,9 @@ import CaucusMedia
 struct FormatCatalog {
     private var ids: [StreamFormat: Int] = [:]
     private(set) var formats: [StreamFormat] = []
+    /// What the recording tap reads of each format, by the same number: plain values, so a
+    /// recorded packet retains none of the format's strings (`ForwardingEngine+Recording.swift`).
+    private(set) var recordable: [RecordableFormat] = []
     /// By `source << 32 | destination`; nil: the destination cannot carry the source's codec.
     private var translations: [Int: HeaderTranslation?] = [:]
 
@@ -16,6 +19,7 @@ struct FormatCatalog {
         let id = formats.count
         ids[format] = id
         formats.append(format)
+        recordable.append(RecordableFormat(format))
         return id
     }
 
@@ -27,5 +31,21 @@ struct FormatCatalog {
         let made = HeaderTranslation(from: formats[source], to: formats[destination])
         translations[key] = .some(made)
         return made
+    }
+}
+
+/// A format as the recording tap needs it.
+struct RecordableFormat {
+    /// The codec's name, lower-cased (`opus`, `vp8`, `h264`: short strings, held inline).
+    let codec: String
+    let clockRate: Int
+    let payloadType: UInt8
+    let redundancyPayloadType: UInt8?
+
+    init(_ format: StreamFormat) {
+        codec = format.codec.name.lowercased()
+        clockRate = format.codec.clockRate
+        payloadType = format.codec.payloadType & 0x7F
+        redundancyPayloadType = format.redundancyPayloadType.map { $0 & 0x7F }
     }
 }

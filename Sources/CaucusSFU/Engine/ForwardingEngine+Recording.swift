@@ -57,21 +57,20 @@ extension ForwardingEngine {
         guard recordedPublishers.contains(stream.publisher), ssrcsByStream[stream] == ssrc,
             let format = upTracks.values[index].format
         else { return }
-        let described = catalog.formats[format]
+        let described = catalog.recordable[format]
         let payloadType = packet[1] & 0x7F
         var recorded = packet
-        if let red = described.redundancyPayloadType, payloadType == red & 0x7F {
+        if let red = described.redundancyPayloadType, payloadType == red {
             let length = recorded.withUnsafeMutableBytes {
-                RedundantAudio.stripToPrimary($0, length: packet.count, primaryPayloadType: described.codec.payloadType)
+                RedundantAudio.stripToPrimary($0, length: packet.count, primaryPayloadType: described.payloadType)
             }
             guard let length else { return }
             recorded.removeLast(recorded.count - length)
-            recorded[1] = (recorded[1] & 0x80) | (described.codec.payloadType & 0x7F)
-        } else if payloadType != described.codec.payloadType & 0x7F {
+            recorded[1] = (recorded[1] & 0x80) | described.payloadType
+        } else if payloadType != described.payloadType {
             return
         }
-        outputs.append(.record(.rtp(RecordedPacket(
-            stream: stream, codec: described.codec.name.lowercased(), clockRate: described.codec.clockRate, packet: recorded))))
+        outputs.append(.record(.rtp(RecordedPacket(stream: stream, codec: described.codec, clockRate: described.clockRate, packet: recorded))))
     }
 
     /// Hands a recorded publisher's sender report to the shell.
@@ -80,7 +79,7 @@ extension ForwardingEngine {
             let format = track.format
         else { return }
         outputs.append(.record(.senderReport(RecordedSenderReport(
-            stream: track.stream, clockRate: catalog.formats[format].codec.clockRate, report: report,
+            stream: track.stream, clockRate: catalog.recordable[format].clockRate, report: report,
             isForwardedLayer: ssrcsByStream[track.stream] == report.ssrc))))
     }
 }

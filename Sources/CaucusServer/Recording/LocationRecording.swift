@@ -8,12 +8,24 @@ import Foundation
 /// hands over for the location's publishers; every file error is thrown to the caller, which
 /// stops the location and says why. Confined to the session's media loop.
 final class LocationRecording {
-    /// One recorded stream: its recorder on the SSRC it came on, and the shell writing its files.
+    /// One recorded stream: its recorder on the SSRC it came on, and where its files go.
     private struct Track {
         var recorder: TrackRecorder
+        let output: TrackOutput
+    }
+
+    /// The shell writing a stream's files, and the names its timeline lines give it: one
+    /// reference to hand around per packet.
+    private final class TrackOutput {
         let files: TrackRecordingFiles
         let kind: TimelineEvent.MediaKind
         let user: String
+
+        init(files: TrackRecordingFiles, kind: TimelineEvent.MediaKind, user: String) {
+            self.files = files
+            self.kind = kind
+            self.user = user
+        }
     }
 
     let location: RecordingLocation
@@ -67,7 +79,7 @@ final class LocationRecording {
         publishers.remove(publisher)
         for stream in tracks.keys.filter({ $0.publisher == publisher }).sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) {
             guard var track = tracks.removeValue(forKey: stream) else { continue }
-            try perform(track.recorder.finish(clock: clock), of: track, stream, at: now)
+            try perform(track.recorder.finish(clock: clock), of: track.output, stream, at: now)
         }
     }
 
@@ -91,17 +103,20 @@ final class LocationRecording {
             let rtp = try? RTPPacket(decoding: packet.packet)
         else { return }
         let stream = packet.stream
-        if let track = tracks[stream], track.recorder.ssrc != rtp.ssrc {
-            var ended = tracks.removeValue(forKey: stream)!
-            try perform(ended.recorder.finish(clock: clock), of: ended, stream, at: now)
+        let existing = tracks.index(forKey: stream)
+        if let existing, tracks.values[existing].recorder.ssrc != rtp.ssrc {
+            var ended = tracks.remove(at: existing).value
+            try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
-        } else if tracks[stream] == nil {
+        } else if existing == nil {
             try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
-        guard var track = tracks[stream] else { return }
-        let actions = track.recorder.receive(rtp, clock: clock)
-        tracks[stream] = track
-        try perform(actions, of: track, stream, at: now)
+        // In place, by index: a copy of the track out of the dictionary and back would copy its
+        // recorder's buffers for every packet.
+        guard let index = tracks.index(forKey: stream) else { return }
+        let actions = tracks.values[index].recorder.receive(rtp, clock: clock)
+        guard !actions.isEmpty else { return }
+        try perform(actions, of: tracks.values[index].output, stream, at: now)
     }
 
     /// A recorded publisher's sender report: places its track on the location's clock.
@@ -111,6 +126,8 @@ final class LocationRecording {
             report.report, publisher: RecordingRoster.userName(report.stream.publisher), clockRate: report.clockRate,
             arrival: microseconds(at: now))
     }
+
+    var wantsKeyframes: Bool { !keyframesWanted.isEmpty }
 
     func takeKeyframesWanted() -> [PublishedStream] {
         defer { keyframesWanted.removeAll() }
@@ -139,10 +156,10 @@ final class LocationRecording {
             recorder: TrackRecorder(
                 ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
                 firstFileIndex: firstFileIndex ?? nextFileIndex(base: base)),
-            files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user)
+            output: TrackOutput(files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user))
         let actions = track.recorder.start()
         tracks[stream] = track
-        try perform(actions, of: track, stream, at: now)
+        try perform(actions, of: track.output, stream, at: now)
     }
 
     /// One past the highest index of the base name's files already in the folder (recorded
@@ -157,7 +174,7 @@ final class LocationRecording {
         return (used.max() ?? -1) + 1
     }
 
-    private func perform(_ actions: [TrackRecorderAction], of track: Track, _ stream: PublishedStream, at now: Duration)
+    private func perform(_ actions: [TrackRecorderAction], of track: TrackOutput, _ stream: PublishedStream, at now: Duration)
         throws(RecordingFileError)
     {
         guard !actions.isEmpty else { return }

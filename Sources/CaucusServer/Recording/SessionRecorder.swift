@@ -12,6 +12,25 @@ struct RecordingHandover: Sendable {
     let wallClock: Int64
 }
 
+/// A recorded user as the packet path needs it: its location and the kinds it publishes.
+struct RecordedPublisher {
+    let location: RecordingLocation
+    private let kinds: UInt8
+
+    init(location: RecordingLocation, publishing: Set<TimelineEvent.MediaKind>) {
+        self.location = location
+        kinds = (publishing.contains(.audio) ? 1 : 0) | (publishing.contains(.video) ? 2 : 0) | (publishing.contains(.screen) ? 4 : 0)
+    }
+
+    func publishes(_ kind: StreamKind) -> Bool {
+        switch kind {
+        case .audio: kinds & 1 != 0
+        case .video: kinds & 2 != 0
+        case .screenShare: kinds & 4 != 0
+        }
+    }
+}
+
 /// Why the server stopped recording a location on its own.
 enum RecordingFailureReason: Sendable, Hashable {
     case diskFull
@@ -51,9 +70,13 @@ final class SessionRecorder {
     }
 
     private var roster = RecordingRoster()
+    /// Where each recorded user is and what it publishes, as the packet path reads it (plain
+    /// values: no name or set to retain per packet).
+    private var recorded: [Int: RecordedPublisher] = [:]
     private var record: RecordingSessionRecord?
     private var locations: [RecordingLocation: LocationRecording] = [:]
     private var failures: [Failure] = []
+    private var keyframesWanted: [PublishedStream] = []
     private let layout: RecordingLayout
     private let quota: RecordingQuota
     private let logger: Logger
@@ -86,6 +109,10 @@ final class SessionRecorder {
                 account(recording)
             }
         }
+        recorded = [:]
+        for (user, person) in roster.picture.people where roster.picture.recorded.contains(person.location) {
+            recorded[user] = RecordedPublisher(location: person.location, publishing: person.publishing)
+        }
         engine.record(recordedPublishers)
     }
 
@@ -95,15 +122,14 @@ final class SessionRecorder {
         case .rtp(let packet):
             // Only what the user publishes: a client that goes on sending a kind it stopped
             // publishing (a mute) is not forwarded, and must not be recorded either.
-            guard let person = roster.picture.people[packet.stream.publisher],
-                person.publishing.contains(LocationRecording.kind(packet.stream.kind)),
-                let recording = locations[person.location]
+            guard let publisher = recorded[packet.stream.publisher], publisher.publishes(packet.stream.kind),
+                let recording = locations[publisher.location]
             else { return }
-            let location = person.location
+            let location = publisher.location
             attempt(location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
             account(recording)
         case .senderReport(let report):
-            guard let location = roster.picture.people[report.stream.publisher]?.location else { return }
+            guard let location = recorded[report.stream.publisher]?.location else { return }
             locations[location]?.receive(report, at: now)
         case .speakers:
             return
@@ -117,9 +143,12 @@ final class SessionRecorder {
         attempt(location) { (recording) throws(RecordingFileError) in try recording.note(.spoke(user: RecordingRoster.userName(loudest)), at: now) }
     }
 
-    /// Keyframes the recorders wait for, for the engine to ask the publishers.
+    /// Keyframes the recorders wait for, for the engine to ask the publishers (gathered as
+    /// each location asks: this runs after every packet's outputs).
     func takeKeyframesWanted() -> [PublishedStream] {
-        locations.values.flatMap { $0.takeKeyframesWanted() }
+        guard !keyframesWanted.isEmpty else { return [] }
+        defer { keyframesWanted.removeAll(keepingCapacity: true) }
+        return keyframesWanted
     }
 
     func takeFailures() -> [Failure] {
@@ -163,6 +192,7 @@ final class SessionRecorder {
         guard let recording = locations[location] else { return }
         do throws(RecordingFileError) {
             try body(recording)
+            if recording.wantsKeyframes { keyframesWanted += recording.takeKeyframesWanted() }
         } catch {
             locations[location] = nil
             try? recording.stop(reason: Self.reasonName(Self.reason(error)), at: MediaClock.now())
