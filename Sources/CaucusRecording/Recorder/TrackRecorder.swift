@@ -153,7 +153,7 @@ public struct TrackRecorder: Sendable {
             guard let time = clock.time(ofRTP: frame.timestamp, ssrc: ssrc) else { continue }
             actions += place(frame, at: time)
         }
-        held.removeAll()
+        held.removeAll(keepingCapacity: true)
         return actions
     }
 

@@ -8,10 +8,17 @@ import Foundation
 /// hands over for the location's publishers; every file error is thrown to the caller, which
 /// stops the location and says why. Confined to the session's media loop.
 final class LocationRecording {
-    /// One recorded stream: its recorder on the SSRC it came on, and where its files go.
-    private struct Track {
+    /// One recorded stream: its recorder on the SSRC it came on, and where its files go. A
+    /// class: the dictionary holds a reference, and the recorder is changed in place through
+    /// it (a struct copied out of the dictionary would copy the recorder's buffers).
+    private final class Track {
         var recorder: TrackRecorder
         let output: TrackOutput
+
+        init(recorder: TrackRecorder, output: TrackOutput) {
+            self.recorder = recorder
+            self.output = output
+        }
     }
 
     /// The shell writing a stream's files, and the names its timeline lines give it: one
@@ -78,7 +85,7 @@ final class LocationRecording {
     func finish(_ publisher: Int, at now: Duration) throws(RecordingFileError) {
         publishers.remove(publisher)
         for stream in tracks.keys.filter({ $0.publisher == publisher }).sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) {
-            guard var track = tracks.removeValue(forKey: stream) else { continue }
+            guard let track = tracks.removeValue(forKey: stream) else { continue }
             try perform(track.recorder.finish(clock: clock), of: track.output, stream, at: now)
         }
     }
@@ -103,20 +110,19 @@ final class LocationRecording {
             let rtp = try? RTPPacket(decoding: packet.packet)
         else { return }
         let stream = packet.stream
-        let existing = tracks.index(forKey: stream)
-        if let existing, tracks.values[existing].recorder.ssrc != rtp.ssrc {
-            var ended = tracks.remove(at: existing).value
+        let existing = tracks[stream]
+        if let existing, existing.recorder.ssrc != rtp.ssrc {
+            let ended = existing
+            tracks[stream] = nil
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
         } else if existing == nil {
             try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
-        // In place, by index: a copy of the track out of the dictionary and back would copy its
-        // recorder's buffers for every packet.
-        guard let index = tracks.index(forKey: stream) else { return }
-        let actions = tracks.values[index].recorder.receive(rtp, clock: clock)
+        guard let track = existing?.recorder.ssrc == rtp.ssrc ? existing : tracks[stream] else { return }
+        let actions = track.recorder.receive(rtp, clock: clock)
         guard !actions.isEmpty else { return }
-        try perform(actions, of: tracks.values[index].output, stream, at: now)
+        try perform(actions, of: track.output, stream, at: now)
     }
 
     /// A recorded publisher's sender report: places its track on the location's clock.
@@ -152,7 +158,7 @@ final class LocationRecording {
         case .video: 2
         case .screenShare: 3
         }
-        var track = Track(
+        let track = Track(
             recorder: TrackRecorder(
                 ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
                 firstFileIndex: firstFileIndex ?? nextFileIndex(base: base)),

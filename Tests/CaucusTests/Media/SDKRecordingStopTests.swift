@@ -25,8 +25,9 @@ import Glibc
     }
 
     /// A 160 KiB file system for `<data>/recordings` (a symbolic link may put it on another
-    /// disk, docs/recording.md). Mounting needs root, which CI has.
-    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    /// disk, docs/recording.md). Mounting needs root (and a system that lets it mount), which
+    /// CI has.
+    @Test(.enabled(if: Self.canMount, "mounting a small tmpfs needs root"))
     func aFullDiskStopsRecordingAndLeavesPlayableFiles() async throws {
         let server = try await TestServer.start()
         let mount = NSTemporaryDirectory() + "caucus-full-disk-" + UUID().uuidString
@@ -91,6 +92,17 @@ import Glibc
         try await ann.session.leave()
         return host
     }
+
+    /// Whether this process may mount a tmpfs: tried once on a scratch folder.
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let folder = NSTemporaryDirectory() + "caucus-mount-check-" + UUID().uuidString
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return false }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard (try? SDKRecordingStopTests().run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder])) != nil else { return false }
+        try? SDKRecordingStopTests().run("/bin/umount", [folder])
+        return true
+    }()
 
     private func run(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
