@@ -80,9 +80,8 @@ import Glibc
         for file in recorded.files {
             let duration = try #require(file.durationMilliseconds, "\(file.name) states no duration")
             #expect(duration > 0, "\(file.name)")
-            let probe = "/usr/bin/ffprobe"
-            if FileManager.default.isExecutableFile(atPath: probe) {
-                let seconds = try ffprobeDuration(probe, folder + "/" + file.name)
+            if FFprobe.isInstalled {
+                let seconds = try FFprobe.duration(of: folder + "/" + file.name)
                 #expect(abs(seconds * 1_000 - Double(duration)) < 2_000, "\(file.name): ffprobe \(seconds) s, header \(duration) ms")
             }
         }
@@ -111,17 +110,5 @@ import Glibc
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"]) }
-    }
-
-    private func ffprobeDuration(_ probe: String, _ path: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
-        process.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try #require(Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe on \(path)")
     }
 }

@@ -64,9 +64,8 @@ import Glibc
         for file in started.files {
             let duration = Double(try #require(file.durationMilliseconds, "\(file.name) states no duration"))
             #expect(duration > 2_000 && duration < 6_500, "\(file.name) lasts \(duration) ms of about 4 s recorded")
-            let probe = "/usr/bin/ffprobe"
-            if FileManager.default.isExecutableFile(atPath: probe) {
-                let seconds = try Self.ffprobeDuration(probe, location + "/" + file.name)
+            if FFprobe.isInstalled {
+                let seconds = try FFprobe.duration(of: location + "/" + file.name)
                 #expect(abs(seconds * 1_000 - duration) < 2_000, "\(file.name): ffprobe \(seconds) s")
             }
         }
@@ -83,17 +82,5 @@ import Glibc
         publisher.cancel()
         try? await ann.session.leave()
         try? await host.session.leave()
-    }
-
-    static func ffprobeDuration(_ probe: String, _ path: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
-        process.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try #require(Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe on \(path)")
     }
 }

@@ -75,10 +75,9 @@ import Testing
             }
             #expect(duration > 2_000, "\(file.name) lasts \(duration) ms")
         }
-        let probe = "/usr/bin/ffprobe"
-        if FileManager.default.isExecutableFile(atPath: probe) {
+        if FFprobe.isInstalled {
             for (location, file) in inMain.files.map({ (main, $0) }) + inRoom.files.map({ (room, $0) }) {
-                let seconds = try ffprobeDuration(probe, location + "/" + file.name)
+                let seconds = try FFprobe.duration(of: location + "/" + file.name)
                 #expect(abs(seconds * 1_000 - Double(file.durationMilliseconds ?? 0)) < 1_500, "\(file.name): ffprobe \(seconds) s")
             }
         }
@@ -90,17 +89,5 @@ import Testing
 
     private func lines(_ folder: String) throws -> [TimelineReader.Line] {
         try TimelineReader.lines(try Data(contentsOf: URL(fileURLWithPath: folder + "/timeline.jsonl")), strict: true)
-    }
-
-    private func ffprobeDuration(_ probe: String, _ path: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
-        process.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try #require(Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe on \(path)")
     }
 }
