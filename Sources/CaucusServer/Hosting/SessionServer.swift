@@ -192,7 +192,7 @@ public final class SessionServer: Sendable {
         // A location the media loop stopped recording (a full disk, the quota) is stopped for
         // everyone, with the reason.
         media.recording.listen { session, failure in
-            Task { await registry.session(session)?.recordingFailed(failure.locations.map(\.sessionLocation), reason: failure.reason.stopReason) }
+            Task { await registry.session(session)?.recordingFailed(failure.locations.map(\.sessionLocation), reason: failure.reason) }
         }
         if let cluster = configuration.cluster, let shared = store as? any ClusterStore {
             let held = HeldNodeLease(margin: cluster.giveUpMargin)

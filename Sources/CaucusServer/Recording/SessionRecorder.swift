@@ -31,22 +31,6 @@ struct RecordedPublisher {
     }
 }
 
-/// Why the server stopped recording a location on its own.
-enum RecordingFailureReason: Sendable, Hashable {
-    case diskFull
-    case quotaExceeded
-    case writeFailed
-
-    /// As the session says it to everyone.
-    var stopReason: RecordingStopReason {
-        switch self {
-        case .diskFull: .diskFull
-        case .quotaExceeded: .quotaExceeded
-        case .writeFailed: .writeFailed
-        }
-    }
-}
-
 extension RecordingLocation {
     /// The session's name for this location.
     var sessionLocation: Location {
@@ -66,7 +50,7 @@ extension RecordingLocation {
 final class SessionRecorder {
     struct Failure: Sendable, Hashable {
         let locations: [RecordingLocation]
-        let reason: RecordingFailureReason
+        let reason: RecordingStopReason
     }
 
     private var roster = RecordingRoster()
@@ -195,7 +179,7 @@ final class SessionRecorder {
             if recording.wantsKeyframes { keyframesWanted += recording.takeKeyframesWanted() }
         } catch {
             locations[location] = nil
-            try? recording.stop(reason: Self.reasonName(Self.reason(error)), at: MediaClock.now())
+            try? recording.stop(reason: Self.reason(error).rawValue, at: MediaClock.now())
             account(recording)
             logger.error("Recording stopped: a file cannot be written.", metadata: ["location": "\(location.name)", "error": "\(error)"])
             fail([location], Self.reason(error))
@@ -208,11 +192,11 @@ final class SessionRecorder {
         let written = recording.takeBytesWritten()
         guard written > 0, !quota.add(written, app: record.app), !locations.isEmpty else { return }
         let stopping = locations.keys.sorted()
-        stopAll(reason: Self.reasonName(.quotaExceeded), now: MediaClock.now())
+        stopAll(reason: RecordingStopReason.quotaExceeded.rawValue, now: MediaClock.now())
         fail(stopping, .quotaExceeded)
     }
 
-    private func fail(_ stopped: [RecordingLocation], _ reason: RecordingFailureReason) {
+    private func fail(_ stopped: [RecordingLocation], _ reason: RecordingStopReason) {
         failures.append(Failure(locations: stopped, reason: reason))
     }
 
@@ -220,16 +204,7 @@ final class SessionRecorder {
         logger.warning("A recording's last writes failed as it stopped.", metadata: ["location": "\(location.name)", "error": "\(error)"])
     }
 
-    static func reason(_ error: RecordingFileError) -> RecordingFailureReason {
+    static func reason(_ error: RecordingFileError) -> RecordingStopReason {
         error.code == .diskFull ? .diskFull : .writeFailed
-    }
-
-    /// The timeline's `recordingStopped` reason.
-    static func reasonName(_ reason: RecordingFailureReason) -> String {
-        switch reason {
-        case .diskFull: "diskFull"
-        case .quotaExceeded: "quotaExceeded"
-        case .writeFailed: "writeFailed"
-        }
     }
 }
