@@ -93,6 +93,25 @@ final class RecordingRun {
         timeline.close()
     }
 
+    /// Where a whole cluster's SimpleBlocks lie once written at `offset`: the first one's
+    /// place starts at the cluster's head (the bytes it starts), each one's ends at the next.
+    static func blocks(ofCluster bytes: [UInt8], at offset: Int) -> [Block] {
+        var blocks: [Block] = []
+        var index = 4 + 8  // the Cluster's ID and its unknown size
+        while index < bytes.count {
+            let idLength = bytes[index].leadingZeroBitCount + 1
+            let sizeLength = bytes[index + idLength].leadingZeroBitCount + 1
+            var size = Int(bytes[index + idLength] & (0xFF >> sizeLength))
+            for byte in bytes[(index + idLength + 1)..<(index + idLength + sizeLength)] { size = size << 8 | Int(byte) }
+            let end = index + idLength + sizeLength + size
+            if bytes[index] == 0xA3 {
+                blocks.append(Block(offset: offset + (blocks.isEmpty ? 0 : index), end: offset + end, startsCluster: blocks.isEmpty))
+            }
+            index = end
+        }
+        return blocks
+    }
+
     func counters(_ ssrc: UInt32) -> TrackRecorder.Counters? { tracks[ssrc]?.recorder.counters }
 
     private func perform(_ actions: [TrackRecorderAction], ssrc: UInt32) throws {
@@ -103,10 +122,10 @@ final class RecordingRun {
                 let name = TrackRecordingFiles.fileName(baseName: track.files.baseName, index: start.index)
                 layout[name] = (start.header.bytes.count, [])
                 openFile[ssrc] = name
-            case .write(let output):
+            case .writeCluster(let bytes, _):
                 if let name = openFile[ssrc], let file = layout[name] {
                     let offset = file.blocks.last?.end ?? file.header
-                    layout[name]?.blocks.append(Block(offset: offset, end: offset + output.bytes.count, startsCluster: output.startsCluster))
+                    layout[name]?.blocks += Self.blocks(ofCluster: bytes, at: offset)
                 }
             default:
                 break

@@ -25,8 +25,21 @@ import Testing
         return clock
     }
 
-    static func writes(_ actions: [TrackRecorderAction]) -> [WebMMuxer.Output] {
-        actions.compactMap { if case .write(let output) = $0 { return output } else { return nil } }
+    /// The whole clusters handed over to be written.
+    static func clusters(_ actions: [TrackRecorderAction]) -> [[UInt8]] {
+        actions.compactMap { if case .writeCluster(let bytes, _) = $0 { return bytes } else { return nil } }
+    }
+
+    /// What a muxer writes for these blocks (time in ms, bytes), as clusters.
+    static func expectedClusters(_ blocks: [(Int64, [UInt8])], keyframes: Bool = true) throws -> [[UInt8]] {
+        var muxer = try WebMMuxer(tracks: [WebMTrack(number: 1, uid: 5, codec: .opus())])
+        var clusters: [[UInt8]] = []
+        for (time, bytes) in blocks {
+            let output = try muxer.append(track: 1, timestamp: time, keyframe: keyframes, frame: bytes)
+            if output.startsCluster { clusters.append([]) }
+            clusters[clusters.count - 1] += output.bytes
+        }
+        return clusters
     }
 
     static func starts(_ actions: [TrackRecorderAction]) -> [RecordingFileStart] {
@@ -42,16 +55,20 @@ import Testing
         for index in 0..<45 {
             let actions = recorder.receive(Self.frame(Self.interframe, at: UInt32(index) * 3_000), clock: clock)
             requests += actions.filter { $0 == .requestKeyframe }.count
-            #expect(Self.writes(actions).isEmpty)
+            #expect(Self.clusters(actions).isEmpty)
         }
         #expect(requests == 2 && recorder.counters.framesWaitingForKeyframe == 45)
         let actions = recorder.receive(Self.frame(Self.keyframe(width: 320, height: 180), at: 135_000), clock: clock)
         let start = try #require(Self.starts(actions).first)
         #expect(start.index == 0 && start.codec == .vp8(width: 320, height: 180))
         #expect(start.clockOffset == 6_500_000, "5 s plus 135,000 ticks of 90 kHz")
-        #expect(Self.writes(actions).map(\.startsCluster) == [true])
+        #expect(Self.clusters(actions).isEmpty && recorder.counters.framesWritten == 1, "held in the cluster being filled")
         let next = recorder.receive(Self.frame(Self.interframe, at: 138_000), clock: clock)
-        #expect(Self.writes(next).count == 1 && recorder.counters.framesWritten == 2)
+        #expect(next.isEmpty && recorder.counters.framesWritten == 2)
+        let end = recorder.finish(clock: clock)
+        let cluster = try #require(Self.clusters(end).first)
+        #expect(cluster.suffix(Self.interframe.count) == Self.interframe[...], "the last cluster is written at the end")
+        #expect(end.last == .endFile(RecordingFileEnd(index: 0, durationMilliseconds: 33, reason: .finished)))
     }
 
     @Test func framesWaitForTheClockThenKeepTheirSpacing() throws {
@@ -66,9 +83,8 @@ import Testing
             publisher: "p", clockRate: 48_000, arrival: 0)
         let actions = recorder.receive(Self.frame([0xFC, 5], at: 5 * 960), clock: clock)
         #expect(Self.starts(actions).map(\.clockOffset) == [40_000], "frame 2, 40 ms after RTP 0")
-        var muxer = try WebMMuxer(tracks: [WebMTrack(number: 1, uid: 5, codec: .opus())])
-        let expected = try [(0, 2), (20, 3), (40, 4), (60, 5)].map { try muxer.append(track: 1, timestamp: Int64($0.0), keyframe: true, frame: [0xFC, UInt8($0.1)]) }
-        #expect(Self.writes(actions) == expected)
+        let expected = try Self.expectedClusters([(0, [0xFC, 2]), (20, [0xFC, 3]), (40, [0xFC, 4]), (60, [0xFC, 5])])
+        #expect(Self.clusters(actions + recorder.finish(clock: clock)) == expected)
     }
 
     @Test func anAudioGapStaysAGap() throws {
@@ -76,10 +92,29 @@ import Testing
         let clock = try Self.clock(clockRate: 48_000)
         _ = recorder.receive(Self.frame([0xFC], at: 0), clock: clock)
         #expect(recorder.frameLost().isEmpty, "audio asks for nothing")
-        let late = Self.writes(recorder.receive(Self.frame([0xFC], at: 48_000 * 3), clock: clock))
-        var muxer = try WebMMuxer(tracks: [WebMTrack(number: 1, uid: 5, codec: .opus())])
-        _ = try muxer.append(track: 1, timestamp: 0, keyframe: true, frame: [0xFC])
-        #expect(late == [try muxer.append(track: 1, timestamp: 3_000, keyframe: true, frame: [0xFC])])
+        let late = recorder.receive(Self.frame([0xFC], at: 48_000 * 3), clock: clock)
+        let expected = try Self.expectedClusters([(0, [0xFC]), (3_000, [0xFC])])
+        #expect(Self.clusters(late) == [expected[0]], "the block 3 s later starts a cluster: the first is done")
+        #expect(Self.clusters(recorder.finish(clock: clock)) == [expected[1]])
+    }
+
+    /// A lost audio packet holds what follows back only ``TrackRecorder/audioPatience``
+    /// packets: then the gap is left and the frames behind it are written.
+    @Test func audioGivesUpOnAMissingPacketAfterHalfASecond() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5, firstSequenceNumber: 0)
+        let clock = try Self.clock(clockRate: 48_000)
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 111, firstSequenceNumber: 0)
+        let packets = (0..<40).map { sequencer.packets(payloads: [[0xFC, UInt8($0)]], timestamp: UInt32($0) * 960, markerOnLast: false)[0] }
+        for packet in packets.prefix(5) { _ = recorder.receive(packet, clock: clock) }
+        var writtenAt: [Int] = []
+        for index in 6..<40 {
+            _ = recorder.receive(packets[index], clock: clock)
+            writtenAt.append(recorder.counters.framesWritten)
+        }
+        #expect(writtenAt.first == 5, "packet 5 is missing: 6 waits")
+        let resumed = try #require(writtenAt.firstIndex { $0 > 5 })
+        #expect(resumed + 6 == 5 + TrackRecorder.audioPatience, "given up once the stream runs \(TrackRecorder.audioPatience) past it")
+        #expect(recorder.counters.losses == 1 && writtenAt.last == 39)
     }
 
     @Test func aLostVideoFrameWaitsForTheNextKeyframe() throws {
@@ -87,10 +122,12 @@ import Testing
         let clock = try Self.clock()
         _ = recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 0), clock: clock)
         #expect(recorder.frameLost() == [.requestKeyframe])
-        #expect(Self.writes(recorder.receive(Self.frame(Self.interframe, at: 6_000), clock: clock)).isEmpty)
+        #expect(recorder.receive(Self.frame(Self.interframe, at: 6_000), clock: clock).isEmpty)
+        #expect(recorder.counters.framesWritten == 1 && recorder.counters.framesWaitingForKeyframe == 1)
         let resumed = recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 9_000), clock: clock)
         #expect(Self.starts(resumed).isEmpty, "the same size goes on in the same file")
-        #expect(Self.writes(resumed).map(\.startsCluster) == [true])
+        #expect(Self.clusters(resumed).count == 1, "the keyframe starts a cluster, which hands over the one before")
+        #expect(recorder.counters.framesWritten == 2)
     }
 
     @Test func aNewResolutionStartsANewFile() throws {
@@ -100,11 +137,12 @@ import Testing
         _ = recorder.receive(Self.frame(Self.interframe, at: 9_000), clock: clock)
         let actions = recorder.receive(Self.frame(Self.keyframe(width: 128, height: 72), at: 18_000), clock: clock)
         #expect(actions.count == 3)
-        #expect(actions.first == .endFile(RecordingFileEnd(index: 0, durationMilliseconds: 100, reason: .resolutionChanged)))
+        #expect(Self.clusters([actions[0]]).count == 1, "the first file's last cluster")
+        #expect(actions[1] == .endFile(RecordingFileEnd(index: 0, durationMilliseconds: 100, reason: .resolutionChanged)))
         let start = try #require(Self.starts(actions).first)
         #expect(start.index == 1 && start.codec == .vp8(width: 128, height: 72) && start.clockOffset == 5_200_000)
         let end = recorder.finish(clock: clock)
-        #expect(end == [.endFile(RecordingFileEnd(index: 1, durationMilliseconds: 0, reason: .finished))])
+        #expect(Self.clusters(end).count == 1 && end.last == .endFile(RecordingFileEnd(index: 1, durationMilliseconds: 0, reason: .finished)))
         #expect(recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 27_000), clock: clock).isEmpty, "nothing after the end")
     }
 
@@ -117,11 +155,53 @@ import Testing
         let payloads = try VP8Payload.payloads(for: key, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 20)
         let packets = sequencer.packets(payloads: payloads, timestamp: 900, markerOnLast: true)
         #expect(packets.count == 3)
-        var writes: [WebMMuxer.Output] = []
-        for packet in [packets[1], packets[0], packets[2]] { writes += Self.writes(recorder.receive(packet, clock: clock)) }
-        #expect(writes.count == 1 && writes[0].bytes.suffix(key.count) == key[...])
+        var actions: [TrackRecorderAction] = []
+        for packet in [packets[1], packets[0], packets[2]] { actions += recorder.receive(packet, clock: clock) }
+        #expect(recorder.counters.framesWritten == 1)
         var stranger = packets[0]
         stranger.ssrc = 8
         #expect(recorder.receive(stranger, clock: clock).isEmpty && recorder.counters.refused == 1)
+        let clusters = Self.clusters(actions + recorder.finish(clock: clock))
+        #expect(clusters.count == 1 && clusters[0].suffix(key.count) == key[...])
+    }
+
+    /// Opus datagrams in order go straight into the cluster, bypassing reassembly: whatever
+    /// the arrival order (in order, reordered, a loss, a duplicate, a late one, padding, a
+    /// header extension, a stranger's packet), the datagram path writes exactly what the
+    /// packet path writes, action for action.
+    @Test func theDatagramPathWritesWhatThePacketPathWrites() throws {
+        let clock = try Self.clock(clockRate: 48_000)
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 111, firstSequenceNumber: 65_530)
+        var packets = (0..<120).map { index in
+            sequencer.packets(payloads: [[0xFC, UInt8(index % 251), 0x11]], timestamp: UInt32(index) * 960, markerOnLast: false)[0]
+        }
+        packets[3].headerExtension = RTPHeaderExtension(elements: [RTPHeaderExtensionElement(id: 1, data: [0x80])])
+        packets[4].paddingLength = 4
+        var stranger = packets[9]
+        stranger.ssrc = 8
+        // Arrival: 10 and 11 swapped, 20 lost, 30 twice, 40 late (after 45), a stranger.
+        var order = Array(0..<120).filter { $0 != 20 && $0 != 40 }
+        order.swapAt(10, 11)
+        order.insert(30, at: order.firstIndex(of: 31)!)
+        order.insert(40, at: order.firstIndex(of: 46)!)
+        var byPacket = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5)
+        var byDatagram = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5)
+        var (packetActions, datagramActions): ([TrackRecorderAction], [TrackRecorderAction]) = ([], [])
+        for (step, index) in order.enumerated() {
+            var packet = packets[index]
+            if step == 50 { packet = stranger }
+            packetActions += byPacket.receive(packet, clock: clock)
+            datagramActions += byDatagram.receive(datagram: packet.encoded(), clock: clock)
+        }
+        packetActions += byPacket.finish(clock: clock)
+        datagramActions += byDatagram.finish(clock: clock)
+        #expect(datagramActions == packetActions)
+        #expect(byDatagram.counters == byPacket.counters)
+        // Lost: 20, and 51 (whose place the stranger took).
+        #expect(byDatagram.counters.framesWritten == 118 && byDatagram.counters.losses == 2, "\(byDatagram.counters)")
+        #expect(byDatagram.counters.refused == 1)
+        #expect(Self.clusters(datagramActions).count >= 2)
+        let afterTheEnd = byDatagram.receive(datagram: [0x80, 0x6F], clock: clock)
+        #expect(afterTheEnd.isEmpty, "not a packet, after the end")
     }
 }

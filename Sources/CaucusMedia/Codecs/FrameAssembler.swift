@@ -89,6 +89,19 @@ public struct FrameAssembler: Sendable {
         return drain()
     }
 
+    /// Takes the packet numbered `sequenceNumber` as a whole frame by itself, without buffering
+    /// it, when nothing can come of it but that: the codec's frames are single packets (Opus),
+    /// it is the next after what was resolved, and nothing waits in the buffer. Returns false,
+    /// changing nothing, otherwise: the caller then hands the packet to ``receive(_:)``. The
+    /// caller checks that the payload is not empty (an empty one is a malformed frame).
+    /// The recorder's per-packet path: no copy, no buffer, no events.
+    public mutating func takeWholeFrame(sequenceNumber: UInt16) -> Bool {
+        guard codec == .opus, boundaryKnown, buffer.isEmpty, let resolved, sequenceNumber == resolved &+ 1 else { return false }
+        self.resolved = sequenceNumber
+        newest = sequenceNumber
+        return true
+    }
+
     /// Gives up on the gap the next frame waits behind: reports it lost and resumes at the
     /// next frame whose start is known and whose packets are all here (or that is malformed).
     /// Nothing happens while no such frame is buffered.

@@ -16,10 +16,17 @@ public enum EBMLElement {
     /// marker bit, then the value. A value whose bits would all be set at some length takes
     /// one byte more, since all-ones means "unknown". Sizes stay below 2^56 - 1.
     public static func size(_ value: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        appendSize(value, to: &bytes)
+        return bytes
+    }
+
+    /// ``size(_:)`` written at the end of `bytes`, with no array of its own.
+    public static func appendSize(_ value: UInt64, to bytes: inout [UInt8]) {
         var length = 1
         while length < 8, value >= (UInt64(1) << (7 * length)) - 1 { length += 1 }
         let marked = value | (UInt64(1) << (7 * length))
-        return (0..<length).reversed().map { UInt8(truncatingIfNeeded: marked >> ($0 * 8)) }
+        for shift in (0..<length).reversed() { bytes.append(UInt8(truncatingIfNeeded: marked >> (shift * 8))) }
     }
 
     /// An element holding `data` as it is (a binary, a string's UTF-8, or children already encoded).

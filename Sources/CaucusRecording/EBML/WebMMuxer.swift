@@ -79,34 +79,47 @@ public struct WebMMuxer: Sendable {
     /// `timestamp` is in milliseconds from the file's start, never before the last block's;
     /// `keyframe` marks a frame that decodes alone (every Opus frame; VP8 key frames).
     public mutating func append(track number: UInt8, timestamp: Int64, keyframe: Bool, frame: [UInt8]) throws(WebMMuxerError) -> Output {
-        guard let track = tracks.first(where: { $0.number == number }) else { throw .unknownTrack(number) }
-        guard timestamp >= 0 else { throw .negativeTimestamp(timestamp) }
-        if let lastTimestamp, timestamp < lastTimestamp { throw .timestampWentBack(from: lastTimestamp, to: timestamp) }
-        guard !frame.isEmpty else { throw .emptyFrame }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(frame.count + 24)
         let durationBefore = lastTimestamp ?? 0
-        let startsCluster: Bool
-        if let clusterStart, timestamp - clusterStart < clusterSpan, !(keyframe && track.codec.isVideo) {
-            startsCluster = false
-        } else {
-            startsCluster = true
+        let startsCluster = try append(track: number, timestamp: timestamp, keyframe: keyframe, frame: frame[...], to: &bytes)
+        return Output(startsCluster: startsCluster, durationBefore: durationBefore, bytes: bytes)
+    }
+
+    /// Whether a block at `timestamp` would start a new cluster (see the type's comment).
+    public func startsCluster(track number: UInt8, timestamp: Int64, keyframe: Bool) -> Bool {
+        guard let clusterStart, timestamp - clusterStart < clusterSpan, timestamp >= clusterStart else { return true }
+        return keyframe && tracks.contains { $0.number == number && $0.codec.isVideo }
+    }
+
+    /// The same as ``append(track:timestamp:keyframe:frame:)``, written at the end of `bytes`
+    /// (a cluster being filled) with no array of its own: the recording path's per-packet
+    /// call. Returns whether the block started a cluster. Nothing is written when it throws.
+    public mutating func append(
+        track number: UInt8, timestamp: Int64, keyframe: Bool, frame: ArraySlice<UInt8>, to bytes: inout [UInt8]
+    ) throws(WebMMuxerError) -> Bool {
+        guard tracks.contains(where: { $0.number == number }) else { throw .unknownTrack(number) }
+        guard timestamp >= 0 else { throw .negativeTimestamp(timestamp) }
+        if let lastTimestamp, timestamp < lastTimestamp { throw .timestampWentBack(from: lastTimestamp, to: timestamp) }
+        guard !frame.isEmpty else { throw .emptyFrame }
+        let startsCluster = startsCluster(track: number, timestamp: timestamp, keyframe: keyframe)
+        if startsCluster {
             clusterStart = timestamp
             bytes += EBMLElement.openMaster(MatroskaID.cluster)
             bytes += EBMLElement.unsigned(MatroskaID.clusterTimestamp, UInt64(timestamp))
         }
-        let relative = Int16(timestamp - (clusterStart ?? timestamp))
-        // SimpleBlock: track number (a one-byte vint), 16-bit relative time, flags, the frame.
-        let blockHeader: [UInt8] = [
-            0x80 | number, UInt8(truncatingIfNeeded: UInt16(bitPattern: relative) >> 8),
-            UInt8(truncatingIfNeeded: UInt16(bitPattern: relative)), keyframe ? 0x80 : 0x00,
-        ]
-        bytes += EBMLElement.id(MatroskaID.simpleBlock)
-        bytes += EBMLElement.size(UInt64(blockHeader.count + frame.count))
-        bytes += blockHeader
-        bytes += frame
+        let relative = UInt16(bitPattern: Int16(timestamp - (clusterStart ?? timestamp)))
+        // SimpleBlock (a one-byte ID): its size, then the track number (a one-byte vint), the
+        // 16-bit relative time, flags, the frame.
+        bytes.append(UInt8(truncatingIfNeeded: MatroskaID.simpleBlock))
+        EBMLElement.appendSize(UInt64(4 + frame.count), to: &bytes)
+        bytes.append(0x80 | number)
+        bytes.append(UInt8(truncatingIfNeeded: relative >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: relative))
+        bytes.append(keyframe ? 0x80 : 0x00)
+        bytes.append(contentsOf: frame)
         lastTimestamp = timestamp
-        return Output(startsCluster: startsCluster, durationBefore: durationBefore, bytes: bytes)
+        return startsCluster
     }
 }
 

@@ -16,7 +16,10 @@ import CaucusMedia
 ///   requested (at once, then every half second of stream time). A lost frame makes what
 ///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
 /// - A keyframe of another picture size ends the file and starts the next.
-/// - Nothing is ever filled in: a gap in the stream is a gap in the file.
+/// - Nothing is ever filled in: a gap in the stream is a gap in the file. Audio waits for a
+///   missing packet (reordered, or resent) at most ``audioPatience`` packets, about half a
+///   second, then leaves the gap: what follows is not held back longer than that (nor kept
+///   off the direct path). Video waits up to the reassembly's default span.
 public struct TrackRecorder: Sendable {
     public enum Codec: Hashable, Sendable {
         case opus
@@ -71,6 +74,10 @@ public struct TrackRecorder: Sendable {
         public var refused = 0
     }
 
+    /// How many packets audio runs past a missing one before the gap is given up on: 25 of
+    /// WebRTC's 20 ms Opus packets.
+    public static let audioPatience = 25
+
     public let ssrc: UInt32
     public let codec: Codec
     /// The files' track UID; never 0.
@@ -96,6 +103,9 @@ public struct TrackRecorder: Sendable {
         var muxer: WebMMuxer
         var clockOffset: Int64
         var size: (width: Int, height: Int)?
+        /// The cluster being filled: handed over whole (``TrackRecorderAction/writeCluster``)
+        /// when the next one starts, so a file on disk always ends at a cluster's end.
+        var cluster: [UInt8] = []
     }
 
     public init(
@@ -108,7 +118,8 @@ public struct TrackRecorder: Sendable {
         self.trackName = trackName
         self.maximumHeldFrames = max(maximumHeldFrames, 1)
         self.clusterSpan = clusterSpan
-        self.assembler = FrameAssembler(codec: codec.assemblerCodec, firstSequenceNumber: firstSequenceNumber)
+        self.assembler = FrameAssembler(
+            codec: codec.assemblerCodec, firstSequenceNumber: firstSequenceNumber, maximumSpan: codec.isVideo ? 1_024 : Self.audioPatience)
         self.waitingForKeyframe = codec.isVideo
         self.nextFileIndex = max(firstFileIndex, 0)
     }
@@ -125,6 +136,26 @@ public struct TrackRecorder: Sendable {
         guard codec.isVideo, !finished else { return [] }
         requestedOnLoss = true
         return [.requestKeyframe]
+    }
+
+    /// Takes one RTP packet of the track (after SRTP), as a datagram. The common case of
+    /// Opus, the next packet in order with its time known and a file open, goes straight into
+    /// the cluster (no copy of its own, no buffering, no actions but a completed cluster);
+    /// everything else takes the path of ``receive(_:clock:)-(RTPPacket,_)``.
+    public mutating func receive(datagram: [UInt8], clock: LocationClock) -> [TrackRecorderAction] {
+        guard !finished else { return [] }
+        if codec == .opus, held.isEmpty, file != nil, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
+            let ssrc = RTPHeaderFields.ssrc(of: datagram), ssrc == self.ssrc,
+            let timestamp = RTPHeaderFields.timestamp(of: datagram), let time = clock.time(ofRTP: timestamp, ssrc: ssrc),
+            let sequenceNumber = RTPHeaderFields.sequenceNumber(of: datagram), assembler.takeWholeFrame(sequenceNumber: sequenceNumber)
+        {
+            return place(datagram[payload], isKeyframe: true, timestamp: timestamp, at: time)
+        }
+        guard let packet = try? RTPPacket(decoding: datagram) else {
+            counters.refused += 1
+            return []
+        }
+        return receive(packet, clock: clock)
     }
 
     /// Takes one RTP packet of the track (after SRTP).
@@ -151,7 +182,7 @@ public struct TrackRecorder: Sendable {
         var actions: [TrackRecorderAction] = []
         for frame in held {
             guard let time = clock.time(ofRTP: frame.timestamp, ssrc: ssrc) else { continue }
-            actions += place(frame, at: time)
+            actions += place(frame.bytes[...], isKeyframe: frame.isKeyframe, timestamp: frame.timestamp, at: time)
         }
         held.removeAll(keepingCapacity: true)
         return actions
@@ -190,13 +221,13 @@ public struct TrackRecorder: Sendable {
         return actions
     }
 
-    private mutating func place(_ frame: Frame, at time: Int64) -> [TrackRecorderAction] {
+    private mutating func place(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, timestamp: UInt32, at time: Int64) -> [TrackRecorderAction] {
         var actions: [TrackRecorderAction] = []
-        let size = codec.isVideo && frame.isKeyframe ? VP8KeyframeSize.of(frame.bytes) : nil
+        let size = codec.isVideo && isKeyframe ? VP8KeyframeSize.of(bytes) : nil
         if codec.isVideo {
             if waitingForKeyframe, size == nil {
                 counters.framesWaitingForKeyframe += 1
-                return requestKeyframeIfDue(at: frame.timestamp)
+                return requestKeyframeIfDue(at: timestamp)
             }
             waitingForKeyframe = false
             if let size, let open = file, open.size.map({ $0 != size }) ?? true {
@@ -206,17 +237,27 @@ public struct TrackRecorder: Sendable {
         if file == nil {
             actions += startFile(at: time, size: size)
         }
+        // Taken out while it changes, so that its cluster is not shared (and copied) by two.
         guard var open = file else { return actions }
+        file = nil
+        defer { file = open }
         let sinceStart = max(time - open.clockOffset, 0)
         let milliseconds = max((sinceStart + 500) / 1_000, open.muxer.lastTimestamp ?? 0)
-        guard let output = try? open.muxer.append(track: 1, timestamp: milliseconds, keyframe: frame.isKeyframe, frame: frame.bytes)
-        else {
+        guard !bytes.isEmpty else {
             counters.refused += 1
             return actions
         }
-        file = open
+        if open.muxer.startsCluster(track: 1, timestamp: milliseconds, keyframe: isKeyframe), !open.cluster.isEmpty {
+            actions.append(.writeCluster(open.cluster, durationMilliseconds: open.muxer.lastTimestamp ?? 0))
+            open.cluster = []
+        }
+        do throws(WebMMuxerError) {
+            _ = try open.muxer.append(track: 1, timestamp: milliseconds, keyframe: isKeyframe, frame: bytes, to: &open.cluster)
+        } catch {
+            counters.refused += 1
+            return actions
+        }
         counters.framesWritten += 1
-        actions.append(.write(output))
         return actions
     }
 
@@ -248,6 +289,8 @@ public struct TrackRecorder: Sendable {
     private mutating func endFile(reason: RecordingFileEnd.Reason) -> [TrackRecorderAction] {
         guard let open = file else { return [] }
         file = nil
-        return [.endFile(RecordingFileEnd(index: open.index, durationMilliseconds: open.muxer.lastTimestamp ?? 0, reason: reason))]
+        let duration = open.muxer.lastTimestamp ?? 0
+        let last: [TrackRecorderAction] = open.cluster.isEmpty ? [] : [.writeCluster(open.cluster, durationMilliseconds: duration)]
+        return last + [.endFile(RecordingFileEnd(index: open.index, durationMilliseconds: duration, reason: reason))]
     }
 }

@@ -4,10 +4,11 @@ public enum TrackRecorderAction: Hashable, Sendable {
     /// most every half second of the stream's time while it waits; the forwarding engine's
     /// own keyframe requests coalesce it further.
     case requestKeyframe
-    /// Open a new file and write this header; every ``write`` until ``endFile`` goes into it.
+    /// Open a new file and write this header; every ``writeCluster`` until ``endFile`` goes into it.
     case startFile(RecordingFileStart)
-    /// Bytes for the open file (see ``WebMFile/write(_:)``).
-    case write(WebMMuxer.Output)
+    /// A whole cluster for the open file, and the file's duration once it is written: the time
+    /// of its last block, in milliseconds (see ``WebMFile/append(cluster:durationMilliseconds:)``).
+    case writeCluster([UInt8], durationMilliseconds: Int64)
     /// Close the open file.
     case endFile(RecordingFileEnd)
 }

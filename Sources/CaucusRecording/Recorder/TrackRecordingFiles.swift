@@ -42,9 +42,9 @@ public final class TrackRecordingFiles {
                     let file = try WebMFile(creatingAt: folder + "/" + name, header: start.header, synchronize: synchronize)
                     open = (name, file)
                     notices.append(.fileStarted(name: name, start))
-                case .write(let output):
+                case .writeCluster(let bytes, let duration):
                     guard let open else { throw RecordingFileError(code: .closed, operation: .write, path: folder) }
-                    try open.file.write(output)
+                    try open.file.append(cluster: bytes, durationMilliseconds: duration)
                 case .endFile(let end):
                     guard let current = open else { continue }
                     open = nil

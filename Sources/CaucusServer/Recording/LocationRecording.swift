@@ -107,20 +107,20 @@ final class LocationRecording {
     /// layer) ends the stream's file and starts the next.
     func receive(_ packet: ForwardingEngine.RecordedPacket, at now: Duration) throws(RecordingFileError) {
         guard publishers.contains(packet.stream.publisher), let codec = Self.codec(packet.codec),
-            let rtp = try? RTPPacket(decoding: packet.packet)
+            let ssrc = RTPHeaderFields.ssrc(of: packet.packet)
         else { return }
         let stream = packet.stream
         let existing = tracks[stream]
-        if let existing, existing.recorder.ssrc != rtp.ssrc {
+        if let existing, existing.recorder.ssrc != ssrc {
             let ended = existing
             tracks[stream] = nil
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
-            try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
+            try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
         } else if existing == nil {
-            try startTrack(stream, ssrc: rtp.ssrc, codec: codec, firstFileIndex: nil, at: now)
+            try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
-        guard let track = existing?.recorder.ssrc == rtp.ssrc ? existing : tracks[stream] else { return }
-        let actions = track.recorder.receive(rtp, clock: clock)
+        guard let track = existing?.recorder.ssrc == ssrc ? existing : tracks[stream] else { return }
+        let actions = track.recorder.receive(datagram: packet.packet, clock: clock)
         guard !actions.isEmpty else { return }
         try perform(actions, of: track.output, stream, at: now)
     }
@@ -184,7 +184,7 @@ final class LocationRecording {
         throws(RecordingFileError)
     {
         guard !actions.isEmpty else { return }
-        for case .write(let output) in actions { bytesWritten += output.bytes.count }
+        for case .writeCluster(let bytes, _) in actions { bytesWritten += bytes.count }
         for notice in try track.files.perform(actions) {
             switch notice {
             case .requestKeyframe:

@@ -149,6 +149,36 @@ import Testing
         #expect(Self.delivered(events) == [2_880])
     }
 
+    /// Taking a packet as a whole frame unbuffered happens only when nothing else could come
+    /// of it: Opus, the next in order, nothing waiting. Otherwise it changes nothing.
+    @Test func onlyTheNextOpusPacketWithNothingWaitingIsTakenWhole() {
+        var unknownStart = FrameAssembler(codec: .opus)
+        let beforeAnyStart = unknownStart.takeWholeFrame(sequenceNumber: 5)
+        #expect(!beforeAnyStart, "no start known yet")
+        var assembler = FrameAssembler(codec: .opus, firstSequenceNumber: 65_535)
+        var sequencer = RTPPacketSequencer(ssrc: 1, payloadType: 111, firstSequenceNumber: 65_535)
+        let packets = (0..<5).flatMap { index in
+            sequencer.packets(payloads: [[0xFC, UInt8(index)]], timestamp: UInt32(index) * 960, markerOnLast: false)
+        }
+        let notNext = assembler.takeWholeFrame(sequenceNumber: 0)
+        #expect(!notNext, "not the next")
+        let acrossTheWrap = [assembler.takeWholeFrame(sequenceNumber: 65_535), assembler.takeWholeFrame(sequenceNumber: 0)]
+        #expect(acrossTheWrap == [true, true])
+        let again = assembler.receive(packets[1])
+        #expect(again.isEmpty && assembler.counters.late == 1, "what was taken is resolved")
+        let ahead = assembler.receive(packets[3])
+        #expect(ahead.isEmpty && assembler.bufferedPacketCount == 1)
+        let behindAWait = assembler.takeWholeFrame(sequenceNumber: 1)
+        #expect(!behindAWait, "a packet waits in the buffer")
+        let filled = assembler.receive(packets[2])
+        #expect(Self.delivered(filled) == [1_920, 2_880])
+        let next = assembler.takeWholeFrame(sequenceNumber: 3)
+        #expect(next)
+        var video = FrameAssembler(codec: .vp8, firstSequenceNumber: 10)
+        let vp8 = video.takeWholeFrame(sequenceNumber: 10)
+        #expect(!vp8, "VP8 frames span packets")
+    }
+
     @Test func undecodableDatagramsAreCountedAndChangeNothing() {
         var assembler = FrameAssembler(codec: .vp8, firstSequenceNumber: 0)
         #expect(assembler.receive(datagram: [0x40, 0, 0, 0]).isEmpty)
