@@ -96,7 +96,11 @@ public struct FrameAssembler: Sendable {
     /// caller checks that the payload is not empty (an empty one is a malformed frame).
     /// The recorder's per-packet path: no copy, no buffer, no events.
     public mutating func takeWholeFrame(sequenceNumber: UInt16) -> Bool {
-        guard codec == .opus, boundaryKnown, buffer.isEmpty, let resolved, sequenceNumber == resolved &+ 1 else { return false }
+        // Nothing is buffered when nothing newer than what was resolved arrived (a buffered
+        // packet is always newer): read from this value's own fields, not the buffer's storage,
+        // which a per-packet path would touch cold.
+        guard codec == .opus, boundaryKnown, let resolved, newest == nil || newest == resolved, sequenceNumber == resolved &+ 1
+        else { return false }
         self.resolved = sequenceNumber
         newest = sequenceNumber
         return true

@@ -34,6 +34,16 @@ public struct LocationClock: Sendable {
     private var anchors: [UInt32: Anchor] = [:]
     /// Per publisher: arrival minus sender time of its latest reports, oldest first.
     private var offsets: [String: [Int64]] = [:]
+    /// Per track: its anchor with its publisher's offset applied, redone at every report of the
+    /// publisher: what ``time(ofRTP:ssrc:)`` reads per frame (one lookup, plain values).
+    private var mappings: [UInt32: Mapping] = [:]
+
+    private struct Mapping: Sendable {
+        var clockRate: Int64
+        var rtpTimestamp: UInt32
+        /// The location-clock time of `rtpTimestamp`, in microseconds.
+        var time: Int64
+    }
 
     public init(offsetWindow: Int = 16) {
         self.offsetWindow = max(offsetWindow, 1)
@@ -59,20 +69,24 @@ public struct LocationClock: Sendable {
         samples.append(arrival - sender)
         if samples.count > offsetWindow { samples.removeFirst(samples.count - offsetWindow) }
         offsets[publisher] = samples
+        let offset = samples.min() ?? 0
+        for (ssrc, anchor) in anchors where anchor.publisher == publisher {
+            mappings[ssrc] = Mapping(clockRate: anchor.clockRate, rtpTimestamp: anchor.rtpTimestamp, time: anchor.senderMicroseconds + offset)
+        }
     }
 
     /// Whether `ssrc` has had a sender report, so its timestamps map.
     public func isMapped(_ ssrc: UInt32) -> Bool {
-        anchors[ssrc] != nil
+        mappings[ssrc] != nil
     }
 
     /// The location-clock time (µs) of RTP timestamp `rtpTimestamp` of track `ssrc`, or nil
     /// before its first sender report. Timestamps within 2^31 ticks of the report's either
     /// way map (half a day of audio, six hours of video), across the 32-bit wrap.
     public func time(ofRTP rtpTimestamp: UInt32, ssrc: UInt32) -> Int64? {
-        guard let anchor = anchors[ssrc], let offset = offsets[anchor.publisher]?.min() else { return nil }
-        let ticks = Int64(Int32(bitPattern: rtpTimestamp &- anchor.rtpTimestamp))
-        return anchor.senderMicroseconds + ticks * 1_000_000 / anchor.clockRate + offset
+        guard let mapping = mappings[ssrc] else { return nil }
+        let ticks = Int64(Int32(bitPattern: rtpTimestamp &- mapping.rtpTimestamp))
+        return mapping.time + ticks * 1_000_000 / mapping.clockRate
     }
 
     /// How far a report may place a track from its latest report and still be taken as the

@@ -34,6 +34,10 @@ public struct WebMMuxer: Sendable {
     /// Milliseconds after which a cluster is closed even without a video keyframe.
     public let clusterSpan: Int64
 
+    /// The tracks' numbers, and those of video tracks, as bit sets: what every block checks,
+    /// read without touching the tracks' array.
+    private let numbers: TrackNumbers
+    private let videoNumbers: TrackNumbers
     private var clusterStart: Int64?
     /// The time of the last block written, in milliseconds from the file's start.
     public private(set) var lastTimestamp: Int64?
@@ -48,6 +52,8 @@ public struct WebMMuxer: Sendable {
         guard Set(tracks.map(\.number)).count == tracks.count else { throw .duplicateTrackNumber }
         guard Set(tracks.map(\.uid)).count == tracks.count else { throw .duplicateTrackUID }
         self.tracks = tracks
+        numbers = TrackNumbers(tracks.map(\.number))
+        videoNumbers = TrackNumbers(tracks.filter(\.codec.isVideo).map(\.number))
         self.docType = docType
         self.clusterSpan = min(max(clusterSpan, 1), Int64(Int16.max))
     }
@@ -89,7 +95,7 @@ public struct WebMMuxer: Sendable {
     /// Whether a block at `timestamp` would start a new cluster (see the type's comment).
     public func startsCluster(track number: UInt8, timestamp: Int64, keyframe: Bool) -> Bool {
         guard let clusterStart, timestamp - clusterStart < clusterSpan, timestamp >= clusterStart else { return true }
-        return keyframe && tracks.contains { $0.number == number && $0.codec.isVideo }
+        return keyframe && videoNumbers.contains(number)
     }
 
     /// The same as ``append(track:timestamp:keyframe:frame:)``, written at the end of `bytes`
@@ -98,7 +104,7 @@ public struct WebMMuxer: Sendable {
     public mutating func append(
         track number: UInt8, timestamp: Int64, keyframe: Bool, frame: ArraySlice<UInt8>, to bytes: inout [UInt8]
     ) throws(WebMMuxerError) -> Bool {
-        guard tracks.contains(where: { $0.number == number }) else { throw .unknownTrack(number) }
+        guard numbers.contains(number) else { throw .unknownTrack(number) }
         guard timestamp >= 0 else { throw .negativeTimestamp(timestamp) }
         if let lastTimestamp, timestamp < lastTimestamp { throw .timestampWentBack(from: lastTimestamp, to: timestamp) }
         guard !frame.isEmpty else { throw .emptyFrame }
@@ -120,6 +126,23 @@ public struct WebMMuxer: Sendable {
         bytes.append(contentsOf: frame)
         lastTimestamp = timestamp
         return startsCluster
+    }
+}
+
+/// A set of track numbers (1...126) in two words.
+private struct TrackNumbers: Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    init(_ numbers: [UInt8]) {
+        for number in numbers where number < 128 {
+            if number < 64 { low |= 1 << UInt64(number) } else { high |= 1 << UInt64(number - 64) }
+        }
+    }
+
+    func contains(_ number: UInt8) -> Bool {
+        guard number < 128 else { return false }
+        return number < 64 ? low & (1 << UInt64(number)) != 0 : high & (1 << UInt64(number - 64)) != 0
     }
 }
 

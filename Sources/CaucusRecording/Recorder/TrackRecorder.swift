@@ -106,6 +106,24 @@ public struct TrackRecorder: Sendable {
         /// The cluster being filled: handed over whole (``TrackRecorderAction/writeCluster``)
         /// when the next one starts, so a file on disk always ends at a cluster's end.
         var cluster: [UInt8] = []
+
+        /// Adds a frame's block at `milliseconds` from the file's start; returns the cluster
+        /// it completed, if its block starts the next. Changed in place (`file!.append`), never
+        /// copied: a copy would share, then duplicate, the cluster's buffer.
+        mutating func append(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, at milliseconds: Int64) throws(WebMMuxerError) -> [UInt8]? {
+            var completed: [UInt8]?
+            if muxer.startsCluster(track: 1, timestamp: milliseconds, keyframe: isKeyframe), !cluster.isEmpty {
+                completed = cluster
+                cluster = []
+            }
+            do throws(WebMMuxerError) {
+                _ = try muxer.append(track: 1, timestamp: milliseconds, keyframe: isKeyframe, frame: bytes, to: &cluster)
+            } catch {
+                if let completed { cluster = completed }
+                throw error
+            }
+            return completed
+        }
     }
 
     public init(
@@ -184,7 +202,7 @@ public struct TrackRecorder: Sendable {
             guard let time = clock.time(ofRTP: frame.timestamp, ssrc: ssrc) else { continue }
             actions += place(frame.bytes[...], isKeyframe: frame.isKeyframe, timestamp: frame.timestamp, at: time)
         }
-        held.removeAll(keepingCapacity: true)
+        held = []
         return actions
     }
 
@@ -237,22 +255,13 @@ public struct TrackRecorder: Sendable {
         if file == nil {
             actions += startFile(at: time, size: size)
         }
-        // Taken out while it changes, so that its cluster is not shared (and copied) by two.
-        guard var open = file else { return actions }
-        file = nil
-        defer { file = open }
-        let sinceStart = max(time - open.clockOffset, 0)
-        let milliseconds = max((sinceStart + 500) / 1_000, open.muxer.lastTimestamp ?? 0)
-        guard !bytes.isEmpty else {
-            counters.refused += 1
-            return actions
-        }
-        if open.muxer.startsCluster(track: 1, timestamp: milliseconds, keyframe: isKeyframe), !open.cluster.isEmpty {
-            actions.append(.writeCluster(open.cluster, durationMilliseconds: open.muxer.lastTimestamp ?? 0))
-            open.cluster = []
-        }
+        guard let clockOffset = file?.clockOffset else { return actions }
+        let last = file?.muxer.lastTimestamp ?? 0
+        let milliseconds = max((max(time - clockOffset, 0) + 500) / 1_000, last)
         do throws(WebMMuxerError) {
-            _ = try open.muxer.append(track: 1, timestamp: milliseconds, keyframe: isKeyframe, frame: bytes, to: &open.cluster)
+            if let completed = try file!.append(bytes, isKeyframe: isKeyframe, at: milliseconds) {
+                actions.append(.writeCluster(completed, durationMilliseconds: last))
+            }
         } catch {
             counters.refused += 1
             return actions

@@ -106,21 +106,26 @@ final class LocationRecording {
     /// asks for a keyframe at once); a packet on a new SSRC (a new peer, another simulcast
     /// layer) ends the stream's file and starts the next.
     func receive(_ packet: ForwardingEngine.RecordedPacket, at now: Duration) throws(RecordingFileError) {
-        guard publishers.contains(packet.stream.publisher), let codec = Self.codec(packet.codec),
-            let ssrc = RTPHeaderFields.ssrc(of: packet.packet)
-        else { return }
+        guard let ssrc = RTPHeaderFields.ssrc(of: packet.packet) else { return }
         let stream = packet.stream
-        let existing = tracks[stream]
-        if let existing, existing.recorder.ssrc != ssrc {
-            let ended = existing
-            tracks[stream] = nil
+        // The common case reads nothing more: a stream with a track is recorded here
+        // (``finish(_:at:)`` removes a publisher's tracks).
+        if let track = tracks[stream], track.recorder.ssrc == ssrc {
+            return try receive(packet.packet, on: track, stream, at: now)
+        }
+        guard publishers.contains(stream.publisher), let codec = Self.codec(packet.codec) else { return }
+        if let ended = tracks.removeValue(forKey: stream) {
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
-        } else if existing == nil {
+        } else {
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
-        guard let track = existing?.recorder.ssrc == ssrc ? existing : tracks[stream] else { return }
-        let actions = track.recorder.receive(datagram: packet.packet, clock: clock)
+        guard let track = tracks[stream] else { return }
+        try receive(packet.packet, on: track, stream, at: now)
+    }
+
+    private func receive(_ datagram: [UInt8], on track: Track, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
+        let actions = track.recorder.receive(datagram: datagram, clock: clock)
         guard !actions.isEmpty else { return }
         try perform(actions, of: track.output, stream, at: now)
     }
