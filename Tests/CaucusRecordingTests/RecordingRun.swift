@@ -100,7 +100,7 @@ final class RecordingRun {
         for action in actions {
             switch action {
             case .startFile(let start):
-                let name = TrackRecordingFiles.fileName(baseName: track.files.baseName, index: start.index)
+                let name = TrackRecordingFiles.fileName(baseName: track.files.baseName, index: start.index, fileExtension: start.fileExtension)
                 layout[name] = (start.header.bytes.count, [])
                 openFile[ssrc] = name
             case .write(let output):
@@ -117,13 +117,13 @@ final class RecordingRun {
             case .requestKeyframe:
                 keyframeRequests[ssrc, default: 0] += 1
             case .fileStarted(let name, let start):
-                var (width, height) = (0, 0)
-                if case .vp8(let w, let h) = start.codec { (width, height) = (w, h) }
-                let codec = track.kind == .audio ? "opus" : "vp8"
+                let size = start.codec.pictureSize
                 fileOffsets[name] = start.clockOffset
                 try timeline.append(TimelineEvent(
                     time: (start.clockOffset + 500) / 1_000,
-                    .fileStarted(user: track.user, kind: track.kind, file: name, codec: codec, width: width, height: height)))
+                    .fileStarted(
+                        user: track.user, kind: track.kind, file: name, codec: start.codec.name, width: size?.width ?? 0,
+                        height: size?.height ?? 0)))
             case .fileEnded(let name, let end, _):
                 try timeline.append(TimelineEvent(
                     time: (fileOffsets[name] ?? 0) / 1_000 + end.durationMilliseconds,
