@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusMediaTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import CaucusMediaTestSupport
 import Testing
 
 @testable import CaucusRecording
