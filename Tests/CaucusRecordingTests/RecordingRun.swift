@@ -56,7 +56,9 @@ final class RecordingRun {
 
     func record(_ publisher: SyntheticPublisher) throws {
         if publisher.audio != nil { try add(ssrc: publisher.audioSSRC, codec: .opus, user: publisher.name, kind: .audio) }
-        if publisher.video != nil { try add(ssrc: publisher.videoSSRC, codec: .vp8, user: publisher.name, kind: .video) }
+        if publisher.video != nil {
+            try add(ssrc: publisher.videoSSRC, codec: publisher.h264 == nil ? .vp8 : .h264, user: publisher.name, kind: .video)
+        }
     }
 
     private func add(ssrc: UInt32, codec: TrackRecorder.Codec, user: String, kind: TimelineEvent.MediaKind) throws {
