@@ -292,7 +292,9 @@ let package = Package(
         // The `caucus` command's pure parts (the media bench's shapes), tested in process.
         .testTarget(name: "CaucusCommandTests", dependencies: ["caucus"]),
         // A loopback UDP socket for the tests that put CaucusMedia on a real port.
-        .target(name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia", "CaucusSFU"], path: "Tests/CaucusMediaTestSupport"),
+        .target(
+            name: "CaucusMediaTestSupport", dependencies: ["CaucusMedia", "CaucusSFU", "CaucusProcessTestSupport"],
+            path: "Tests/CaucusMediaTestSupport"),
         .testTarget(
             name: "CaucusMediaTests",
             dependencies: [
@@ -307,8 +309,9 @@ let package = Package(
             name: "CaucusRecordingTests",
             dependencies: [
                 "CaucusRecording", "CaucusMedia", "CaucusProcessTestSupport",
-                // Real Opus and VP8 frames for the files that ffprobe, ffmpeg and mkvinfo read.
-                "CaucusCodecs",
+                // Real Opus and VP8 frames for the files that ffprobe, ffmpeg and mkvinfo read;
+                // real H.264 from x264 (X264Stream).
+                "CaucusCodecs", "CaucusMediaTestSupport",
                 // `caucus serve` as a process, serving the recordings these tests write.
                 "CaucusTestSupport", "CaucusAuth",
             ]
@@ -324,8 +327,9 @@ let package = Package(
                 "CaucusCodecs", "CaucusMedia",
                 // The server's slot rewriting, which the SDK's receive-slot tests play against.
                 "CaucusSFU",
-                // A recorded location's timeline and files, read back after the SDK published into it.
-                "CaucusRecording",
+                // A recorded location's timeline and files, read back after the SDK published into
+                // it; real H.264 from x264 to publish (X264Stream).
+                "CaucusRecording", "CaucusMediaTestSupport",
                 // The TCP proxy the bad-network tests put between the SDK and the server.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

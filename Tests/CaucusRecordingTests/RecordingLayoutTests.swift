@@ -18,18 +18,29 @@ struct RecordingLayoutTests {
     }
 
     @Test func fileNamesAreTheTimelineOrPlainWebMNames() {
-        for good in ["timeline.jsonl", "u1-audio-0.webm", "u12-video-3.webm", "a_b-screen-0.webm"] {
+        for good in ["timeline.jsonl", "u1-audio-0.webm", "u12-video-3.webm", "a_b-screen-0.webm", "u3-video-0.mkv"] {
             #expect(RecordingLayout.isFileName(good), "\(good)")
         }
         for bad in [
             "", ".webm", "..", "../x.webm", "a/b.webm", ".hidden.webm", "x..webm", "a.b.webm", "x.webm\u{0}", "x\u{0}.webm", "session.json",
             "timeline.jsonl.webm.txt", "/etc/passwd", "x.WEBM", "é.webm", String(repeating: "a", count: 300) + ".webm", "x y.webm",
+            ".mkv", "../x.mkv", "x.MKV", "x.mkv.webm", "x.webm.mkv", "x.mp4", "x.mkv/",
         ] {
             #expect(!RecordingLayout.isFileName(bad), "\(bad)")
         }
         #expect(RecordingLayout.baseName(user: "u7", kind: .video) == "u7-video")
         #expect(RecordingLayout.baseName(user: "../é x", kind: .audio) == "_____x-audio")
-        #expect(RecordingLayout.isFileName(TrackRecordingFiles.fileName(baseName: RecordingLayout.baseName(user: "../x", kind: .audio), index: 2)))
+        for fileExtension in ["webm", "mkv"] {
+            let name = TrackRecordingFiles.fileName(baseName: RecordingLayout.baseName(user: "../x", kind: .audio), index: 2, fileExtension: fileExtension)
+            #expect(RecordingLayout.isFileName(name), "\(name)")
+        }
+        #expect(RecordingLayout.kind(ofFileName: "u1-video-3.mkv") == .video)
+        // WebM and Matroska files of one track share one sequence of indexes.
+        #expect(RecordingLayout.index(ofFileName: "u1-video-3.mkv", baseName: "u1-video") == 3)
+        #expect(RecordingLayout.index(ofFileName: "u1-video-12.webm", baseName: "u1-video") == 12)
+        for other in ["u1-video-3.mp4", "u11-video-3.mkv", "u1-video-.mkv", "u1-video-x.mkv", "u1-video-3", "u1-audio-3.webm", "u1-video-٣.mkv"] {
+            #expect(RecordingLayout.index(ofFileName: other, baseName: "u1-video") == nil, "\(other)")
+        }
         #expect(RecordingLayout.kind(ofFileName: "u1-audio-0.webm") == .audio)
         #expect(RecordingLayout.kind(ofFileName: "u1-screen-12.webm") == .screen)
         #expect(RecordingLayout.kind(ofFileName: "audio-video-0.webm") == .video)

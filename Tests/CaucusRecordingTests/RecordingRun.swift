@@ -56,7 +56,9 @@ final class RecordingRun {
 
     func record(_ publisher: SyntheticPublisher) throws {
         if publisher.audio != nil { try add(ssrc: publisher.audioSSRC, codec: .opus, user: publisher.name, kind: .audio) }
-        if publisher.video != nil { try add(ssrc: publisher.videoSSRC, codec: .vp8, user: publisher.name, kind: .video) }
+        if publisher.video != nil {
+            try add(ssrc: publisher.videoSSRC, codec: publisher.h264 == nil ? .vp8 : .h264, user: publisher.name, kind: .video)
+        }
     }
 
     private func add(ssrc: UInt32, codec: TrackRecorder.Codec, user: String, kind: TimelineEvent.MediaKind) throws {
@@ -119,7 +121,7 @@ final class RecordingRun {
         for action in actions {
             switch action {
             case .startFile(let start):
-                let name = TrackRecordingFiles.fileName(baseName: track.files.baseName, index: start.index)
+                let name = TrackRecordingFiles.fileName(baseName: track.files.baseName, index: start.index, fileExtension: start.fileExtension)
                 layout[name] = (start.header.bytes.count, [])
                 openFile[ssrc] = name
             case .writeCluster(let bytes, _):
@@ -136,13 +138,13 @@ final class RecordingRun {
             case .requestKeyframe:
                 keyframeRequests[ssrc, default: 0] += 1
             case .fileStarted(let name, let start):
-                var (width, height) = (0, 0)
-                if case .vp8(let w, let h) = start.codec { (width, height) = (w, h) }
-                let codec = track.kind == .audio ? "opus" : "vp8"
+                let size = start.codec.pictureSize
                 fileOffsets[name] = start.clockOffset
                 try timeline.append(TimelineEvent(
                     time: (start.clockOffset + 500) / 1_000,
-                    .fileStarted(user: track.user, kind: track.kind, file: name, codec: codec, width: width, height: height)))
+                    .fileStarted(
+                        user: track.user, kind: track.kind, file: name, codec: start.codec.name, width: size?.width ?? 0,
+                        height: size?.height ?? 0)))
             case .fileEnded(let name, let end, _):
                 try timeline.append(TimelineEvent(
                     time: (fileOffsets[name] ?? 0) / 1_000 + end.durationMilliseconds,

@@ -26,6 +26,9 @@ struct SyntheticPublisher {
     var largerVideoFrom: Double?
     /// One-way network delay of packets and reports.
     var delay = 0.030
+    /// H.264 access units (Annex B, from x264) to send as the video instead of VP8, one per
+    /// frame, looped: the pictures are the encoder's, not black and white.
+    var h264: [[UInt8]]?
 
     enum Input {
         case packet(RTPPacket)
@@ -63,7 +66,19 @@ struct SyntheticPublisher {
             }
             timed += reports(ssrc: audioSSRC, base: audioBase, clockRate: 48_000, over: audio)
         }
-        if let video {
+        if let video, let h264 {
+            var sequencer = RTPPacketSequencer(ssrc: videoSSRC, payloadType: 102, firstSequenceNumber: 50_000)
+            var index = Int((video.lowerBound * Self.framesPerSecond).rounded())
+            while Double(index) / Self.framesPerSecond <= video.upperBound {
+                let time = Double(index) / Self.framesPerSecond
+                let payloads = try H264Payload.payloads(for: H264AnnexB.nalUnits(in: h264[index % h264.count]), maximumPayloadSize: 1_100)
+                for packet in sequencer.packets(payloads: payloads, timestamp: videoBase &+ UInt32(index * 6_000), markerOnLast: true) {
+                    timed.append(Timed(arrival: time + delay, input: .packet(packet)))
+                }
+                index += 1
+            }
+            timed += reports(ssrc: videoSSRC, base: videoBase, clockRate: 90_000, over: video)
+        } else if let video {
             let small = try VP8Encoder(width: 160, height: 120, kilobitsPerSecond: 300, framesPerSecond: 15)
             var large: VP8Encoder?
             var sequencer = RTPPacketSequencer(ssrc: videoSSRC, payloadType: 96, firstSequenceNumber: 50_000)

@@ -63,6 +63,27 @@ import Testing
         #expect(late.startsCluster && late.durationBefore == 29_999)
     }
 
+    /// An H.264 track of 320×240 (SPS and PPS as x264 writes them for baseline).
+    static let h264 = WebMTrack(
+        number: 1, uid: 33,
+        codec: .h264(AVCDecoderConfiguration(
+            sequenceParameterSets: [[
+                0x67, 0x42, 0xC0, 0x0B, 0xD9, 0x01, 0x41, 0xFB, 0x01, 0x10, 0x00, 0x00, 0x03, 0x00, 0x10, 0x00, 0x00, 0x03, 0x01, 0x40,
+                0xF1, 0x42, 0xA4, 0x80,
+            ]],
+            pictureParameterSets: [[0x68, 0xCB, 0x83, 0xCB, 0x20]])!))
+
+    @Test func anH264TrackIsMatroskaWithItsDecoderConfiguration() throws {
+        guard case .h264(let configuration) = Self.h264.codec else { Issue.record("not H.264"); return }
+        #expect(configuration.parameters.width == 320 && configuration.parameters.height == 240, "\(configuration.parameters)")
+        let bytes = try WebMMuxer(tracks: [Self.h264], docType: .matroska).header().bytes
+        #expect(bytes.firstRange(of: EBMLElement.string(0x4282, "matroska")) != nil, "DocType matroska")
+        #expect(bytes.firstRange(of: EBMLElement.string(0x86, "V_MPEG4/ISO/AVC")) != nil)
+        #expect(bytes.firstRange(of: EBMLElement.element(0x63A2, configuration.bytes)) != nil, "CodecPrivate")
+        #expect(bytes.firstRange(of: EBMLElement.unsigned(0xB0, 320) + EBMLElement.unsigned(0xBA, 240)) != nil)
+        #expect(Self.h264.codec.docType == .matroska && Self.video.codec.docType == .webm && Self.audio.codec.docType == .webm)
+    }
+
     @Test func badInputIsRefusedAndChangesNothing() throws {
         #expect(throws: WebMMuxerError.noTracks) { try WebMMuxer(tracks: []) }
         #expect(throws: WebMMuxerError.trackNumberOutOfRange(127)) { try WebMMuxer(tracks: [WebMTrack(number: 127, uid: 1, codec: .opus())]) }
@@ -73,6 +94,7 @@ import Testing
         #expect(throws: WebMMuxerError.duplicateTrackUID) {
             try WebMMuxer(tracks: [Self.audio, WebMTrack(number: 2, uid: 11, codec: .opus())])
         }
+        #expect(throws: WebMMuxerError.notInWebM("h264")) { try WebMMuxer(tracks: [Self.h264]) }
         var muxer = try WebMMuxer(tracks: [Self.audio])
         _ = try muxer.append(track: 1, timestamp: 500, keyframe: true, frame: [1])
         #expect(throws: WebMMuxerError.timestampWentBack(from: 500, to: 499)) {

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import av
 import numpy
-from aiortc import RTCBundlePolicy, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCBundlePolicy, RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamTrack
 from av import VideoFrame
 
@@ -115,10 +115,14 @@ class Publisher(Peer):
     """A user who only sends: audio and video tracks of its own on one sendonly offer, no receive
     slots; then publishes both."""
 
-    async def start_sending(self, audio=None, video=None):
+    async def start_sending(self, audio=None, video=None, video_codec=None):
+        """`video_codec` ("video/H264", say) makes the video offer that codec only."""
         self.pc = RTCPeerConnection(RTCConfiguration(bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
         self.pc.addTransceiver(audio or ToneTrack(self.tone), direction="sendonly")
-        self.pc.addTransceiver(video or ColourTrack(self.colour, self.size, self.rate), direction="sendonly")
+        transceiver = self.pc.addTransceiver(video or ColourTrack(self.colour, self.size, self.rate), direction="sendonly")
+        if video_codec:
+            codecs = RTCRtpSender.getCapabilities("video").codecs
+            transceiver.setCodecPreferences([codec for codec in codecs if codec.mimeType.lower() == video_codec.lower()])
         await self.pc.setLocalDescription(await self.pc.createOffer())
         reply = await self.request("mediaOffer", sdp=self.pc.localDescription.sdp)
         await self.pc.setRemoteDescription(RTCSessionDescription(sdp=reply["sdp"], type="answer"))

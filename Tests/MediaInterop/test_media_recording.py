@@ -2,14 +2,16 @@
 a real `caucus serve`, and the files read by FFmpeg (`ffprobe`, PyAV): the main session and two
 rooms recorded, a move between rooms and a mute, each file's codec and duration against the
 timeline and the test's own clock; audio and video of each publisher, and two publishers'
-claps, in sync on the location's clock; and files a `kill -9` cut short still playable, and
-listed by the server started again on the same data folder."""
+claps, in sync on the location's clock; files a `kill -9` cut short still playable, and
+listed by the server started again on the same data folder; and a publisher forced to H.264
+recorded into a Matroska file."""
 
 import asyncio
 import os
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import time
 import unittest
@@ -17,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from caucus_server import CaucusServer  # noqa: E402  (the paths are set just above)
+from caucus_server import WAIT_SECONDS, CaucusServer  # noqa: E402  (the paths are set just above)
+from media_peers import VIDEO_SIZE  # noqa: E402
 from recording_support import (  # noqa: E402
     BurstTrack, ClapSchedule, FlashTrack, burst_onsets, control, join, open_rooms, probe, session_folder, session_id,
     stopped, timeline, wait_for, white_frames)
@@ -144,6 +147,46 @@ class RecordingTests(unittest.IsolatedAsyncioTestCase):
             self.assertTrue(entry["ended"], entry)
             started_line = line(entry["location"], "fileStarted", entry["user"], kind=entry["kind"])
             self.assertEqual((entry["start"], entry["codec"]), (started_line["t"], started_line["codec"]), entry)
+
+    async def test_an_aiortc_h264_publisher_is_recorded_into_a_matroska_file(self):
+        session = "recording-h264"
+        ann = await self.join(session, "Ann", tone=440, colour=(220, 40, 40))
+        await ann.start_sending(video_codec="video/H264")
+        video_answer = ann.pc.remoteDescription.sdp.split("m=video")[1]
+        self.assertIn("H264/90000", video_answer, "the server's answer takes H.264")
+        self.assertNotIn("VP8/90000", video_answer)
+        identifier = session_id(self.server, session)
+        control(self.server, f"/v1/sessions/{identifier}/recording/start", {"locations": [None]})
+        started = time.monotonic()
+        await asyncio.sleep(6)
+        control(self.server, f"/v1/sessions/{identifier}/recording/stop", {"locations": [None]})
+        ended = time.monotonic()
+
+        folder = session_folder(self.server, identifier) / "main"
+        await wait_for("the timeline to end", lambda: stopped(folder))
+        a = f"u{ann.user}"
+        lines = timeline(folder)
+        video = [entry for entry in lines if entry["event"] == "fileStarted" and entry["user"] == a and entry["kind"] == "video"]
+        self.assertEqual(len(video), 1, lines)
+        name = video[0]["file"]
+        self.assertEqual((name, video[0]["codec"]), (f"{a}-video-0.mkv", "h264"), video[0])
+        self.assertEqual((video[0]["width"], video[0]["height"]), VIDEO_SIZE, video[0])
+        self.assertEqual(sorted(path.name for path in folder.glob("*.mkv")), [name], "only the video is Matroska")
+        self.assertEqual(sorted(path.name for path in folder.glob("*.webm")), [f"{a}-audio-0.webm"])
+
+        codec, seconds = probe(folder / name)
+        self.assertEqual(codec, "h264")
+        self.assertLess(abs(seconds - (ended - started)), DURATION_TOLERANCE, f"ffprobe {seconds} s, recorded {ended - started:.2f} s")
+        size = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                               str(folder / name)], capture_output=True, text=True, timeout=WAIT_SECONDS).stdout.strip()
+        self.assertEqual(size, f"{VIDEO_SIZE[0]},{VIDEO_SIZE[1]}")
+        decode = subprocess.run(["ffmpeg", "-v", "error", "-i", str(folder / name), "-f", "null", "-"],
+                                capture_output=True, text=True, timeout=WAIT_SECONDS)
+        self.assertEqual((decode.returncode, decode.stderr), (0, ""), "FFmpeg decodes every frame")
+
+        listed = control(self.server, f"/v1/sessions/{identifier}/recordings")
+        entry = next(entry for entry in listed["recordings"] if entry["file"] == name)
+        self.assertEqual((entry["codec"], entry["kind"], entry["size"]), ("h264", "video", (folder / name).stat().st_size), entry)
 
     async def test_audio_and_video_of_each_publisher_and_two_publishers_claps_agree(self):
         session = "recording-sync"

@@ -15,7 +15,16 @@ public struct WebMMuxer: Sendable {
     public enum DocType: String, Sendable {
         /// Opus and VP8: what browsers play.
         case webm
+        /// Anything else (H.264).
         case matroska
+
+        /// The file name extension of its files: `webm`, `mkv`.
+        public var fileExtension: String {
+            switch self {
+            case .webm: "webm"
+            case .matroska: "mkv"
+            }
+        }
     }
 
     /// What one ``append(track:timestamp:keyframe:frame:)`` produced.
@@ -42,7 +51,8 @@ public struct WebMMuxer: Sendable {
     /// The time of the last block written, in milliseconds from the file's start.
     public private(set) var lastTimestamp: Int64?
 
-    /// `tracks` must have distinct numbers in 1...126 and distinct non-zero UIDs.
+    /// `tracks` must have distinct numbers in 1...126 and distinct non-zero UIDs, and codecs
+    /// WebM holds unless `docType` is Matroska.
     public init(tracks: [WebMTrack], docType: DocType = .webm, clusterSpan: Int64 = 1_000) throws(WebMMuxerError) {
         guard !tracks.isEmpty else { throw .noTracks }
         for track in tracks {
@@ -51,6 +61,7 @@ public struct WebMMuxer: Sendable {
         }
         guard Set(tracks.map(\.number)).count == tracks.count else { throw .duplicateTrackNumber }
         guard Set(tracks.map(\.uid)).count == tracks.count else { throw .duplicateTrackUID }
+        if docType == .webm, let track = tracks.first(where: { $0.codec.docType != .webm }) { throw .notInWebM(track.codec.name) }
         self.tracks = tracks
         numbers = TrackNumbers(tracks.map(\.number))
         videoNumbers = TrackNumbers(tracks.filter(\.codec.isVideo).map(\.number))
@@ -165,4 +176,6 @@ public enum WebMMuxerError: Error, Hashable, Sendable {
     case negativeTimestamp(Int64)
     case timestampWentBack(from: Int64, to: Int64)
     case emptyFrame
+    /// A codec WebM does not hold (H.264): the file must be Matroska.
+    case notInWebM(String)
 }

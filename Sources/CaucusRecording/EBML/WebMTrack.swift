@@ -8,10 +8,37 @@ public struct WebMTrack: Hashable, Sendable {
         case opus(channels: UInt8 = 2, preSkip: UInt16 = 0)
         /// VP8 (RFC 6386) pictures of this size, from their key frames.
         case vp8(width: Int, height: Int)
+        /// H.264 (`V_MPEG4/ISO/AVC`) with these parameter sets: blocks of NAL units each
+        /// after its four-byte length. Matroska only (WebM has no H.264).
+        case h264(AVCDecoderConfiguration)
 
         public var isVideo: Bool {
-            if case .vp8 = self { return true }
-            return false
+            if case .opus = self { return false }
+            return true
+        }
+
+        /// The codec's name in the timeline and the control API: `opus`, `vp8`, `h264`.
+        public var name: String {
+            switch self {
+            case .opus: "opus"
+            case .vp8: "vp8"
+            case .h264: "h264"
+            }
+        }
+
+        /// A video's picture size; nil for audio.
+        public var pictureSize: (width: Int, height: Int)? {
+            switch self {
+            case .opus: nil
+            case .vp8(let width, let height): (width, height)
+            case .h264(let configuration): (configuration.parameters.width, configuration.parameters.height)
+            }
+        }
+
+        /// The file type that can hold it: WebM for Opus and VP8, Matroska for H.264.
+        public var docType: WebMMuxer.DocType {
+            if case .h264 = self { return .matroska }
+            return .webm
         }
     }
 
@@ -51,12 +78,21 @@ public struct WebMTrack: Hashable, Sendable {
         case .vp8(let width, let height):
             children += EBMLElement.unsigned(MatroskaID.trackType, 1)
             children += EBMLElement.string(MatroskaID.codecID, "V_VP8")
-            children += EBMLElement.element(
-                MatroskaID.video,
-                EBMLElement.unsigned(MatroskaID.pixelWidth, UInt64(max(width, 0)))
-                    + EBMLElement.unsigned(MatroskaID.pixelHeight, UInt64(max(height, 0))))
+            children += Self.video(width: width, height: height)
+        case .h264(let configuration):
+            children += EBMLElement.unsigned(MatroskaID.trackType, 1)
+            children += EBMLElement.string(MatroskaID.codecID, "V_MPEG4/ISO/AVC")
+            children += EBMLElement.element(MatroskaID.codecPrivate, configuration.bytes)
+            children += Self.video(width: configuration.parameters.width, height: configuration.parameters.height)
         }
         return EBMLElement.element(MatroskaID.trackEntry, children)
+    }
+
+    private static func video(width: Int, height: Int) -> [UInt8] {
+        EBMLElement.element(
+            MatroskaID.video,
+            EBMLElement.unsigned(MatroskaID.pixelWidth, UInt64(max(width, 0)))
+                + EBMLElement.unsigned(MatroskaID.pixelHeight, UInt64(max(height, 0))))
     }
 
     /// The identification header of RFC 7845 §5.1, Matroska's CodecPrivate for Opus: mapping

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One location's recordings as they lie in its folder: each WebM file with what the timeline
+/// One location's recordings as they lie in its folder: each WebM (or Matroska) file with what the timeline
 /// says of it (who, which kind, where it starts on the location's clock) and its size and length.
 public struct RecordedLocation: Hashable, Sendable {
     public struct File: Hashable, Sendable {
@@ -47,7 +47,7 @@ public struct RecordedLocation: Hashable, Sendable {
             if line.event == "fileEnded", let duration = line.duration { ended[file] = duration }
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
-            $0.hasSuffix(".webm") && RecordingLayout.isFileName($0) && RecordingLayout.kind(of: folder + "/" + $0) == S_IFREG
+            RecordingLayout.isMediaFileName($0) && RecordingLayout.kind(of: folder + "/" + $0) == S_IFREG
         }
         let files = names.map { name -> File in
             let path = folder + "/" + name

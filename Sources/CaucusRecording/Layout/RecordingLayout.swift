@@ -6,7 +6,7 @@ import Foundation
 /// ```
 /// <data>/recordings/<session>/session.json           whose session: app, id, name, creation
 /// <data>/recordings/<session>/<location>/timeline.jsonl
-/// <data>/recordings/<session>/<location>/<user>-<kind>-<index>.webm
+/// <data>/recordings/<session>/<location>/<user>-<kind>-<index>.webm   (.mkv: H.264)
 /// ```
 ///
 /// `<session>` is the session's id in the store (`GET /v1/sessions`): unique for the store's
@@ -17,6 +17,8 @@ public struct RecordingLayout: Sendable {
     public static let folderName = "recordings"
     public static let sessionFileName = "session.json"
     public static let timelineFileName = "timeline.jsonl"
+    /// The extensions of recorded files: WebM (Opus, VP8) and Matroska (H.264).
+    public static let mediaFileExtensions = ["webm", "mkv"]
 
     /// `<data>/recordings`.
     public let root: String
@@ -93,20 +95,41 @@ public struct RecordingLayout: Sendable {
     }
 
     /// Whether a name from a request may name a file of a location: `timeline.jsonl`, or a
-    /// `.webm` name of letters, digits, `_` and `-` (never `/`, `..`, a leading dot, or NUL).
+    /// media file's name (``isMediaFileName(_:)``).
     public static func isFileName(_ name: String) -> Bool {
-        if name == timelineFileName { return true }
-        guard name.hasSuffix(".webm"), name.count <= 200 else { return false }
-        let stem = name.dropLast(5)
+        name == timelineFileName || isMediaFileName(name)
+    }
+
+    /// Whether `name` is a `.webm` or `.mkv` name of letters, digits, `_` and `-` (never `/`,
+    /// `..`, a leading dot, or NUL).
+    public static func isMediaFileName(_ name: String) -> Bool {
+        guard name.count <= 200, let stem = mediaStem(of: name) else { return false }
         return !stem.isEmpty && stem.unicodeScalars.allSatisfy { isNameCharacter($0) && $0 != "." }
+    }
+
+    /// The name without its media extension (`u7-audio-0.webm`: `u7-audio-0`), or nil.
+    private static func mediaStem(of name: String) -> Substring? {
+        for fileExtension in mediaFileExtensions where name.hasSuffix("." + fileExtension) {
+            return name.dropLast(fileExtension.count + 1)
+        }
+        return nil
     }
 
     /// The kind a file's name ends in (`u7-audio-0.webm`: audio), or nil.
     public static func kind(ofFileName name: String) -> TimelineEvent.MediaKind? {
-        guard name.hasSuffix(".webm") else { return nil }
-        let parts = name.dropLast(5).split(separator: "-", omittingEmptySubsequences: false)
+        guard let stem = mediaStem(of: name) else { return nil }
+        let parts = stem.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 3, let index = parts.last, !index.isEmpty, index.allSatisfy(\.isNumber) else { return nil }
         return TimelineEvent.MediaKind(rawValue: String(parts[parts.count - 2]))
+    }
+
+    /// The index of a media file of `baseName` (`u7-video-3.mkv` of `u7-video`: 3), or nil.
+    /// WebM and Matroska files of one base name share one sequence of indexes.
+    public static func index(ofFileName name: String, baseName: String) -> Int? {
+        guard let stem = mediaStem(of: name), stem.hasPrefix(baseName + "-") else { return nil }
+        let digits = stem.dropFirst(baseName.count + 1)
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return Int(digits)
     }
 
     /// A path's real file: the file exists, is a regular file and no part of the path below

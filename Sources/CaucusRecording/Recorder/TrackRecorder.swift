@@ -1,12 +1,13 @@
 import CaucusMedia
 
-/// Records one published track (one SSRC) into WebM files, without decoding: fed its RTP
+/// Records one published track (one SSRC) into WebM files (Matroska for H.264), without decoding: fed its RTP
 /// packets (or frames already reassembled) and the location's clock, it returns what to
 /// write. Pure: a shell performs the actions (``TrackRecordingFiles``).
 ///
 /// Rules:
-/// - Frames are reassembled from RTP by CaucusMedia's ``FrameAssembler`` (VP8 from its
-///   payloads, Opus one packet per frame), in order, each once.
+/// - Frames are reassembled from RTP by CaucusMedia's ``FrameAssembler`` (VP8 and H.264 from
+///   their payloads, Opus one packet per frame), in order, each once. H.264 access units are
+///   written as length-prefixed NAL units (``H264TrackFormat``).
 /// - Times come from the ``LocationClock``: a frame is written at its capture time on the
 ///   location's clock, relative to the file's start. Frames wait (up to
 ///   ``maximumHeldFrames``, the oldest dropped first) until the track's first sender report
@@ -15,7 +16,9 @@ import CaucusMedia
 /// - Video starts at a keyframe: until one comes, frames are dropped and a keyframe is
 ///   requested (at once, then every half second of stream time). A lost frame makes what
 ///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
-/// - A keyframe of another picture size ends the file and starts the next.
+/// - A keyframe of another picture size ends the file and starts the next; so does an H.264
+///   keyframe of other parameter sets (its file's CodecPrivate would not describe it). An
+///   H.264 keyframe starts a file only once an SPS and a PPS were seen (in it or before).
 /// - Nothing is ever filled in: a gap in the stream is a gap in the file. Audio waits for a
 ///   missing packet (reordered, or resent) at most ``audioPatience`` packets, about half a
 ///   second, then leaves the gap: what follows is not held back longer than that (nor kept
@@ -24,21 +27,23 @@ public struct TrackRecorder: Sendable {
     public enum Codec: Hashable, Sendable {
         case opus
         case vp8
+        case h264
 
-        /// The RTP clock rate its timestamps count (RFC 7587, RFC 7741).
+        /// The RTP clock rate its timestamps count (RFC 7587, RFC 7741, RFC 6184).
         public var clockRate: Int {
             switch self {
             case .opus: return 48_000
-            case .vp8: return 90_000
+            case .vp8, .h264: return 90_000
             }
         }
 
-        var isVideo: Bool { self == .vp8 }
+        var isVideo: Bool { self != .opus }
 
         var assemblerCodec: FrameAssembler.Codec {
             switch self {
             case .opus: return .opus
             case .vp8: return .vp8
+            case .h264: return .h264
             }
         }
     }
@@ -97,12 +102,14 @@ public struct TrackRecorder: Sendable {
     /// A request went out on a loss, with no frame to date it: the next dropped frame does.
     private var requestedOnLoss = false
     private var finished = false
+    /// H.264's parameter sets seen so far (unused for other codecs).
+    private var h264 = H264TrackFormat()
 
     private struct OpenFile: Sendable {
         var index: Int
         var muxer: WebMMuxer
         var clockOffset: Int64
-        var size: (width: Int, height: Int)?
+        var codec: WebMTrack.Codec
         /// The cluster being filled: handed over whole (``TrackRecorderAction/writeCluster``)
         /// when the next one starts, so a file on disk always ends at a cluster's end.
         var cluster: [UInt8] = []
@@ -241,19 +248,32 @@ public struct TrackRecorder: Sendable {
 
     private mutating func place(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, timestamp: UInt32, at time: Int64) -> [TrackRecorderAction] {
         var actions: [TrackRecorderAction] = []
-        let size = codec.isVideo && isKeyframe ? VP8KeyframeSize.of(bytes) : nil
+        // The codec a keyframe's file needs (its size, H.264's parameter sets); nil for others.
+        var bytes = bytes
+        var keyframeCodec: WebMTrack.Codec?
+        switch codec {
+        case .opus:
+            keyframeCodec = .opus()
+        case .vp8:
+            keyframeCodec = isKeyframe ? VP8KeyframeSize.of(bytes).map { .vp8(width: $0.width, height: $0.height) } : nil
+        case .h264:
+            let (block, described) = h264.take(Array(bytes), isKeyframe: isKeyframe)
+            (bytes, keyframeCodec) = (block[...], described)
+        }
         if codec.isVideo {
-            if waitingForKeyframe, size == nil {
+            if waitingForKeyframe, keyframeCodec == nil {
                 counters.framesWaitingForKeyframe += 1
                 return requestKeyframeIfDue(at: timestamp)
             }
             waitingForKeyframe = false
-            if let size, let open = file, open.size.map({ $0 != size }) ?? true {
-                actions += endFile(reason: .resolutionChanged)
+            if let keyframeCodec, let open = file, open.codec != keyframeCodec {
+                let (old, new) = (open.codec.pictureSize, keyframeCodec.pictureSize)
+                let sameSize = old?.width == new?.width && old?.height == new?.height
+                actions += endFile(reason: sameSize ? .parametersChanged : .resolutionChanged)
             }
         }
-        if file == nil {
-            actions += startFile(at: time, size: size)
+        if file == nil, let keyframeCodec {
+            actions += startFile(at: time, codec: keyframeCodec)
         }
         guard let clockOffset = file?.clockOffset else { return actions }
         let last = file?.muxer.lastTimestamp ?? 0
@@ -281,17 +301,12 @@ public struct TrackRecorder: Sendable {
         return [.requestKeyframe]
     }
 
-    private mutating func startFile(at time: Int64, size: (width: Int, height: Int)?) -> [TrackRecorderAction] {
-        let trackCodec: WebMTrack.Codec
-        switch codec {
-        case .opus: trackCodec = .opus()
-        case .vp8: trackCodec = .vp8(width: size?.width ?? 0, height: size?.height ?? 0)
-        }
+    private mutating func startFile(at time: Int64, codec trackCodec: WebMTrack.Codec) -> [TrackRecorderAction] {
         let track = WebMTrack(number: 1, uid: trackUID, codec: trackCodec, name: trackName)
-        guard let muxer = try? WebMMuxer(tracks: [track], docType: .webm, clusterSpan: clusterSpan) else { return [] }
+        guard let muxer = try? WebMMuxer(tracks: [track], docType: trackCodec.docType, clusterSpan: clusterSpan) else { return [] }
         let index = nextFileIndex
         nextFileIndex += 1
-        file = OpenFile(index: index, muxer: muxer, clockOffset: time, size: size)
+        file = OpenFile(index: index, muxer: muxer, clockOffset: time, codec: trackCodec)
         return [.startFile(RecordingFileStart(index: index, header: muxer.header(), codec: trackCodec, clockOffset: time))]
     }
 

@@ -16,12 +16,16 @@ public enum TrackRecorderAction: Hashable, Sendable {
 /// A file a ``TrackRecorder`` starts: enough for the timeline and a composer to place it.
 public struct RecordingFileStart: Hashable, Sendable {
     /// 0 for the track's first file, then 1, 2, … (a resolution change starts a new one).
+    /// The file is `<base>-<index>.webm`, or `.mkv` when `codec` is H.264 (``fileExtension``).
     public var index: Int
     public var header: WebMHeader
     public var codec: WebMTrack.Codec
     /// Where the file's time 0 lies on the location's clock, in microseconds: a block at `t`
     /// ms in the file was captured at `clockOffset + t × 1000` on the location's clock.
     public var clockOffset: Int64
+
+    /// `webm`, or `mkv` for what WebM does not hold (H.264).
+    public var fileExtension: String { codec.docType.fileExtension }
 }
 
 /// A file a ``TrackRecorder`` ends.
@@ -31,6 +35,9 @@ public struct RecordingFileEnd: Hashable, Sendable {
         case finished
         /// A keyframe of another size came: the next file holds it.
         case resolutionChanged
+        /// An H.264 keyframe of the same size but other parameter sets (SPS, PPS) came: the
+        /// next file, whose CodecPrivate has them, holds it.
+        case parametersChanged
     }
 
     public var index: Int

@@ -1,5 +1,5 @@
 /// The shell around one ``TrackRecorder``: performs its file actions in a folder, one file per
-/// ``RecordingFileStart`` named `<baseName>-<index>.webm`, and hands back what is the caller's
+/// ``RecordingFileStart`` named `<baseName>-<index>.webm` (`.mkv` for H.264), and hands back what is the caller's
 /// to do (ask for a keyframe, write the timeline). Owned by one caller at a time; not Sendable.
 public final class TrackRecordingFiles {
     /// What the caller does next, in order.
@@ -21,8 +21,8 @@ public final class TrackRecordingFiles {
         self.synchronize = synchronize
     }
 
-    public static func fileName(baseName: String, index: Int) -> String {
-        "\(baseName)-\(index).webm"
+    public static func fileName(baseName: String, index: Int, fileExtension: String) -> String {
+        "\(baseName)-\(index).\(fileExtension)"
     }
 
     /// Performs `actions`. On a failure (a full disk: ``RecordingFileError/Code/diskFull``)
@@ -37,7 +37,7 @@ public final class TrackRecordingFiles {
                     notices.append(.requestKeyframe)
                 case .startFile(let start):
                     open?.file.abandon()
-                    let name = Self.fileName(baseName: baseName, index: start.index)
+                    let name = Self.fileName(baseName: baseName, index: start.index, fileExtension: start.fileExtension)
                     open = nil
                     let file = try WebMFile(creatingAt: folder + "/" + name, header: start.header, synchronize: synchronize)
                     open = (name, file)

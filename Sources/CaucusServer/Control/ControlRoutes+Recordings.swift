@@ -42,7 +42,7 @@ extension SessionServer {
         let session = try await recordingsSession(context, app)
         let location = try Self.recordingLocation(context)
         guard let name = context.parameters.get("file"), RecordingLayout.isFileName(name) else {
-            throw CaucusError(.invalidArguments, "The file must be timeline.jsonl or a recording's .webm name (letters, digits, _ and -).")
+            throw CaucusError(.invalidArguments, "The file must be timeline.jsonl or a recording's .webm or .mkv name (letters, digits, _ and -).")
         }
         guard let path = recordingLayout.regularFile(session: session, location: location, name: name),
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
@@ -138,6 +138,7 @@ extension SessionServer {
 
     private static func contentType(of name: String) -> String {
         if name == RecordingLayout.timelineFileName { return "application/jsonl" }
+        if name.hasSuffix(".mkv") { return "video/x-matroska" }  // H.264 video: audio is always WebM
         return RecordingLayout.kind(ofFileName: name) == .audio ? "audio/webm" : "video/webm"
     }
 }

@@ -111,7 +111,7 @@ enum OpenAPIDocument {
             "properties": {
               "location": {"type": "string", "description": "main or room-<id>"},
               "file": {"type": "string"}, "user": {"type": "string", "description": "Absent when the timeline does not name the file"},
-              "kind": {"type": "string", "enum": ["audio", "video", "screen"]}, "codec": {"type": "string", "enum": ["opus", "vp8"]},
+              "kind": {"type": "string", "enum": ["audio", "video", "screen"]}, "codec": {"type": "string", "enum": ["opus", "vp8", "h264"]},
               "start": {"type": "integer", "description": "Milliseconds on the location's clock where the file's time 0 lies (the timeline's fileStarted t)"},
               "startedAt": {"type": "integer", "description": "Unix milliseconds of start"},
               "duration": {"type": "integer", "description": "Milliseconds: the timeline's fileEnded, else the file's header (still recording, or cut off by a crash)"},
@@ -248,14 +248,14 @@ enum OpenAPIDocument {
     "/v1/sessions/{id}/recordings/{location}/{file}": {
       "parameters": [
         {"$ref": "#/components/parameters/session"}, {"$ref": "#/components/parameters/recordingLocation"},
-        {"name": "file", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^(timeline\\.jsonl|[A-Za-z0-9_-]+\\.webm)$"}, "description": "A file name from GET /v1/sessions/{id}/recordings."}
+        {"name": "file", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^(timeline\\.jsonl|[A-Za-z0-9_-]+\\.(webm|mkv))$"}, "description": "A file name from GET /v1/sessions/{id}/recordings."}
       ],
       "get": {
-        "summary": "One recorded file (video/webm, audio/webm) or a location's timeline (application/jsonl), streamed. One byte range (Range: bytes=first-last, first- or -suffix) is served as 206; several ranges get the whole file.",
+        "summary": "One recorded file (video/webm, audio/webm; video/x-matroska for H.264) or a location's timeline (application/jsonl), streamed. One byte range (Range: bytes=first-last, first- or -suffix) is served as 206; several ranges get the whole file.",
         "parameters": [{"name": "Range", "in": "header", "required": false, "schema": {"type": "string"}, "description": "bytes=first-last, bytes=first- or bytes=-suffix"}],
         "responses": {
-          "200": {"description": "The whole file", "headers": {"Accept-Ranges": {"schema": {"type": "string", "const": "bytes"}}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
-          "206": {"description": "The range asked", "headers": {"Content-Range": {"schema": {"type": "string"}, "description": "bytes first-last/size"}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
+          "200": {"description": "The whole file", "headers": {"Accept-Ranges": {"schema": {"type": "string", "const": "bytes"}}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "video/x-matroska": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
+          "206": {"description": "The range asked", "headers": {"Content-Range": {"schema": {"type": "string"}, "description": "bytes first-last/size"}}, "content": {"video/webm": {"schema": {"type": "string", "format": "binary"}}, "video/x-matroska": {"schema": {"type": "string", "format": "binary"}}, "audio/webm": {"schema": {"type": "string", "format": "binary"}}, "application/jsonl": {"schema": {"type": "string"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"},
           "416": {"description": "The range lies past the file's end; Content-Range: bytes */size", "headers": {"Content-Range": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }

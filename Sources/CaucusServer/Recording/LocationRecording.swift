@@ -177,11 +177,7 @@ final class LocationRecording {
     /// before, here or by another server): files are never overwritten.
     private func nextFileIndex(base: String) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let prefix = base + "-"
-        let used = names.compactMap { name -> Int? in
-            guard name.hasPrefix(prefix), name.hasSuffix(".webm") else { return nil }
-            return Int(name.dropFirst(prefix.count).dropLast(5))
-        }
+        let used = names.compactMap { RecordingLayout.index(ofFileName: $0, baseName: base) }
         return (used.max() ?? -1) + 1
     }
 
@@ -196,10 +192,12 @@ final class LocationRecording {
                 keyframesWanted.append(stream)
             case .fileStarted(let name, let start):
                 bytesWritten += start.header.bytes.count
-                let (codec, width, height) = Self.describe(start.codec)
+                let size = start.codec.pictureSize
                 try timeline.append(TimelineEvent(
                     time: start.clockOffset / 1_000,
-                    .fileStarted(user: track.user, kind: track.kind, file: name, codec: codec, width: width, height: height)))
+                    .fileStarted(
+                        user: track.user, kind: track.kind, file: name, codec: start.codec.name, width: size?.width ?? 0,
+                        height: size?.height ?? 0)))
             case .fileEnded(let name, let end, _):
                 try note(.fileEnded(
                     user: track.user, kind: track.kind, file: name, durationMilliseconds: end.durationMilliseconds, reason: end.reason.rawValue),
@@ -212,6 +210,7 @@ final class LocationRecording {
         switch name {
         case "opus": .opus
         case "vp8": .vp8
+        case "h264": .h264
         default: nil
         }
     }
@@ -221,13 +220,6 @@ final class LocationRecording {
         case .audio: .audio
         case .video: .video
         case .screenShare: .screen
-        }
-    }
-
-    private static func describe(_ codec: WebMTrack.Codec) -> (String, Int, Int) {
-        switch codec {
-        case .opus: ("opus", 0, 0)
-        case .vp8(let width, let height): ("vp8", width, height)
         }
     }
 }
