@@ -23,10 +23,16 @@ public enum EBMLElement {
 
     /// ``size(_:)`` written at the end of `bytes`, with no array of its own.
     public static func appendSize(_ value: UInt64, to bytes: inout [UInt8]) {
+        let (marked, length) = markedSize(value)
+        for shift in (0..<length).reversed() { bytes.append(UInt8(truncatingIfNeeded: marked >> (shift * 8))) }
+    }
+
+    /// The variable-length integer of ``size(_:)`` as a number (its bytes, big-endian, are
+    /// the low `length` bytes of `marked`) and its length in bytes.
+    static func markedSize(_ value: UInt64) -> (marked: UInt64, length: Int) {
         var length = 1
         while length < 8, value >= (UInt64(1) << (7 * length)) - 1 { length += 1 }
-        let marked = value | (UInt64(1) << (7 * length))
-        for shift in (0..<length).reversed() { bytes.append(UInt8(truncatingIfNeeded: marked >> (shift * 8))) }
+        return (value | (UInt64(1) << (7 * length)), length)
     }
 
     /// An element holding `data` as it is (a binary, a string's UTF-8, or children already encoded).

@@ -127,13 +127,19 @@ public struct WebMMuxer: Sendable {
         }
         let relative = UInt16(bitPattern: Int16(timestamp - (clusterStart ?? timestamp)))
         // SimpleBlock (a one-byte ID): its size, then the track number (a one-byte vint), the
-        // 16-bit relative time, flags, the frame.
-        bytes.append(UInt8(truncatingIfNeeded: MatroskaID.simpleBlock))
-        EBMLElement.appendSize(UInt64(4 + frame.count), to: &bytes)
-        bytes.append(0x80 | number)
-        bytes.append(UInt8(truncatingIfNeeded: relative >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: relative))
-        bytes.append(keyframe ? 0x80 : 0x00)
+        // 16-bit relative time, flags, the frame. The head (at most 13 bytes) is put together
+        // on the stack and appended at once: one growth check for it, one for the frame.
+        let (size, sizeLength) = EBMLElement.markedSize(UInt64(4 + frame.count))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { head in
+            head[0] = UInt8(truncatingIfNeeded: MatroskaID.simpleBlock)
+            for index in 0..<sizeLength { head[1 + index] = UInt8(truncatingIfNeeded: size >> ((sizeLength - 1 - index) * 8)) }
+            let end = 1 + sizeLength
+            head[end] = 0x80 | number
+            head[end + 1] = UInt8(truncatingIfNeeded: relative >> 8)
+            head[end + 2] = UInt8(truncatingIfNeeded: relative)
+            head[end + 3] = keyframe ? 0x80 : 0x00
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<(end + 4)]))
+        }
         bytes.append(contentsOf: frame)
         lastTimestamp = timestamp
         return startsCluster

@@ -121,7 +121,11 @@ public struct TrackRecorder: Sendable {
             var completed: [UInt8]?
             if muxer.startsCluster(track: 1, timestamp: milliseconds, keyframe: isKeyframe), !cluster.isEmpty {
                 completed = cluster
+                // The next cluster is about as large: its buffer is made that size at once,
+                // not grown (and copied) a dozen times on the way.
+                let capacity = cluster.capacity
                 cluster = []
+                cluster.reserveCapacity(capacity)
             }
             do throws(WebMMuxerError) {
                 _ = try muxer.append(track: 1, timestamp: milliseconds, keyframe: isKeyframe, frame: bytes, to: &cluster)
@@ -318,3 +322,4 @@ public struct TrackRecorder: Sendable {
         return last + [.endFile(RecordingFileEnd(index: open.index, durationMilliseconds: duration, reason: reason))]
     }
 }
+

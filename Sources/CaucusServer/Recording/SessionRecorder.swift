@@ -109,8 +109,7 @@ final class SessionRecorder {
             guard let publisher = recorded[packet.stream.publisher], publisher.publishes(packet.stream.kind),
                 let recording = locations[publisher.location]
             else { return }
-            let location = publisher.location
-            attempt(location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
+            attempt(recording, in: publisher.location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
             account(recording)
         case .senderReport(let report):
             guard let location = recorded[report.stream.publisher]?.location else { return }
@@ -174,6 +173,13 @@ final class SessionRecorder {
     /// Runs `body` on `location`'s recording; a file error stops the location.
     private func attempt(_ location: RecordingLocation, _ body: (LocationRecording) throws(RecordingFileError) -> Void) {
         guard let recording = locations[location] else { return }
+        attempt(recording, in: location, body)
+    }
+
+    /// The same, with the location's recording already at hand (the packet path's one lookup).
+    private func attempt(
+        _ recording: LocationRecording, in location: RecordingLocation, _ body: (LocationRecording) throws(RecordingFileError) -> Void
+    ) {
         do throws(RecordingFileError) {
             try body(recording)
             if recording.wantsKeyframes { keyframesWanted += recording.takeKeyframesWanted() }

@@ -101,7 +101,7 @@ struct MediaBench: AsyncParsableCommand {
         var recording: MediaBenchRecording?
         if record {
             progress("recording every room")
-            recording = try await MediaBenchRecording.measure(host: host, folder: folder, steps: steps, cpu: { server.cpuSeconds })
+            recording = try await MediaBenchRecording.measure(host: host, folder: folder, steps: steps, before: sfu, cpu: { server.cpuSeconds })
         }
         peers.stopSending()
 
@@ -124,7 +124,7 @@ struct MediaBench: AsyncParsableCommand {
         report.add("bare UDP relay: forwarded", "\(Int(floor.perSecond)) packets/s")
         report.add("bare UDP relay: CPU per forwarded packet", (floor.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
-        recording?.report(before: sfu, rooms: shape.rooms, into: &report)
+        recording?.report(rooms: shape.rooms, into: &report)
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")
         Self.reportRoutingUpdates("while the users connected and began publishing", between: beforeMedia, and: beforeTurns ?? beforeStart, into: &report)
