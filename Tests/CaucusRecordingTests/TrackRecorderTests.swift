@@ -204,4 +204,41 @@ import Testing
         let afterTheEnd = byDatagram.receive(datagram: [0x80, 0x6F], clock: clock)
         #expect(afterTheEnd.isEmpty, "not a packet, after the end")
     }
+
+    /// The same for VP8, whose pictures in one packet take the direct path and whose larger
+    /// ones are reassembled: keyframes and interframes, one packet and three, a reorder
+    /// within a frame and across frames, a lost packet (the file waits for the next
+    /// keyframe), a duplicate, a malformed one-packet frame (a keyframe without its start code).
+    @Test func theDatagramPathWritesWhatThePacketPathWritesForVP8() throws {
+        let clock = try Self.clock()
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 65_500)
+        var packets: [RTPPacket] = []
+        for index in 0..<60 {
+            let keyframe = index % 20 == 0
+            let size = index % 3 == 0 ? 50 : 12
+            var frame = keyframe ? Self.keyframe(width: 64, height: 48, filler: UInt8(index)) : Self.interframe + [UInt8(index)]
+            frame += Array(repeating: 0x55, count: size)
+            if index == 33 { frame = [0x50, 0x02, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x30, 0x00, 0x01] }  // a keyframe without a start code
+            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 30)
+            packets += sequencer.packets(payloads: payloads, timestamp: UInt32(index) * 3_000, markerOnLast: true)
+        }
+        var order = Array(packets.indices)
+        order.swapAt(5, 6)
+        order.swapAt(40, 44)
+        order.remove(at: 70)
+        order.insert(order[30], at: 31)
+        var byPacket = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
+        var byDatagram = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
+        var (packetActions, datagramActions) = (byPacket.start(), byDatagram.start())
+        for index in order {
+            packetActions += byPacket.receive(packets[index], clock: clock)
+            datagramActions += byDatagram.receive(datagram: packets[index].encoded(), clock: clock)
+        }
+        packetActions += byPacket.finish(clock: clock)
+        datagramActions += byDatagram.finish(clock: clock)
+        #expect(datagramActions == packetActions)
+        #expect(byDatagram.counters == byPacket.counters)
+        #expect(byDatagram.counters.losses >= 2 && byDatagram.counters.framesWaitingForKeyframe > 0, "\(byDatagram.counters)")
+        #expect(byDatagram.counters.framesWritten > 30)
+    }
 }

@@ -90,16 +90,19 @@ public struct FrameAssembler: Sendable {
     }
 
     /// Takes the packet numbered `sequenceNumber` as a whole frame by itself, without buffering
-    /// it, when nothing can come of it but that: the codec's frames are single packets (Opus),
-    /// it is the next after what was resolved, and nothing waits in the buffer. Returns false,
-    /// changing nothing, otherwise: the caller then hands the packet to ``receive(_:)``. The
-    /// caller checks that the payload is not empty (an empty one is a malformed frame).
+    /// it, when nothing can come of it but that: it is the next after what was resolved,
+    /// nothing waits in the buffer, and it is a frame alone (every Opus packet; a VP8 packet
+    /// with the marker, `endsFrame`, whose payload the caller found to hold a whole frame,
+    /// ``VP8Payload/wholeFrame(in:)``). Returns false, changing nothing, otherwise (and always
+    /// for H.264): the caller then hands the packet to ``receive(_:)``. For Opus the caller
+    /// checks that the payload is not empty (an empty one is a malformed frame).
     /// The recorder's per-packet path: no copy, no buffer, no events.
-    public mutating func takeWholeFrame(sequenceNumber: UInt16) -> Bool {
+    public mutating func takeWholeFrame(sequenceNumber: UInt16, endsFrame: Bool = true) -> Bool {
         // Nothing is buffered when nothing newer than what was resolved arrived (a buffered
         // packet is always newer): read from this value's own fields, not the buffer's storage,
         // which a per-packet path would touch cold.
-        guard codec == .opus, boundaryKnown, let resolved, newest == nil || newest == resolved, sequenceNumber == resolved &+ 1
+        guard codec == .opus || (codec == .vp8 && endsFrame), boundaryKnown, let resolved, newest == nil || newest == resolved,
+            sequenceNumber == resolved &+ 1
         else { return false }
         self.resolved = sequenceNumber
         newest = sequenceNumber

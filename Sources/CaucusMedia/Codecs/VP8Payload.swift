@@ -54,9 +54,24 @@ public enum VP8Payload {
         }
         guard !bytes.isEmpty else { return nil }
         let isKeyframe = isKeyframe(bytes)
-        if isKeyframe {
-            guard bytes.count >= 10, bytes[3] == 0x9D, bytes[4] == 0x01, bytes[5] == 0x2A else { return nil }
-        }
+        guard !isKeyframe || hasKeyframeHeader(bytes[...]) else { return nil }
         return CodecFrame(bytes: bytes, isKeyframe: isKeyframe)
+    }
+
+    /// The frame one payload carries alone (a picture in one packet), read in place: what
+    /// ``frame(from:)`` makes of `[payload]`, without copying it. Nil when it is not one.
+    public static func wholeFrame(in payload: ArraySlice<UInt8>) -> (bytes: ArraySlice<UInt8>, isKeyframe: Bool)? {
+        guard let (descriptor, length) = VP8PayloadDescriptor.parse(payload), length < payload.count, descriptor.startsFrame
+        else { return nil }
+        let bytes = payload.dropFirst(length)
+        let isKeyframe = isKeyframe(bytes)
+        guard !isKeyframe || hasKeyframeHeader(bytes) else { return nil }
+        return (bytes, isKeyframe)
+    }
+
+    /// A key frame holds at least its 10-byte header with the start code (RFC 6386 §9.1).
+    private static func hasKeyframeHeader(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let at = bytes.startIndex
+        return bytes.count >= 10 && bytes[at + 3] == 0x9D && bytes[at + 4] == 0x01 && bytes[at + 5] == 0x2A
     }
 }

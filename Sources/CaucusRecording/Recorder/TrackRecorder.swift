@@ -167,18 +167,26 @@ public struct TrackRecorder: Sendable {
         return [.requestKeyframe]
     }
 
-    /// Takes one RTP packet of the track (after SRTP), as a datagram. The common case of
-    /// Opus, the next packet in order with its time known and a file open, goes straight into
-    /// the cluster (no copy of its own, no buffering, no actions but a completed cluster);
-    /// everything else takes the path of ``receive(_:clock:)-(RTPPacket,_)``.
+    /// Takes one RTP packet of the track (after SRTP), as a datagram. The common cases, the
+    /// next packet in order, with its time known, holding a whole frame (every Opus packet; a
+    /// VP8 picture in one packet), go straight into the cluster: no copy of their own, no
+    /// buffering, no actions but a completed cluster. Everything else takes the path of
+    /// ``receive(_:clock:)-(RTPPacket,_)``, and comes out the same.
     public mutating func receive(datagram: [UInt8], clock: LocationClock) -> [TrackRecorderAction] {
         guard !finished else { return [] }
-        if codec == .opus, held.isEmpty, file != nil, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
+        if codec != .h264, held.isEmpty, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
             let ssrc = RTPHeaderFields.ssrc(of: datagram), ssrc == self.ssrc,
             let timestamp = RTPHeaderFields.timestamp(of: datagram), let time = clock.time(ofRTP: timestamp, ssrc: ssrc),
-            let sequenceNumber = RTPHeaderFields.sequenceNumber(of: datagram), assembler.takeWholeFrame(sequenceNumber: sequenceNumber)
+            let sequenceNumber = RTPHeaderFields.sequenceNumber(of: datagram)
         {
-            return place(datagram[payload], isKeyframe: true, timestamp: timestamp, at: time)
+            if codec == .opus, assembler.takeWholeFrame(sequenceNumber: sequenceNumber) {
+                return place(datagram[payload], isKeyframe: true, timestamp: timestamp, at: time)
+            }
+            if codec == .vp8, let frame = VP8Payload.wholeFrame(in: datagram[payload]),
+                assembler.takeWholeFrame(sequenceNumber: sequenceNumber, endsFrame: datagram[1] & 0x80 != 0)
+            {
+                return place(frame.bytes, isKeyframe: frame.isKeyframe, timestamp: timestamp, at: time)
+            }
         }
         guard let packet = try? RTPPacket(decoding: datagram) else {
             counters.refused += 1

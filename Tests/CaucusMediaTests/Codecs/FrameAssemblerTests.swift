@@ -151,7 +151,7 @@ import Testing
 
     /// Taking a packet as a whole frame unbuffered happens only when nothing else could come
     /// of it: Opus, the next in order, nothing waiting. Otherwise it changes nothing.
-    @Test func onlyTheNextOpusPacketWithNothingWaitingIsTakenWhole() {
+    @Test func onlyTheNextWholeFramePacketWithNothingWaitingIsTakenWhole() {
         var unknownStart = FrameAssembler(codec: .opus)
         let beforeAnyStart = unknownStart.takeWholeFrame(sequenceNumber: 5)
         #expect(!beforeAnyStart, "no start known yet")
@@ -175,8 +175,13 @@ import Testing
         let next = assembler.takeWholeFrame(sequenceNumber: 3)
         #expect(next)
         var video = FrameAssembler(codec: .vp8, firstSequenceNumber: 10)
-        let vp8 = video.takeWholeFrame(sequenceNumber: 10)
-        #expect(!vp8, "VP8 frames span packets")
+        let vp8WithoutItsEnd = video.takeWholeFrame(sequenceNumber: 10, endsFrame: false)
+        #expect(!vp8WithoutItsEnd, "a VP8 packet without the marker is not a whole frame")
+        let vp8 = video.takeWholeFrame(sequenceNumber: 10, endsFrame: true)
+        #expect(vp8, "one with it, found whole by the caller, is")
+        var h264 = FrameAssembler(codec: .h264, firstSequenceNumber: 10)
+        let avc = h264.takeWholeFrame(sequenceNumber: 10, endsFrame: true)
+        #expect(!avc, "H.264 is always reassembled")
     }
 
     @Test func undecodableDatagramsAreCountedAndChangeNothing() {
