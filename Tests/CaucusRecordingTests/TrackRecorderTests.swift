@@ -117,6 +117,33 @@ import Testing
         #expect(recorder.counters.losses == 1 && writtenAt.last == 39)
     }
 
+    /// A video packet that never comes is given up on once the stream runs a second past it
+    /// (time for a resend), not after the assembler's whole span (1,024 packets: over a
+    /// minute of a low-rate stream): the loss asks for a keyframe, and the next one is written.
+    @Test func videoGivesUpOnAMissingPacketAfterASecond() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
+        let clock = try Self.clock()
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
+        // 15 pictures a second, each in one packet; keyframes at 0 and 2 s.
+        let packets = try (0..<60).map { index in
+            let frame = index % 30 == 0 ? Self.keyframe(width: 64, height: 48) : Self.interframe
+            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
+            return sequencer.packets(payloads: payloads, timestamp: UInt32(index) * 6_000, markerOnLast: true)[0]
+        }
+        var requestedAt: Int?
+        var writtenAt: [Int: Int] = [:]
+        for index in 0..<60 where index != 10 {
+            let actions = recorder.receive(packets[index], clock: clock)
+            if requestedAt == nil, actions.contains(.requestKeyframe) { requestedAt = index }
+            writtenAt[index] = recorder.counters.framesWritten
+        }
+        // Frame 9 came at 0.6 s; 1 s later is frame 24; the first packet past that is 25's.
+        #expect(requestedAt == 25, "the gap given up on a second into it")
+        #expect(recorder.counters.losses == 1 && writtenAt[24] == 10, "frames 0–9 written, the rest waiting behind the gap")
+        #expect(writtenAt[29] == 10 && writtenAt[30] == 11, "written again from the keyframe at 2 s")
+        #expect(writtenAt[59] == 40)
+    }
+
     @Test func aLostVideoFrameWaitsForTheNextKeyframe() throws {
         var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
         let clock = try Self.clock()

@@ -82,6 +82,9 @@ public struct TrackRecorder: Sendable {
     /// How many packets audio runs past a missing one before the gap is given up on: 25 of
     /// WebRTC's 20 ms Opus packets.
     public static let audioPatience = 25
+    /// How far, in milliseconds of stream time, video runs past a missing packet before the
+    /// gap is given up on: time for a resend (the engine asks for one at once, and again).
+    public static let videoPatience = 1_000
 
     public let ssrc: UInt32
     public let codec: Codec
@@ -102,6 +105,9 @@ public struct TrackRecorder: Sendable {
     /// A request went out on a loss, with no frame to date it: the next dropped frame does.
     private var requestedOnLoss = false
     private var finished = false
+    /// The RTP timestamp of the last frame the reassembly handed out (video): how long a gap
+    /// has been waited for.
+    private var lastFrameTimestamp: UInt32?
     /// H.264's parameter sets seen so far (unused for other codecs).
     private var h264 = H264TrackFormat()
 
@@ -185,6 +191,7 @@ public struct TrackRecorder: Sendable {
             if codec == .vp8, let frame = VP8Payload.wholeFrame(in: datagram[payload]),
                 assembler.takeWholeFrame(sequenceNumber: sequenceNumber, endsFrame: datagram[1] & 0x80 != 0)
             {
+                lastFrameTimestamp = timestamp
                 return place(frame.bytes, isKeyframe: frame.isKeyframe, timestamp: timestamp, at: time)
             }
         }
@@ -202,7 +209,23 @@ public struct TrackRecorder: Sendable {
             counters.refused += 1
             return []
         }
-        return handle(assembler.receive(packet), clock: clock)
+        let actions = handle(assembler.receive(packet), clock: clock)
+        return actions + giveUpOnAStaleGap(at: packet.timestamp, clock: clock)
+    }
+
+    /// Video waits for a missing packet (a resend) while the stream runs at most
+    /// ``videoPatience`` milliseconds past the last frame handed out; then the gap is given
+    /// up on, reported lost (a keyframe asked for), and what follows goes on. Without it, the
+    /// assembler would wait its whole span: over a minute of a low-rate stream.
+    private mutating func giveUpOnAStaleGap(at timestamp: UInt32, clock: LocationClock) -> [TrackRecorderAction] {
+        guard codec.isVideo else { return [] }
+        guard let reference = lastFrameTimestamp else {
+            lastFrameTimestamp = timestamp
+            return []
+        }
+        guard Int(Int32(bitPattern: timestamp &- reference)) > codec.clockRate / 1_000 * Self.videoPatience, assembler.bufferedPacketCount > 0
+        else { return [] }
+        return handle(assembler.skipMissing(), clock: clock)
     }
 
     /// Takes one whole frame of the track (reassembled elsewhere), in order.
@@ -251,7 +274,9 @@ public struct TrackRecorder: Sendable {
         var actions: [TrackRecorderAction] = []
         for event in events {
             switch event {
-            case .frame(let frame): actions += receive(Frame(frame), clock: clock)
+            case .frame(let frame):
+                lastFrameTimestamp = frame.timestamp
+                actions += receive(Frame(frame), clock: clock)
             case .lost: actions += frameLost()
             }
         }
