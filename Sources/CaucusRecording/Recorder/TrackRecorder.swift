@@ -22,7 +22,8 @@ import CaucusMedia
 /// - Nothing is ever filled in: a gap in the stream is a gap in the file. Audio waits for a
 ///   missing packet (reordered, or resent) at most ``audioPatience`` packets, about half a
 ///   second, then leaves the gap: what follows is not held back longer than that (nor kept
-///   off the direct path). Video waits up to the reassembly's default span.
+///   off the direct path). Video waits while the stream runs ``videoPatience`` past the last
+///   frame handed out (time for a resend), then reports the loss and asks for a keyframe.
 public struct TrackRecorder: Sendable {
     public enum Codec: Hashable, Sendable {
         case opus
