@@ -16,15 +16,8 @@ public enum EBMLElement {
     /// marker bit, then the value. A value whose bits would all be set at some length takes
     /// one byte more, since all-ones means "unknown". Sizes stay below 2^56 - 1.
     public static func size(_ value: UInt64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        appendSize(value, to: &bytes)
-        return bytes
-    }
-
-    /// ``size(_:)`` written at the end of `bytes`, with no array of its own.
-    public static func appendSize(_ value: UInt64, to bytes: inout [UInt8]) {
         let (marked, length) = markedSize(value)
-        for shift in (0..<length).reversed() { bytes.append(UInt8(truncatingIfNeeded: marked >> (shift * 8))) }
+        return (0..<length).reversed().map { UInt8(truncatingIfNeeded: marked >> ($0 * 8)) }
     }
 
     /// The variable-length integer of ``size(_:)`` as a number (its bytes, big-endian, are

@@ -1,3 +1,4 @@
+import CaucusRecording
 import Foundation
 
 /// `caucus bench media --record`: the cost of recording every room, in the same run as the
@@ -69,7 +70,7 @@ struct MediaBenchRecording {
             let attributes = try? FileManager.default.attributesOfItem(atPath: root + "/" + path)
             guard attributes?[.type] as? FileAttributeType == .typeRegular else { continue }
             total += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-            if path.hasSuffix(".webm") || path.hasSuffix(".mkv") { files += 1 }
+            if RecordingLayout.isMediaFileName((path as NSString).lastPathComponent) { files += 1 }
         }
         return (total, files)
     }
