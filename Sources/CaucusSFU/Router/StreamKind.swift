@@ -17,6 +17,20 @@ public enum StreamKind: String, Hashable, Sendable, Codable, CaseIterable {
 
     /// Whether a receiver needs a keyframe before it can show a new source.
     public var needsKeyframe: Bool { self != .audio }
+
+    // Hashed and compared by case: the defaults of an enum with a raw value hash and compare
+    // the raw String, in every lookup keyed by a stream on the packet path.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.ordinal == rhs.ordinal }
+
+    private var ordinal: UInt8 {
+        switch self {
+        case .audio: 0
+        case .video: 1
+        case .screenShare: 2
+        }
+    }
 }
 
 /// One publisher's stream of one kind: what a slot carries.
