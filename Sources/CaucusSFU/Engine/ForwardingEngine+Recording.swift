@@ -36,9 +36,30 @@ extension ForwardingEngine {
         public let isForwardedLayer: Bool
     }
 
+    /// A recorded stream's SSRC as the tap knows it: whose stream it is and its format's plain
+    /// values. Only the SSRC a stream forwards now has one (of a simulcast publication, one
+    /// layer): a packet of any other SSRC is not recorded.
+    struct RecordingTap {
+        let stream: PublishedStream
+        let format: RecordableFormat
+    }
+
     /// The publishers (users) whose streams the shell records from now on; empty: none.
     public func record(_ publishers: Set<Int>) {
         recordedPublishers = publishers
+        learnRecordingTaps()
+    }
+
+    /// The taps by SSRC, made again whenever the recorded publishers or the streams' SSRCs and
+    /// formats change (``learnStreams()``): the packet path makes one lookup, and copies no
+    /// track.
+    func learnRecordingTaps() {
+        recordingTaps.removeAll(keepingCapacity: true)
+        guard !recordedPublishers.isEmpty else { return }
+        for (stream, ssrc) in ssrcsByStream where recordedPublishers.contains(stream.publisher) {
+            guard let track = upTracks[ssrc], track.stream == stream, let format = track.format else { continue }
+            recordingTaps[ssrc] = RecordingTap(stream: stream, format: catalog.recordable[format])
+        }
     }
 
     /// Asks `stream`'s publisher for a keyframe of the SSRC recorded now, unless one is asked
@@ -50,14 +71,8 @@ extension ForwardingEngine {
 
     /// Hands `packet` to the shell when its stream is recorded.
     func tapForRecording(_ packet: [UInt8]) {
-        guard packet.count >= 12 else { return }
-        let ssrc = Self.read32(packet, at: 8)
-        guard let index = upTracks.index(forKey: ssrc) else { return }
-        let stream = upTracks.values[index].stream
-        guard recordedPublishers.contains(stream.publisher), ssrcsByStream[stream] == ssrc,
-            let format = upTracks.values[index].format
-        else { return }
-        let described = catalog.recordable[format]
+        guard packet.count >= 12, let tap = recordingTaps[Self.read32(packet, at: 8)] else { return }
+        let described = tap.format
         let payloadType = packet[1] & 0x7F
         var recorded = packet
         if let red = described.redundancyPayloadType, payloadType == red {
@@ -70,7 +85,7 @@ extension ForwardingEngine {
         } else if payloadType != described.payloadType {
             return
         }
-        outputs.append(.record(.rtp(RecordedPacket(stream: stream, codec: described.codec, clockRate: described.clockRate, packet: recorded))))
+        outputs.append(.record(.rtp(RecordedPacket(stream: tap.stream, codec: described.codec, clockRate: described.clockRate, packet: recorded))))
     }
 
     /// Hands a recorded publisher's sender report to the shell.

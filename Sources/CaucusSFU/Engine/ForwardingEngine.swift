@@ -66,8 +66,10 @@ public final class ForwardingEngine {
     /// (`ForwardingEngine+Downlink.swift`).
     var downlinks: [Int: Downlink] = [:]
     var lastLayerChoice: Duration = .zero
-    /// Users whose streams go to the shell for recording (`ForwardingEngine+Recording.swift`).
+    /// Users whose streams go to the shell for recording, and by SSRC what the tap hands over
+    /// of each of their streams (`ForwardingEngine+Recording.swift`).
     var recordedPublishers: Set<Int> = []
+    var recordingTaps: [UInt32: RecordingTap] = [:]
 
     /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
     var outputs: [ForwardingOutput] = []
@@ -362,5 +364,6 @@ public final class ForwardingEngine {
             keyframeRequests.forget(gone)
             upstreamNACKs.forget(gone)
         }
+        learnRecordingTaps()
     }
 }

@@ -74,6 +74,31 @@ import Testing
         #expect(Self.recorded(engine).isEmpty, "recording stopped")
     }
 
+    /// Recording names users, not SSRCs: a recorded user's peer that comes after recording
+    /// started is recorded, and one that comes back on new SSRCs is recorded on those alone.
+    @Test func aRecordedUsersPeerIsTappedWhenItComesAndWhenItComesBack() throws {
+        let engine = Self.engine()
+        engine.record([2, 4])
+        engine.addPeer(4, plan: Routing.plan(audioSSRC: 4, videoSSRC: 40), now: .milliseconds(1))
+        engine.pollOutput { _ in }
+        engine.receive(rtp: Self.packet(ssrc: 40, payloadType: 97), from: 4, at: .milliseconds(2))
+        let late = Self.recorded(engine)
+        try #require(late.count == 1, "\(late)")
+        guard case .rtp(let packet) = late[0] else { Issue.record("\(late)"); return }
+        #expect(packet.stream == PublishedStream(publisher: 4, kind: .video))
+
+        engine.removePeer(2, now: .milliseconds(3))
+        engine.addPeer(2, plan: Routing.plan(audioSSRC: 5, videoSSRC: 50), now: .milliseconds(4))
+        engine.pollOutput { _ in }
+        engine.receive(rtp: Self.packet(ssrc: 20, payloadType: 97, sequenceNumber: 2), from: 2, at: .milliseconds(5))
+        #expect(Self.recorded(engine).isEmpty, "the old peer's SSRC is nobody's now")
+        engine.receive(rtp: Self.packet(ssrc: 50, payloadType: 97, sequenceNumber: 3), from: 2, at: .milliseconds(6))
+        let back = Self.recorded(engine)
+        try #require(back.count == 1, "\(back)")
+        guard case .rtp(let again) = back[0] else { Issue.record("\(back)"); return }
+        #expect(again.stream == PublishedStream(publisher: 2, kind: .video) && again.packet[8...11] == [0, 0, 0, 50])
+    }
+
     @Test func aRecordersKeyframeRequestIsPacedWithTheEngines() throws {
         let engine = Self.engine()
         let stream = PublishedStream(publisher: 2, kind: .video)
