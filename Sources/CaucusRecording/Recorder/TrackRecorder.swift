@@ -179,7 +179,7 @@ public struct TrackRecorder: Sendable {
     /// VP8 picture in one packet), go straight into the cluster: no copy of their own, no
     /// buffering, no actions but a completed cluster. Everything else takes the path of
     /// ``receive(_:clock:)-(RTPPacket,_)``, and comes out the same.
-    public mutating func receive(datagram: [UInt8], clock: LocationClock) -> [TrackRecorderAction] {
+    public mutating func receive(datagram: [UInt8], clock: borrowing LocationClock) -> [TrackRecorderAction] {
         guard !finished else { return [] }
         if codec != .h264, held.isEmpty, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
             let ssrc = RTPHeaderFields.ssrc(of: datagram), ssrc == self.ssrc,

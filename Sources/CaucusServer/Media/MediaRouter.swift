@@ -203,6 +203,7 @@ final class MediaRouter {
     func tick(now: Duration) {
         defer { repairDeadline = earliestRepairDeadline() }
         for (id, session) in sessions {
+            session.recorder?.tick(now: now)
             let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
             session.engine.handleTimeout(now: now, slice: routingSlice)
             perform(session, id)

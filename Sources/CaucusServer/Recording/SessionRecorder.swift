@@ -12,13 +12,16 @@ struct RecordingHandover: Sendable {
     let wallClock: Int64
 }
 
-/// A recorded user as the packet path needs it: its location and the kinds it publishes.
+/// A recorded user as the packet path needs it: its location, the location's recording (one
+/// reference to follow per packet, no lookup by location name) and the kinds it publishes.
 struct RecordedPublisher {
     let location: RecordingLocation
+    let recording: LocationRecording
     private let kinds: UInt8
 
-    init(location: RecordingLocation, publishing: Set<TimelineEvent.MediaKind>) {
+    init(location: RecordingLocation, recording: LocationRecording, publishing: Set<TimelineEvent.MediaKind>) {
         self.location = location
+        self.recording = recording
         kinds = (publishing.contains(.audio) ? 1 : 0) | (publishing.contains(.video) ? 2 : 0) | (publishing.contains(.screen) ? 4 : 0)
     }
 
@@ -54,11 +57,14 @@ final class SessionRecorder {
     }
 
     private var roster = RecordingRoster()
-    /// Where each recorded user is and what it publishes, as the packet path reads it (plain
-    /// values: no name or set to retain per packet).
+    /// Where each recorded user is, the recording its media goes to, and what it publishes, as
+    /// the packet path reads it. A user whose location is not being recorded (never started,
+    /// or stopped on a failure) has no entry.
     private var recorded: [Int: RecordedPublisher] = [:]
     private var record: RecordingSessionRecord?
     private var locations: [RecordingLocation: LocationRecording] = [:]
+    /// What the engine handed over, written in batches (``RecordedMediaQueue``).
+    private var queue = RecordedMediaQueue()
     private var failures: [Failure] = []
     private var keyframesWanted: [PublishedStream] = []
     private let layout: RecordingLayout
@@ -71,11 +77,13 @@ final class SessionRecorder {
         self.logger = logger
     }
 
-    var isIdle: Bool { locations.isEmpty && roster.picture.recorded.isEmpty }
+    var isIdle: Bool { locations.isEmpty && roster.picture.recorded.isEmpty && queue.isEmpty }
 
     /// The session's latest picture: locations started and stopped, publishers recorded or
     /// finished, timeline lines written. Tells `engine` whose media to hand over.
     func update(_ handover: RecordingHandover, engine: ForwardingEngine, now: Duration) {
+        // What came before the picture is written under the picture it came in.
+        writeWaiting()
         record = handover.record
         for change in roster.update(handover.picture) {
             switch change {
@@ -94,26 +102,42 @@ final class SessionRecorder {
             }
         }
         recorded = [:]
-        for (user, person) in roster.picture.people where roster.picture.recorded.contains(person.location) {
-            recorded[user] = RecordedPublisher(location: person.location, publishing: person.publishing)
+        for (user, person) in roster.picture.people {
+            guard let recording = locations[person.location] else { continue }
+            recorded[user] = RecordedPublisher(location: person.location, recording: recording, publishing: person.publishing)
         }
         engine.record(recordedPublishers)
     }
 
-    /// What the engine handed over for a recorded publisher.
+    /// What the engine handed over for a recorded publisher, arrived at `now`: written with the
+    /// rest of its batch (``RecordedMediaQueue``).
     func receive(_ media: ForwardingEngine.RecordedMedia, now: Duration) {
+        if queue.append(media, arrival: now) { writeWaiting() }
+    }
+
+    /// The media loop's tick: a batch that has waited long enough is written.
+    func tick(now: Duration) {
+        if queue.isDue(at: now) { writeWaiting() }
+    }
+
+    /// Writes every batched packet and report, in the order they came.
+    private func writeWaiting() {
+        guard let batch = queue.take() else { return }
+        batch.forEach { media, arrival in write(media, arrival: arrival) }
+        queue.recycle(batch)
+    }
+
+    private func write(_ media: ForwardingEngine.RecordedMedia, arrival now: Duration) {
         switch media {
         case .rtp(let packet):
             // Only what the user publishes: a client that goes on sending a kind it stopped
             // publishing (a mute) is not forwarded, and must not be recorded either.
-            guard let publisher = recorded[packet.stream.publisher], publisher.publishes(packet.stream.kind),
-                let recording = locations[publisher.location]
-            else { return }
+            guard let publisher = recorded[packet.stream.publisher], publisher.publishes(packet.stream.kind) else { return }
+            let recording = publisher.recording
             attempt(recording, in: publisher.location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
             account(recording)
         case .senderReport(let report):
-            guard let location = recorded[report.stream.publisher]?.location else { return }
-            locations[location]?.receive(report, at: now)
+            recorded[report.stream.publisher]?.recording.receive(report, at: now)
         case .speakers:
             return
         }
@@ -122,6 +146,8 @@ final class SessionRecorder {
     /// A location's new speaker order: a new loudest speaker is a `spoke` line.
     func speakers(_ order: [Int], in location: RecordingLocation, now: Duration) {
         guard let recording = locations[location], let loudest = order.first, loudest != recording.loudest else { return }
+        // The line goes after the media that came before it (a file it may start).
+        writeWaiting()
         recording.loudest = loudest
         attempt(location) { (recording) throws(RecordingFileError) in try recording.note(.spoke(user: RecordingRoster.userName(loudest)), at: now) }
     }
@@ -141,9 +167,11 @@ final class SessionRecorder {
 
     /// The session ended (or its media loop closes): every location's files end.
     func stopAll(reason: String, now: Duration) {
+        writeWaiting()
         // Emptied first: the bytes of these last writes are counted with none left to stop.
         let stopping = locations.sorted(by: { $0.key < $1.key })
         locations.removeAll()
+        recorded.removeAll()
         for (location, recording) in stopping {
             do { try recording.stop(reason: reason, at: now) } catch { note(error, stopping: location) }
             account(recording)
@@ -185,6 +213,7 @@ final class SessionRecorder {
             if recording.wantsKeyframes { keyframesWanted += recording.takeKeyframesWanted() }
         } catch {
             locations[location] = nil
+            recorded = recorded.filter { $0.value.location != location }
             try? recording.stop(reason: Self.reason(error).rawValue, at: MediaClock.now())
             account(recording)
             logger.error("Recording stopped: a file cannot be written.", metadata: ["location": "\(location.name)", "error": "\(error)"])
