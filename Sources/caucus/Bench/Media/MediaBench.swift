@@ -34,6 +34,7 @@ struct MediaBench: AsyncParsableCommand {
     @Option(help: "Seconds to wait for every user's new room after the start.") var moveTimeout = 15
     @Option(help: "Event-loop threads for the simulated users.") var clientThreads = 1
     @Flag(help: "Also measure recording every room: a window recording, then one not recording again (CPU per packet against the mean of the windows around it, disk written).") var record = false
+    @Option(help: "With --record: how many rounds of a window recording and one not.") var recordRounds = 3
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func shape() throws(MediaBenchShape.Refusal) -> MediaBenchShape {
@@ -48,10 +49,11 @@ struct MediaBench: AsyncParsableCommand {
     func validate() throws {
         do { _ = try shape() } catch { throw ValidationError(error.description) }
         guard (1...1000).contains(rate), (1...120).contains(frameRate), (16...1200).contains(payloadBytes), (16...1200).contains(videoBytes),
-            (1...16).contains(videoPackets), seconds >= 1, moveTimeout >= 1, clientThreads >= 1, (0...100).contains(speakerTurns)
+            (1...16).contains(videoPackets), seconds >= 1, moveTimeout >= 1, clientThreads >= 1, (0...100).contains(speakerTurns),
+            (1...20).contains(recordRounds)
         else {
             throw ValidationError(
-                "--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --video-packets 1…16, --speaker-turns 0…100, --seconds, --move-timeout and --client-threads ≥ 1")
+                "--rate 1…1000, --frame-rate 1…120, --payload-bytes and --video-bytes 16…1200, --video-packets 1…16, --speaker-turns 0…100, --record-rounds 1…20, --seconds, --move-timeout and --client-threads ≥ 1")
         }
     }
 
@@ -101,7 +103,8 @@ struct MediaBench: AsyncParsableCommand {
         var recording: MediaBenchRecording?
         if record {
             progress("recording every room")
-            recording = try await MediaBenchRecording.measure(host: host, folder: folder, steps: steps, before: sfu, cpu: { server.cpuSeconds })
+            recording = try await MediaBenchRecording.measure(
+                host: host, folder: folder, steps: steps, before: sfu, rounds: recordRounds, cpu: { server.cpuSeconds })
         }
         peers.stopSending()
 

@@ -2,14 +2,13 @@ import CaucusRecording
 import Foundation
 
 /// `caucus bench media --record`: the cost of recording every room, in the same run as the
-/// forwarding it rides on. After the forwarding window without recording, ``rounds`` times:
+/// forwarding it rides on. After the forwarding window without recording, `rounds` times (3 by
+/// default, `--record-rounds`):
 /// the host records every room; once the files have started (each video at its keyframe), a
 /// window with recording; then recording stopped and a window without. Each window with
 /// recording is set against the mean of the two without around it, so the VM's drift within
 /// a run cancels; the figure is the median of the rounds' ratios.
 struct MediaBenchRecording {
-    static let rounds = 3
-
     /// The windows without recording (the first is the forwarding window before), and with.
     let without: [MediaBenchSteps.Window]
     let with: [MediaBenchSteps.Window]
@@ -19,7 +18,7 @@ struct MediaBenchRecording {
     let files: Int
 
     static func measure(
-        host: BenchUser, folder: String, steps: MediaBenchSteps, before: MediaBenchSteps.Window, cpu: () -> Double?
+        host: BenchUser, folder: String, steps: MediaBenchSteps, before: MediaBenchSteps.Window, rounds: Int, cpu: () -> Double?
     ) async throws -> MediaBenchRecording {
         let root = folder + "/recordings"
         var (without, with) = ([before], [MediaBenchSteps.Window]())
@@ -37,7 +36,7 @@ struct MediaBenchRecording {
             try await Task.sleep(for: .seconds(1))
             without.append(try await steps.measure(cpu: cpu))
         }
-        return MediaBenchRecording(without: without, with: with, bytes: bytes, seconds: seconds, files: Self.bytes(under: root).files / rounds)
+        return MediaBenchRecording(without: without, with: with, bytes: bytes, seconds: seconds, files: Self.bytes(under: root).files / max(rounds, 1))
     }
 
     /// Per round, CPU per forwarded packet with recording over the mean of the windows without
