@@ -356,4 +356,3 @@ public struct TrackRecorder: Sendable {
         return last + [.endFile(RecordingFileEnd(index: open.index, durationMilliseconds: duration, reason: reason))]
     }
 }
-

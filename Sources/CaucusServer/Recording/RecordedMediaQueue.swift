@@ -17,7 +17,7 @@ struct RecordedMediaQueue {
     /// How long the first item of a batch waits at most, give or take a media tick.
     static let patience: Duration = .milliseconds(100)
 
-    struct Item {
+    fileprivate struct Item {
         let media: ForwardingEngine.RecordedMedia
         let arrival: Duration
     }

@@ -77,8 +77,6 @@ final class SessionRecorder {
         self.logger = logger
     }
 
-    var isIdle: Bool { locations.isEmpty && roster.picture.recorded.isEmpty && queue.isEmpty }
-
     /// The session's latest picture: locations started and stopped, publishers recorded or
     /// finished, timeline lines written. Tells `engine` whose media to hand over.
     func update(_ handover: RecordingHandover, engine: ForwardingEngine, now: Duration) {
