@@ -11,7 +11,7 @@ import CaucusMedia
 /// encoding alone: a recording has no loss to recover from.
 extension ForwardingEngine {
     /// What a recorded publisher sent.
-    public enum RecordedMedia {
+    public enum RecordedMedia: Sendable {
         case rtp(RecordedPacket)
         case senderReport(RecordedSenderReport)
         /// A location's new speaker order, loudest first (its number as the shell gave it).
@@ -19,7 +19,7 @@ extension ForwardingEngine {
     }
 
     /// One RTP packet of a recorded stream, as it arrived (after SRTP).
-    public struct RecordedPacket {
+    public struct RecordedPacket: Sendable {
         public let stream: PublishedStream
         /// The codec's name, lower-cased (`opus`, `vp8`, `h264`).
         public let codec: String
@@ -28,7 +28,7 @@ extension ForwardingEngine {
     }
 
     /// A recorded stream's RTCP sender report.
-    public struct RecordedSenderReport {
+    public struct RecordedSenderReport: Sendable {
         public let stream: PublishedStream
         public let clockRate: Int
         public let report: RTCPSenderReport

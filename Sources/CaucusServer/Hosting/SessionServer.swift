@@ -189,7 +189,7 @@ public final class SessionServer: Sendable {
         media.life.listen { key, peer, alive in
             Task { await registry.session(key.session)?.mediaPeer(peer, of: key.user, alive: alive) }
         }
-        // A location the media loop stopped recording (a full disk, the quota) is stopped for
+        // A location the recording writer stopped (a full disk, the quota) is stopped for
         // everyone, with the reason.
         media.recording.listen { session, failure in
             Task { await registry.session(session)?.recordingFailed(failure.locations.map(\.sessionLocation), reason: failure.reason) }

@@ -26,8 +26,8 @@ final class MediaRouter {
         /// Slot-map frames waiting for `releaseSlotMaps`, in order, while a handover's events
         /// are being sent (nil: frames go out at once).
         var heldFrames: [(connection: ClientConnection, frame: ByteBuffer)]?
-        /// Its recording, from the first recording handover (`SessionRecorder`).
-        var recorder: SessionRecorder?
+        /// Its recording, from the first recording handover (`RecordingFeed`).
+        var recorder: RecordingFeed?
 
         func number(of location: Location) -> Int {
             if let known = locationNumbers[location] { return known }
@@ -97,19 +97,20 @@ final class MediaRouter {
         routingPending.remove(session)
     }
 
-    /// The session's recording picture (`SessionRecorder`): what is recorded, and who is where.
+    /// The session's recording picture (`RecordingFeed`): what is recorded, and who is where.
     func record(_ id: StoredSessionID, _ handover: RecordingHandover) {
         // A session with neither peers nor recording is not made for a picture recording nothing.
         guard sessions[id] != nil || !handover.picture.recorded.isEmpty else { return }
         let session = sessions[id] ?? Session()
         sessions[id] = session
-        let recorder = session.recorder ?? recording.makeRecorder()
+        let recorder = session.recorder ?? RecordingFeed(session: id, context: recording)
         session.recorder = recorder
         recorder.update(handover, engine: session.engine, now: MediaClock.now())
         perform(session, id)
     }
 
-    /// Ends every session's recording (the media port closes).
+    /// Ends every session's recording (the media port closes); the files end on the writer
+    /// (`RecordingContext.writer`, which the transport drains).
     func stopRecording() {
         for session in sessions.values { session.recorder?.stopAll(reason: "serverStopped", now: MediaClock.now()) }
     }
@@ -203,7 +204,9 @@ final class MediaRouter {
     func tick(now: Duration) {
         defer { repairDeadline = earliestRepairDeadline() }
         for (id, session) in sessions {
-            session.recorder?.tick(now: now)
+            // Keyframes the recorders wait for: asked through the engine, paced with every other
+            // request (the outputs go with the timeout's below).
+            for stream in session.recorder?.tick(now: now) ?? [] { session.engine.requestKeyframe(of: stream, now: now) }
             let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
             session.engine.handleTimeout(now: now, slice: routingSlice)
             perform(session, id)
@@ -225,19 +228,6 @@ final class MediaRouter {
             session.engine.handleRepairs(now: now)
             perform(session, id)
         }
-    }
-
-    /// What a session's recording asks after its media: keyframes for recorders that wait for
-    /// one (asked through the engine, paced with every other request), and locations it stopped
-    /// on its own, reported to the session.
-    private func performRecording(_ recorder: SessionRecorder, of session: Session, _ id: StoredSessionID) {
-        let wanted = recorder.takeKeyframesWanted()
-        if !wanted.isEmpty {
-            let now = MediaClock.now()
-            for stream in wanted { session.engine.requestKeyframe(of: stream, now: now) }
-            perform(session, id)
-        }
-        for failure in recorder.takeFailures() { recording.report(id, failure) }
     }
 
     private func earliestRepairDeadline() -> Duration? {
@@ -304,7 +294,6 @@ final class MediaRouter {
                 }
             }
         }
-        if let recorder = session.recorder { performRecording(recorder, of: session, id) }
         if forwarded > 0 {
             metrics.rtpForwarded.increment(by: forwarded)
             metrics.bytesForwarded.increment(by: bytes)

@@ -338,6 +338,9 @@ final class MediaTransport: Sendable {
             }.get()
             try? await shard.channel.close()
         }
+        // The recordings' last writes, which the shards handed to the writer, before the
+        // server goes on to stop.
+        await recording.writer.drain()
     }
 }
 

@@ -44,12 +44,13 @@ extension RecordingLocation {
     }
 }
 
-/// One session's recording on its media loop: the roster says which locations and publishers
-/// are recorded, each recorded location writes its own files (``LocationRecording``), and what
-/// the forwarding engine hands over for recorded publishers goes to the location each is in.
+/// One session's recording, written on the ``RecordingWriter``: the roster says which locations
+/// and publishers are recorded, each recorded location writes its own files
+/// (``LocationRecording``), and what the forwarding engine handed over for recorded publishers
+/// (in batches, through the session's ``RecordingFeed``) goes to the location each is in.
 /// A location whose files cannot be written (a full disk, the app's quota used up) is stopped
 /// here at once, its files left playable; the failure waits in ``takeFailures()`` for the
-/// session, which stops recording it for everyone with the reason. Confined to the loop.
+/// session, which stops recording it for everyone with the reason. Confined to the writer.
 final class SessionRecorder {
     struct Failure: Sendable, Hashable {
         let locations: [RecordingLocation]
@@ -63,8 +64,6 @@ final class SessionRecorder {
     private var recorded: [Int: RecordedPublisher] = [:]
     private var record: RecordingSessionRecord?
     private var locations: [RecordingLocation: LocationRecording] = [:]
-    /// What the engine handed over, written in batches (``RecordedMediaQueue``).
-    private var queue = RecordedMediaQueue()
     private var failures: [Failure] = []
     private var keyframesWanted: [PublishedStream] = []
     private let layout: RecordingLayout
@@ -78,10 +77,8 @@ final class SessionRecorder {
     }
 
     /// The session's latest picture: locations started and stopped, publishers recorded or
-    /// finished, timeline lines written. Tells `engine` whose media to hand over.
-    func update(_ handover: RecordingHandover, engine: ForwardingEngine, now: Duration) {
-        // What came before the picture is written under the picture it came in.
-        writeWaiting()
+    /// finished, timeline lines written.
+    func update(_ handover: RecordingHandover, now: Duration) {
         record = handover.record
         for change in roster.update(handover.picture) {
             switch change {
@@ -104,28 +101,16 @@ final class SessionRecorder {
             guard let recording = locations[person.location] else { continue }
             recorded[user] = RecordedPublisher(location: person.location, recording: recording, publishing: person.publishing)
         }
-        engine.record(recordedPublishers)
     }
 
-    /// What the engine handed over for a recorded publisher, arrived at `now`: written with the
-    /// rest of its batch (``RecordedMediaQueue``).
-    func receive(_ media: ForwardingEngine.RecordedMedia, now: Duration) {
-        if queue.append(media, arrival: now) { writeWaiting() }
-    }
-
-    /// The media loop's tick: a batch that has waited long enough is written.
-    func tick(now: Duration) {
-        if queue.isDue(at: now) { writeWaiting() }
-    }
-
-    /// Writes every batched packet and report, in the order they came.
-    private func writeWaiting() {
-        guard let batch = queue.take() else { return }
+    /// Writes a batch of what the engine handed over, in the order it came.
+    func write(_ batch: RecordedMediaQueue.Batch) {
         batch.forEach { media, arrival in write(media, arrival: arrival) }
-        queue.recycle(batch)
     }
 
-    private func write(_ media: ForwardingEngine.RecordedMedia, arrival now: Duration) {
+    /// Writes one packet or report the engine handed over for a recorded publisher, which
+    /// arrived at `now`.
+    func write(_ media: ForwardingEngine.RecordedMedia, arrival now: Duration) {
         switch media {
         case .rtp(let packet):
             // Only what the user publishes: a client that goes on sending a kind it stopped
@@ -144,14 +129,12 @@ final class SessionRecorder {
     /// A location's new speaker order: a new loudest speaker is a `spoke` line.
     func speakers(_ order: [Int], in location: RecordingLocation, now: Duration) {
         guard let recording = locations[location], let loudest = order.first, loudest != recording.loudest else { return }
-        // The line goes after the media that came before it (a file it may start).
-        writeWaiting()
         recording.loudest = loudest
         attempt(location) { (recording) throws(RecordingFileError) in try recording.note(.spoke(user: RecordingRoster.userName(loudest)), at: now) }
     }
 
     /// Keyframes the recorders wait for, for the engine to ask the publishers (gathered as
-    /// each location asks: this runs after every packet's outputs).
+    /// each location asks: the feed takes them after every job).
     func takeKeyframesWanted() -> [PublishedStream] {
         guard !keyframesWanted.isEmpty else { return [] }
         defer { keyframesWanted.removeAll(keepingCapacity: true) }
@@ -165,7 +148,6 @@ final class SessionRecorder {
 
     /// The session ended (or its media loop closes): every location's files end.
     func stopAll(reason: String, now: Duration) {
-        writeWaiting()
         // Emptied first: the bytes of these last writes are counted with none left to stop.
         let stopping = locations.sorted(by: { $0.key < $1.key })
         locations.removeAll()
@@ -174,10 +156,6 @@ final class SessionRecorder {
             do { try recording.stop(reason: reason, at: now) } catch { note(error, stopping: location) }
             account(recording)
         }
-    }
-
-    private var recordedPublishers: Set<Int> {
-        locations.values.reduce(into: Set<Int>()) { $0.formUnion($1.publishers) }
     }
 
     private func start(_ location: RecordingLocation, wallClock: Int64, now: Duration) {

@@ -31,20 +31,20 @@ import Testing
             recorded: [.main], people: [1: .init(name: "Ann", location: .main, publishing: publishing)])
         let record = RecordingSessionRecord(app: "development", session: 1, name: "class", createdAt: 0)
         let start = Duration.seconds(1_000)
-        recorder.update(RecordingHandover(record: record, picture: picture, wallClock: 1_795_000_000_000), engine: ForwardingEngine(), now: start)
+        recorder.update(RecordingHandover(record: record, picture: picture, wallClock: 1_795_000_000_000), now: start)
 
         let stream = PublishedStream(publisher: 1, kind: .audio)
         let (ssrc, origin): (UInt32, UInt32) = (0x1234_5678, 90_000)
         let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: origin, packetCount: 0, octetCount: 0)
-        recorder.receive(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true)), now: start)
+        recorder.write(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true)), arrival: start)
         for index in 0..<50 {
             // A 20 ms CELT frame's TOC (config 31, mono) and a few bytes: the recorder never decodes.
             let packet = RTPPacket(
                 payloadType: 111, sequenceNumber: UInt16(index), timestamp: origin &+ UInt32(index * 960), ssrc: ssrc,
                 payload: [0xF8, 0xFF, 0xFE, 0x01, 0x02])
-            recorder.receive(
+            recorder.write(
                 .rtp(.init(stream: stream, codec: "opus", clockRate: 48_000, packet: packet.encoded())),
-                now: start + .milliseconds(20 * index))
+                arrival: start + .milliseconds(20 * index))
         }
         recorder.stopAll(reason: "stopped", now: start + .seconds(1))
         #expect(recorder.takeFailures().isEmpty)

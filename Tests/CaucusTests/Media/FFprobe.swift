@@ -29,6 +29,12 @@ enum FFprobe {
         return (String(fields[0]), Int(fields[1]) ?? 0, Int(fields[2]) ?? 0)
     }
 
+    /// How many packets (frames) the file's first stream holds, as ffprobe counts them.
+    static func packetCount(of file: String) throws -> Int {
+        let count = try run(path, ["-v", "error", "-count_packets", "-select_streams", "0", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", file])
+        return try #require(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe on \(file): \(count)")
+    }
+
     /// What FFmpeg says while decoding the whole file ("" when every frame decodes).
     static func decodingErrors(of file: String) throws -> String {
         try run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"], errors: true)
