@@ -84,10 +84,10 @@ final class RecordingWriter: Sendable {
     }
 
     /// A value only the writer's jobs touch: a media loop holds it to hand it to them.
+    // Safe to send: `value` is read only through `inJob`, which checks that it runs on the
+    // writer's serial queue; that queue runs one job at a time, so no two threads ever touch
+    // `value` at once, and each job sees what the one before it left (the queue orders them).
     final class Confined<Value>: @unchecked Sendable {
-        // Safe to send: `value` is read only through `inJob`, which checks that it runs on the
-        // writer's serial queue; that queue runs one job at a time, so no two threads ever touch
-        // `value` at once, and each job sees what the one before it left (the queue orders them).
         private let value: Value
         private let queue: DispatchQueue
 
