@@ -43,7 +43,7 @@ final class LocationRecording {
     private let origin: Duration
     private var tracks: [PublishedStream: Track] = [:]
     /// The publishers recorded here now.
-    private(set) var publishers: Set<Int> = []
+    private var publishers: Set<Int> = []
     /// Streams whose recorder asks for a keyframe (the engine asks the publisher).
     private(set) var keyframesWanted: [PublishedStream] = []
     /// The loudest speaker last written (`spoke`).
