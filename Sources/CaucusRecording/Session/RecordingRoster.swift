@@ -30,6 +30,11 @@ public struct RecordingRoster: Sendable {
             self.recorded = recorded
             self.people = people
         }
+
+        /// The users in a recorded location.
+        public var recordedUsers: Set<Int> {
+            Set(people.lazy.filter { recorded.contains($0.value.location) }.map(\.key))
+        }
     }
 
     /// What the shell does, in order.
@@ -54,9 +59,7 @@ public struct RecordingRoster: Sendable {
     public static func userName(_ user: Int) -> String { "u\(user)" }
 
     /// The users recorded now (those in a recorded location).
-    public var recordedPublishers: Set<Int> {
-        Set(picture.people.filter { picture.recorded.contains($0.value.location) }.keys)
-    }
+    public var recordedPublishers: Set<Int> { picture.recordedUsers }
 
     /// The changes from the last picture to `next`.
     public mutating func update(_ next: Picture) -> [Change] {

@@ -32,8 +32,7 @@ final class RecordingFeed {
     /// location from now on; a location that cannot start (the quota) drops it on the writer
     /// until the session, told of the failure, stops recording it.
     func update(_ handover: RecordingHandover, engine: ForwardingEngine, now: Duration) {
-        let picture = handover.picture
-        engine.record(Set(picture.people.lazy.filter { picture.recorded.contains($0.value.location) }.map(\.key)))
+        engine.record(handover.picture.recordedUsers)
         // What came before the picture is written under the picture it came in.
         ship()
         run { $0.update(handover, now: now) }
