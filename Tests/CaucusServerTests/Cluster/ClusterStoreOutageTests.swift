@@ -123,9 +123,19 @@ import Glibc
             clients.append(client)
         }
 
-        for proxy in proxies { proxy.refuse() }
+        // The commands must be waiting for the store when it refuses: one sent once the session
+        // has already broken may reach a socket the server has closed, and nobody can answer it
+        // then. So the links go silent first (nothing is answered, nothing fails yet), and the
+        // store refuses only once the owner counts the three chats among the events it decided.
+        for proxy in proxies { proxy.silence() }
+        let ownerPort = cluster.nodes[0].port
+        let decided = try await Self.eventsDecided(byNodeAt: ownerPort)
         var waiting: [Int] = []
         for client in clients { waiting.append(try await client.send("chat", ["text": "during the outage"])) }
+        try await waitUntil("the owner holds the three chats, unanswered") {
+            try await Self.eventsDecided(byNodeAt: ownerPort) >= decided + 3
+        }
+        for proxy in proxies { proxy.refuse() }
         for (client, request) in zip(clients, waiting) {
             let reply = try await within(seconds: 60, "the answer to a command sent during the outage") { try await client.reply(to: request) }
             #expect((reply["error"] as? JSON)?["code"] as? Int == 1010, "the store-failure error: \(reply)")
@@ -192,6 +202,13 @@ import Glibc
         let listed = try await Curl.run(["-u", credentials, "http://127.0.0.1:\(cluster.nodes[1].port)/v1/sessions"])
         #expect(listed.status == 200 && listed.body.contains("Class"), "\(listed)")
         for node in cluster.nodes { node.kill(SIGKILL) }
+    }
+
+    /// The events a node's sessions decided (stored or not), from its metrics.
+    private static func eventsDecided(byNodeAt port: Int) async throws -> Int {
+        let metrics = try await Curl.run(["http://127.0.0.1:\(port)/metrics"]).body
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("caucus_events_total ") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
     }
 }
 
