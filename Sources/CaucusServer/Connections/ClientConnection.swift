@@ -1,4 +1,5 @@
 import NIOCore
+import NIOConcurrencyHelpers
 import CoreMetrics
 import Atomics
 
@@ -15,6 +16,8 @@ public final class ClientConnection: Sendable {
     private let slowClientsDropped: CoreMetrics.Counter?
     /// A replay being written (see `sendReplay`), and the frames queued behind it.
     let replay: NIOLoopBoundBox<ReplayStream?>
+    /// Requests the session answered as it broke (`answeredAtBreak`): nothing answers them again.
+    private let answeredBySession = NIOLockedValueBox<Set<Int>>([])
 
     init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.queueLimit = queueLimit
@@ -108,6 +111,26 @@ public final class ClientConnection: Sendable {
         }
         channel.flush()
         promise.futureResult.whenComplete { _ in self.inFlight.wrappingDecrement(by: count, ordering: .relaxed) }
+    }
+
+    /// The answer to request `id`. Once the session broke and asked for the close (4006,
+    /// 4007), the answer to the request in hand still goes out before the close frame: the
+    /// handler holds that close until the request is done (a request that reached the session
+    /// after it broke is answered here, by its conversation). An answer the session already
+    /// gave as it broke is not given twice.
+    func answer(_ frame: ByteBuffer, to id: Int) {
+        guard !answeredBySession.withLockedValue({ $0.contains(id) }) else { return }
+        guard isClosed else {
+            send(frame)
+            return
+        }
+        // Past the close the bound no longer matters: one answer, for the request in hand.
+        channel.eventLoop.execute { self.write(CollectionOfOne(frame), counting: 0) }
+    }
+
+    /// The session answered these requests as it broke, before asking for the close.
+    func answeredAtBreak(_ ids: [Int]) {
+        answeredBySession.withLockedValue { $0.formUnion(ids) }
     }
 
     /// A `join` or `resume` on this connection was refused: it may try again, within the

@@ -215,6 +215,8 @@ actor SessionActor {
                 environment.metrics.deliveries.increment(by: sent)
             case .replay(let ref, let frames):
                 if ref.connection.sendReplay(frames) { environment.metrics.deliveries.increment(by: frames.count) }
+            case .answered(let ref, let requestIDs):
+                ref.connection.answeredAtBreak(requestIDs)
             case .close(let ref, let code, let reason):
                 ref.connection.close(code, reason: reason)
             case .complete(let tickets, let failure):

@@ -20,6 +20,8 @@ struct PipelineHarness {
     /// What each connection was sent, in order.
     var inbox: [Int: [ServerFrame]] = [:]
     var closed: [Int: CloseCode] = [:]
+    /// The requests each connection was told the session answered as it broke.
+    var answered: [Int: [Int]] = [:]
     /// The batch the store is writing now.
     var storeCall: [SequencedEvent]?
     /// The store's log.
@@ -94,6 +96,8 @@ struct PipelineHarness {
                 run([.send([Pipeline.Delivery(connection: connection, frames: frames)])])
             case .sendShared(let connections, let frames):
                 run([.send(connections.map { Pipeline.Delivery(connection: $0, frames: frames) })])
+            case .answered(let connection, let requestIDs):
+                answered[connection, default: []] += requestIDs
             case .close(let connection, let code, _):
                 closed[connection] = code
             case .complete(let tickets, let failure):

@@ -93,6 +93,8 @@ import Testing
         }
         #expect(refusals(ann.connection) == [21, 22], "\(h.inbox[ann.connection] ?? [])")
         #expect(refusals(ben.connection) == [4], "the join that was not stored is refused too")
+        // Their callers, resumed after the close, must not answer them again.
+        #expect(h.answered[ann.connection] == [21, 22] && h.answered[ben.connection] == [4], "\(h.answered)")
         #expect(h.closed[ann.connection] == reason && h.closed[ben.connection] == reason)
         #expect(h.violations.isEmpty, "\(h.violations)")
     }

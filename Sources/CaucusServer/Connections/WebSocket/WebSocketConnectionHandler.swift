@@ -36,6 +36,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private var readHeld = false
 
     private var closeSent = false
+    /// The session broke while a request was in hand: the close waits for its answer.
+    private var heldClose: CloseRequest?
     private var closeReceived = false
     /// After a protocol failure nothing more is read but the client's close.
     private var discarding = false
@@ -211,6 +213,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
                 handler.phase = after
                 handler.handling = false
                 handler.handled(phase: after)
+                if let held = handler.heldClose, let context = handler.context { handler.sendHeldClose(held, context: context) }
                 handler.handleNext(on: eventLoop)
             }
         }
@@ -239,7 +242,19 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
         promise?.succeed()
-        if request.code == .storeFailure || request.code == .moved { answerQueuedRequests(context: context) }
+        if request.code == .storeFailure || request.code == .moved {
+            answerQueuedRequests(context: context)
+            // The request in hand may have reached the session only after it broke: its
+            // answer comes from the conversation, after this. The close waits for it, within
+            // the close timeout.
+            if handling, !closeSent, heldClose == nil {
+                heldClose = request
+                closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.closeTimeout) { [self] in
+                    sendHeldClose(request, context: context)
+                }
+                return
+            }
+        }
         if request.code == .tooSlow {
             // A client that does not read would never take the close frame: drop the socket.
             context.close(promise: nil)
@@ -264,6 +279,12 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             readHeld = false
             context.read()
         }
+    }
+
+    private func sendHeldClose(_ request: CloseRequest, context: ChannelHandlerContext) {
+        heldClose = nil
+        closeTimer?.cancel()
+        sendClose(code: request.code.rawValue, reason: request.reason, context: context)
     }
 
     /// Sends a close frame after everything already written; the socket closes when the

@@ -191,7 +191,11 @@ struct WebSocketSession: Sendable {
     }
 
     private func send(_ frame: ServerFrame, on connection: ClientConnection) {
-        connection.send(SessionActor.encode(frame, with: .caucus))
+        let bytes = SessionActor.encode(frame, with: .caucus)
+        switch frame {
+        case .reply(let id, _), .error(let id?, _): connection.answer(bytes, to: id)
+        default: connection.send(bytes)
+        }
     }
 }
 

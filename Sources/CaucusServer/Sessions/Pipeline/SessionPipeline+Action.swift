@@ -19,6 +19,10 @@ extension SessionPipeline {
         /// sent to it after: under flow control, as the socket takes them, not counted
         /// against the bound that cuts off a slow client (a replay may be the whole window).
         case replay(Connection, frames: [Frame])
+        /// The session answered these requests of the connection as it broke (before its
+        /// close): whatever else would answer them, such as their caller resumed after the
+        /// close, stays silent, so that each request is answered once.
+        case answered(Connection, requestIDs: [Int])
         /// Close a connection after what was sent to it.
         case close(Connection, CloseCode, reason: String)
         /// Resume the callers waiting on these tickets (with the store's failure, if any).

@@ -32,14 +32,17 @@ extension SessionPipeline {
     /// for an event that will now never be stored, in request order per connection.
     private func owedReplies(failing error: CaucusError) -> [Action] {
         var frames: [Connection: [Frame]] = [:]
+        var answered: [Connection: [Int]] = [:]
         var order: [Connection] = []
         for seq in replies.keys.sorted() {
             for reply in replies[seq] ?? [] {
                 if frames[reply.connection] == nil { order.append(reply.connection) }
                 frames[reply.connection, default: []].append(encoding.frame(.error(re: reply.requestID, ErrorBody(error))))
+                answered[reply.connection, default: []].append(reply.requestID)
             }
         }
-        return order.isEmpty ? [] : [.send(order.map { Delivery(connection: $0, frames: frames[$0] ?? []) })]
+        guard !order.isEmpty else { return [] }
+        return order.map { .answered($0, requestIDs: answered[$0] ?? []) } + [.send(order.map { Delivery(connection: $0, frames: frames[$0] ?? []) })]
     }
 
     /// Several nodes: another node took the session over (this one's lease was fenced or ran
