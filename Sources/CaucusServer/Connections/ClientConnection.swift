@@ -119,11 +119,13 @@ public final class ClientConnection: Sendable {
     /// after it broke is answered here, by its conversation). An answer the session already
     /// gave as it broke is not given twice.
     func answer(_ frame: ByteBuffer, to id: Int) {
-        guard !answeredBySession.withLockedValue({ $0.contains(id) }) else { return }
+        // The session marks what it answered before it asks for the close: an open connection
+        // has nothing marked, and its answers take no lock.
         guard isClosed else {
             send(frame)
             return
         }
+        guard !answeredBySession.withLockedValue({ $0.contains(id) }) else { return }
         // Past the close the bound no longer matters: one answer, for the request in hand.
         channel.eventLoop.execute { self.write(CollectionOfOne(frame), counting: 0) }
     }

@@ -244,9 +244,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         promise?.succeed()
         if request.code == .storeFailure || request.code == .moved {
             answerQueuedRequests(context: context)
-            // The request in hand may have reached the session only after it broke: its
-            // answer comes from the conversation, after this. The close waits for it, within
-            // the close timeout.
+            // The request in hand may have reached the session after it broke: its answer
+            // comes after this. The close waits for it, at most the close timeout.
             if handling, !closeSent, heldClose == nil {
                 heldClose = request
                 closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.closeTimeout) { [self] in
