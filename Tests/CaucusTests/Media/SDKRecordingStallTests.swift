@@ -30,11 +30,8 @@ import Testing
         let manager = try #require(host.session.subsessionManager)
         try await manager.startRecording([.main])
 
-        let root = server.running.dataDirectory + "/" + RecordingLayout.folderName
-        @Sendable func mainFolder() -> String? {
-            guard let session = try? FileManager.default.contentsOfDirectory(atPath: root).first(where: { Int($0) != nil }) else { return nil }
-            return root + "/" + session + "/main"
-        }
+        let dataDirectory = server.running.dataDirectory
+        @Sendable func mainFolder() -> String? { RecordedSessionFolder.location("main", in: dataDirectory) }
         let fileName = "u\(annID.rawValue)-audio-0.webm"
         @Sendable func size() -> Int {
             guard let folder = mainFolder() else { return 0 }

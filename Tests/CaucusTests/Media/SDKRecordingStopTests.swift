@@ -52,10 +52,9 @@ import Glibc
         defer { publisher.cancel() }
         let manager = try #require(host.session.subsessionManager)
         try await manager.startRecording([.main])
-        let root = server.running.dataDirectory + "/" + RecordingLayout.folderName
+        let dataDirectory = server.running.dataDirectory
         @Sendable func timelinePath() -> String? {
-            guard let session = try? FileManager.default.contentsOfDirectory(atPath: root).first(where: { Int($0) != nil }) else { return nil }
-            return root + "/" + session + "/main/timeline.jsonl"
+            RecordedSessionFolder.location("main", in: dataDirectory).map { $0 + "/timeline.jsonl" }
         }
         try await eventually(seconds: 60, "recording stopped on its own") {
             guard let path = timelinePath() else { return false }

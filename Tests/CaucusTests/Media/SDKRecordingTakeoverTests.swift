@@ -44,11 +44,7 @@ import Glibc
         defer { publisher.cancel() }
         try await #require(host.session.subsessionManager).startRecording([.main])
 
-        let root = folder + "/" + RecordingLayout.folderName
-        @Sendable func main() -> String? {
-            guard let session = try? FileManager.default.contentsOfDirectory(atPath: root).first(where: { Int($0) != nil }) else { return nil }
-            return root + "/" + session + "/main"
-        }
+        @Sendable func main() -> String? { RecordedSessionFolder.location("main", in: folder) }
         @Sendable func files(index: Int) -> Bool {
             guard let main = main() else { return false }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: main)) ?? []
