@@ -26,20 +26,7 @@ public enum RTPHeaderFields {
     /// before the padding. Nil when those do not fit in the datagram (what
     /// ``RTPPacket/init(decoding:)`` refuses as truncated or badly padded), read in place.
     public static func payloadRange(of datagram: [UInt8]) -> Range<Int>? {
-        guard isRewritable(datagram) else { return nil }
-        var start = RTPPacket.fixedHeaderLength + Int(datagram[0] & 0x0F) * 4
-        if datagram[0] & 0x10 != 0 {
-            guard datagram.count >= start + 4 else { return nil }
-            start += 4 + Int(datagram.loadBigEndianUInt16(at: start + 2)) * 4
-        }
-        guard start <= datagram.count else { return nil }
-        var end = datagram.count
-        if datagram[0] & 0x20 != 0 {
-            let padding = Int(datagram[end - 1])
-            guard padding > 0, padding <= end - start else { return nil }
-            end -= padding
-        }
-        return start..<end
+        payloadRange(of: datagram[...])
     }
 
     /// The data of the first header extension element with this ID (one-byte or two-byte

@@ -180,6 +180,12 @@ public struct TrackRecorder: Sendable {
     /// buffering, no actions but a completed cluster. Everything else takes the path of
     /// ``receive(_:clock:)-(RTPPacket,_)``, and comes out the same.
     public mutating func receive(datagram: [UInt8], clock: borrowing LocationClock) -> [TrackRecorderAction] {
+        receive(datagram: datagram[...], clock: clock)
+    }
+
+    /// The same, for a datagram that lies in a larger buffer (a batch of recorded packets):
+    /// read in place, copied only when it takes the other path.
+    public mutating func receive(datagram: ArraySlice<UInt8>, clock: borrowing LocationClock) -> [TrackRecorderAction] {
         guard !finished else { return [] }
         if codec != .h264, held.isEmpty, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
             let ssrc = RTPHeaderFields.ssrc(of: datagram), ssrc == self.ssrc,
@@ -190,13 +196,13 @@ public struct TrackRecorder: Sendable {
                 return place(datagram[payload], isKeyframe: true, timestamp: timestamp, at: time)
             }
             if codec == .vp8, let frame = VP8Payload.wholeFrame(in: datagram[payload]),
-                assembler.takeWholeFrame(sequenceNumber: sequenceNumber, endsFrame: datagram[1] & 0x80 != 0)
+                assembler.takeWholeFrame(sequenceNumber: sequenceNumber, endsFrame: datagram[datagram.startIndex + 1] & 0x80 != 0)
             {
                 lastFrameTimestamp = timestamp
                 return place(frame.bytes, isKeyframe: frame.isKeyframe, timestamp: timestamp, at: time)
             }
         }
-        guard let packet = try? RTPPacket(decoding: datagram) else {
+        guard let packet = try? RTPPacket(decoding: Array(datagram)) else {
             counters.refused += 1
             return []
         }

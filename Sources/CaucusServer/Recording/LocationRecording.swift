@@ -105,15 +105,14 @@ final class LocationRecording {
     /// A recorded publisher's packet. A stream's first packet starts its recorder (a video one
     /// asks for a keyframe at once); a packet on a new SSRC (a new peer, another simulcast
     /// layer) ends the stream's file and starts the next.
-    func receive(_ packet: ForwardingEngine.RecordedPacket, at now: Duration) throws(RecordingFileError) {
-        guard let ssrc = RTPHeaderFields.ssrc(of: packet.packet) else { return }
-        let stream = packet.stream
+    func receive(_ datagram: ArraySlice<UInt8>, of stream: PublishedStream, codec name: String, at now: Duration) throws(RecordingFileError) {
+        guard let ssrc = RTPHeaderFields.ssrc(of: datagram) else { return }
         // The common case reads nothing more: a stream with a track is recorded here
         // (``finish(_:at:)`` removes a publisher's tracks).
         if let track = tracks[stream], track.recorder.ssrc == ssrc {
-            return try receive(packet.packet, on: track, stream, at: now)
+            return try receive(datagram, on: track, stream, at: now)
         }
-        guard publishers.contains(stream.publisher), let codec = Self.codec(packet.codec) else { return }
+        guard publishers.contains(stream.publisher), let codec = Self.codec(name) else { return }
         if let ended = tracks.removeValue(forKey: stream) {
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
@@ -121,10 +120,10 @@ final class LocationRecording {
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
         guard let track = tracks[stream] else { return }
-        try receive(packet.packet, on: track, stream, at: now)
+        try receive(datagram, on: track, stream, at: now)
     }
 
-    private func receive(_ datagram: [UInt8], on track: Track, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
+    private func receive(_ datagram: ArraySlice<UInt8>, on track: Track, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
         let actions = track.recorder.receive(datagram: datagram, clock: clock)
         guard !actions.isEmpty else { return }
         try perform(actions, of: track.output, stream, at: now)

@@ -13,7 +13,8 @@ import NIOConcurrencyHelpers
 /// keyframes its recorders wait for wait in a box the loop empties on its tick
 /// (``tick(now:)``), for the engine to ask the publishers. Confined to the media loop.
 final class RecordingFeed {
-    private var queue = RecordedMediaQueue()
+    private var queue: RecordedMediaQueue
+    private let pool = RecordedBatchPool()
     private let recorder: RecordingWriter.Confined<SessionRecorder>
     private let context: RecordingContext
     private let session: StoredSessionID
@@ -25,6 +26,7 @@ final class RecordingFeed {
     init(session: StoredSessionID, context: RecordingContext) {
         self.session = session
         self.context = context
+        queue = RecordedMediaQueue(pool: pool)
         recorder = context.writer.confine(context.makeRecorder())
     }
 
@@ -71,7 +73,14 @@ final class RecordingFeed {
     /// disk): then the batch is dropped, a gap in the files (``RecordingWriter``).
     private func ship() {
         guard let batch = queue.take() else { return }
-        let accepted = context.writer.run(media: batch.count, bytes: batch.bytes, job { $0.write(batch) })
+        let pool = pool
+        let accepted = context.writer.run(
+            media: batch.count, bytes: batch.bytes,
+            job {
+                $0.write(batch)
+                pool.give(batch)
+            })
+        if !accepted { pool.give(batch) }
         if !accepted, !dropping {
             context.logger.warning(
                 "Recording falls behind (the disk stalls): recorded media is dropped until the writer catches up.",

@@ -104,25 +104,25 @@ final class SessionRecorder {
     }
 
     /// Writes a batch of what the engine handed over, in the order it came.
-    func write(_ batch: RecordedMediaQueue.Batch) {
+    func write(_ batch: RecordedBatch) {
         batch.forEach { media, arrival in write(media, arrival: arrival) }
     }
 
     /// Writes one packet or report the engine handed over for a recorded publisher, which
     /// arrived at `now`.
-    func write(_ media: ForwardingEngine.RecordedMedia, arrival now: Duration) {
+    func write(_ media: RecordedBatch.Media, arrival now: Duration) {
         switch media {
-        case .rtp(let packet):
+        case .rtp(let stream, let codec, _, let datagram):
             // Only what the user publishes: a client that goes on sending a kind it stopped
             // publishing (a mute) is not forwarded, and must not be recorded either.
-            guard let publisher = recorded[packet.stream.publisher], publisher.publishes(packet.stream.kind) else { return }
+            guard let publisher = recorded[stream.publisher], publisher.publishes(stream.kind) else { return }
             let recording = publisher.recording
-            attempt(recording, in: publisher.location) { (recording) throws(RecordingFileError) in try recording.receive(packet, at: now) }
+            attempt(recording, in: publisher.location) { (recording) throws(RecordingFileError) in
+                try recording.receive(datagram, of: stream, codec: codec, at: now)
+            }
             account(recording)
         case .senderReport(let report):
             recorded[report.stream.publisher]?.recording.receive(report, at: now)
-        case .speakers:
-            return
         }
     }
 
@@ -199,9 +199,9 @@ final class SessionRecorder {
 
     /// Counts what `recording` wrote against the app's quota; past it, every location stops.
     private func account(_ recording: LocationRecording) {
-        guard let record else { return }
+        // Most packets complete no cluster: nothing to count, and the record is not copied.
         let written = recording.takeBytesWritten()
-        guard written > 0, !quota.add(written, app: record.app), !locations.isEmpty else { return }
+        guard written > 0, let record, !quota.add(written, app: record.app), !locations.isEmpty else { return }
         let stopping = locations.keys.sorted()
         stopAll(reason: RecordingStopReason.quotaExceeded.rawValue, now: MediaClock.now())
         fail(stopping, .quotaExceeded)

@@ -43,7 +43,7 @@ import Testing
                 payloadType: 111, sequenceNumber: UInt16(index), timestamp: origin &+ UInt32(index * 960), ssrc: ssrc,
                 payload: [0xF8, 0xFF, 0xFE, 0x01, 0x02])
             recorder.write(
-                .rtp(.init(stream: stream, codec: "opus", clockRate: 48_000, packet: packet.encoded())),
+                .rtp(stream: stream, codec: "opus", clockRate: 48_000, datagram: packet.encoded()[...]),
                 arrival: start + .milliseconds(20 * index))
         }
         recorder.stopAll(reason: "stopped", now: start + .seconds(1))
