@@ -3,17 +3,18 @@ import CaucusSFU
 /// What the forwarding engine handed over for recording, waiting to be written in a batch.
 ///
 /// Why wait: the writer is handed a tenth of a second of media at once, not each packet alone
-/// (a batch of one cost recording about 8 points more in the benchmark; docs/benchmarks.md).
+/// (a batch of one cost recording about 5 points more in the benchmark; docs/benchmarks.md).
 /// Taking a batch a publisher at a time, so that a track's packets come together, was tried
 /// and saved the writer nothing: they are written in the order they came.
 ///
 /// Why copy: a packet's bytes are copied into the batch's one buffer as they come, and the
 /// packet itself dies on the media loop at once, as it does when nothing is recorded. Kept
-/// whole until written, a tenth of a second of packets (about 1,300 buffers) stayed alive, and
-/// were freed on the writer's thread: the loop's allocator handed out fresh memory for every
-/// packet it received rather than the buffer just freed, and the forwarding slowed for it
-/// (docs/benchmarks.md). The batches' buffers go back and forth between the loop and the writer
-/// (``RecordedBatchPool``), so their memory stays mapped and warm.
+/// whole until written, a tenth of a second of packets (about 1,300 buffers) stayed alive and
+/// was freed on the writer's thread, and that alone cost the forwarding about 3 points of the
+/// benchmark (docs/benchmarks.md); the likeliest cause is the loop's allocator handing out
+/// fresh memory for each packet it received rather than the buffer just freed. The batches'
+/// buffers go back and forth between the loop and the writer (``RecordedBatchPool``), so their
+/// memory stays mapped.
 ///
 /// A batch goes to the writer (``RecordingFeed``) when it holds ``limit`` items, or on the
 /// media loop's tick once its first item has waited ``patience``, and always before anything
