@@ -27,8 +27,8 @@ import Testing
     }
 
     /// Random datagrams (RTP version 2 in one of two), each embedded: where the decoder takes
-    /// one, its payload is what the slice's range covers; where it refuses one as truncated or
-    /// badly padded, the slice has no payload.
+    /// one, its payload is what the slice's range covers; where it refuses one, a range the slice
+    /// still finds is the one the datagram alone gives, moved by the slice's offset.
     @Test func randomDatagramsReadInPlaceAsTheDecoderReadsThem() {
         var random = SplitMix(seed: 0x5EED)
         var decoded = 0
