@@ -36,30 +36,19 @@ extension ForwardingEngine {
         public let isForwardedLayer: Bool
     }
 
-    /// A recorded stream's SSRC as the tap knows it: whose stream it is and its format's plain
-    /// values. Only the SSRC a stream forwards now has one (of a simulcast publication, one
-    /// layer): a packet of any other SSRC is not recorded.
-    struct RecordingTap {
-        let stream: PublishedStream
-        let format: RecordableFormat
-    }
-
     /// The publishers (users) whose streams the shell records from now on; empty: none.
     public func record(_ publishers: Set<Int>) {
-        recordedPublishers = publishers
+        recording.record(publishers)
         learnRecordingTaps()
     }
 
-    /// The taps by SSRC, made again whenever the recorded publishers or the streams' SSRCs and
-    /// formats change (``learnStreams()``): the packet path makes one lookup, and copies no
-    /// track.
+    /// The publishers recorded now.
+    var recordedPublishers: Set<Int> { recording.publishers }
+
+    /// The taps made again whenever the recorded publishers or the streams' SSRCs and formats
+    /// change (``learnStreams()``).
     func learnRecordingTaps() {
-        recordingTaps.removeAll(keepingCapacity: true)
-        guard !recordedPublishers.isEmpty else { return }
-        for (stream, ssrc) in ssrcsByStream where recordedPublishers.contains(stream.publisher) {
-            guard let track = upTracks[ssrc], track.stream == stream, let format = track.format else { continue }
-            recordingTaps[ssrc] = RecordingTap(stream: stream, format: catalog.recordable[format])
-        }
+        recording.learn(streams: ssrcsByStream, upTracks: upTracks, catalog: catalog)
     }
 
     /// Asks `stream`'s publisher for a keyframe of the SSRC recorded now, unless one is asked
@@ -69,28 +58,15 @@ extension ForwardingEngine {
         outputs.append(.rtcp(user: stream.publisher, packet: Self.pli(ssrc), .keyframeRequest))
     }
 
-    /// Hands `packet` to the shell when its stream is recorded.
+    /// Hands `packet` to the shell when its stream is recorded (``RecordingTaps/tap(_:)``).
     func tapForRecording(_ packet: [UInt8]) {
-        guard packet.count >= 12, let tap = recordingTaps[Self.read32(packet, at: 8)] else { return }
-        let described = tap.format
-        let payloadType = packet[1] & 0x7F
-        var recorded = packet
-        if let red = described.redundancyPayloadType, payloadType == red {
-            let length = recorded.withUnsafeMutableBytes {
-                RedundantAudio.stripToPrimary($0, length: packet.count, primaryPayloadType: described.payloadType)
-            }
-            guard let length else { return }
-            recorded.removeLast(recorded.count - length)
-            recorded[1] = (recorded[1] & 0x80) | described.payloadType
-        } else if payloadType != described.payloadType {
-            return
-        }
-        outputs.append(.record(.rtp(RecordedPacket(stream: tap.stream, codec: described.codec, clockRate: described.clockRate, packet: recorded))))
+        guard let recorded = recording.tap(packet) else { return }
+        outputs.append(.record(.rtp(recorded)))
     }
 
     /// Hands a recorded publisher's sender report to the shell.
     func tapForRecording(_ report: RTCPSenderReport, from user: Int) {
-        guard recordedPublishers.contains(user), let track = upTracks[report.ssrc], track.stream.publisher == user,
+        guard recording.publishers.contains(user), let track = upTracks[report.ssrc], track.stream.publisher == user,
             let format = track.format
         else { return }
         outputs.append(.record(.senderReport(RecordedSenderReport(

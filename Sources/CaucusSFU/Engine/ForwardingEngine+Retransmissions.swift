@@ -10,20 +10,13 @@ import CaucusMedia
 /// negotiated RTX, repairs from the cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
 /// NACKs show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
 extension ForwardingEngine {
-    /// What a publisher's RTX stream restores: its media SSRC and payload type.
-    struct RetransmissionSource {
-        let publisher: Int
-        let mediaSSRC: UInt32
-        let mediaPayloadType: UInt8
-    }
-
     /// The packet to route for a publisher's `packet`: itself, or the original inside an RTX
     /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding) or that
     /// carries a packet the retransmission cache already holds (a probe's padding made of copies,
     /// or a repair that came after the original after all): forwarded, it would reach every
     /// subscriber of the stream again.
     func restoringRetransmission(_ packet: [UInt8]) -> [UInt8]? {
-        guard packet.count >= 12, let source = retransmissionSources[Self.read32(packet, at: 8)] else { return packet }
+        guard packet.count >= 12, let source = retransmissionSources.source(of: Self.read32(packet, at: 8)) else { return packet }
         guard let original = RTXPacket.unwrap(packet, mediaSSRC: source.mediaSSRC, mediaPayloadType: source.mediaPayloadType)
         else { return nil }
         let sequenceNumber = UInt16(original[2]) << 8 | UInt16(original[3])
@@ -32,17 +25,6 @@ extension ForwardingEngine {
             return nil
         }
         return original
-    }
-
-    func learnRetransmissionSources(of user: Int, plan: MediaSlotPlan) {
-        for (kind, rtx) in plan.publishedRetransmissionSSRCs {
-            guard let media = plan.publishedSSRCs[kind], let format = plan.publishedFormats[kind] else { continue }
-            retransmissionSources[rtx] = RetransmissionSource(publisher: user, mediaSSRC: media, mediaPayloadType: format.codec.payloadType)
-        }
-    }
-
-    func forgetRetransmissionSources(of user: Int) {
-        retransmissionSources = retransmissionSources.filter { $0.value.publisher != user }
     }
 
     /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;

@@ -46,7 +46,7 @@ extension ForwardingEngine {
             return nil
         }
         // Streams already known (the publisher's audio, a layer's known RTX) need no reading.
-        guard upTracks[ssrc] == nil, retransmissionSources[ssrc] == nil else { return nil }
+        guard upTracks[ssrc] == nil, retransmissionSources.source(of: ssrc) == nil else { return nil }
         for kind in StreamKind.allCases {
             let stream = PublishedStream(publisher: user, kind: kind)
             guard let publication = simulcast[stream] else { continue }
@@ -65,7 +65,7 @@ extension ForwardingEngine {
                 return recompute(receiversOf: user, and: [], now: now)
             }
             if let id = publication.repairedStreamIDExtension, let rid = Self.text(of: id, in: packet), let media = publication.ssrcs[rid] {
-                retransmissionSources[ssrc] = RetransmissionSource(publisher: user, mediaSSRC: media, mediaPayloadType: publication.mediaPayloadType)
+                retransmissionSources.learnLayer(ssrc, of: user, restoring: media, payloadType: publication.mediaPayloadType)
                 return nil
             }
         }

@@ -51,12 +51,10 @@ public final class ForwardingEngine {
     var upstreamNACKs = UpstreamNACKs()
     /// When the next upstream ask falls due (``nextRepairDeadline``).
     var repairDeadline: Duration?
-    /// Publishers' RTX SSRCs → what their packets restore (`ForwardingEngine+Retransmissions.swift`).
-    var retransmissionSources: [UInt32: RetransmissionSource] = [:]
-    /// The transport-wide sequence number's extension ID of each publisher that negotiated it,
-    /// and its arrivals (`ForwardingEngine+TransportFeedback.swift`).
-    var transportSequenceIDs: [Int: UInt8] = [:]
-    var transportFeedback: [Int: TransportFeedbackRecorder] = [:]
+    /// Publishers' RTX SSRCs → what their packets restore (``RetransmissionSources``).
+    var retransmissionSources = RetransmissionSources()
+    /// Transport-cc feedback to the publishers that negotiated it (``PublisherFeedback``).
+    var publisherFeedback = PublisherFeedback()
     /// Simulcast publications, their layers' SSRCs as learned, and when layers were last ranked
     /// (`ForwardingEngine+Simulcast.swift`).
     var simulcast: [PublishedStream: SimulcastPublication] = [:]
@@ -67,9 +65,8 @@ public final class ForwardingEngine {
     var downlinks: [Int: Downlink] = [:]
     var lastLayerChoice: Duration = .zero
     /// Users whose streams go to the shell for recording, and by SSRC what the tap hands over
-    /// of each of their streams (`ForwardingEngine+Recording.swift`).
-    var recordedPublishers: Set<Int> = []
-    var recordingTaps: [UInt32: RecordingTap] = [:]
+    /// of each of their streams (``RecordingTaps``).
+    var recording = RecordingTaps()
 
     /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
     var outputs: [ForwardingOutput] = []
@@ -85,12 +82,11 @@ public final class ForwardingEngine {
     /// what it publishes (its SSRCs are new; in slices of about `slice` when they are many).
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration, slice: Int = .max) -> Changes {
         if let old = subscribers[user] { unroute(user, old) }
-        forgetRetransmissionSources(of: user)
-        forgetTransportSequences(of: user)
+        retransmissionSources.forget(user)
         forgetSimulcast(of: user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
-        learnRetransmissionSources(of: user, plan: plan)
-        learnTransportSequences(of: user, plan: plan)
+        retransmissionSources.learn(user, plan: plan)
+        publisherFeedback.learn(user, plan: plan)
         learnSimulcast(of: user, plan: plan)
         learnDownlink(of: user, plan: plan)
         assignments[user] = nil
@@ -106,8 +102,8 @@ public final class ForwardingEngine {
     func remove(_ user: Int, now: Duration, slice: Int = .max) -> Changes {
         guard let old = subscribers.removeValue(forKey: user) else { return Changes() }
         unroute(user, old)
-        forgetRetransmissionSources(of: user)
-        forgetTransportSequences(of: user)
+        retransmissionSources.forget(user)
+        publisherFeedback.forget(user)
         forgetSimulcast(of: user)
         forgetDownlink(of: user)
         assignments[user] = nil
