@@ -97,7 +97,7 @@ extension ForwardingEngine {
             let destination = SlotDestination(subscriber: user, slot: receiveSlot.slot)
             guard let ssrcs = routed[destination] else { continue }
             let kept = ssrcs.filter { ssrc in
-                guard let stream = upTracks[ssrc]?.stream ?? simulcastLayerSSRCs[ssrc] else { return false }
+                guard let stream = upTracks[ssrc]?.stream ?? simulcast.stream(ofLayer: ssrc) else { return false }
                 return allowed.contains(stream)
             }
             if kept.count != ssrcs.count { reroute(destination, from: kept) }

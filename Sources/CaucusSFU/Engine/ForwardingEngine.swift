@@ -56,10 +56,8 @@ public final class ForwardingEngine {
     /// Transport-cc feedback to the publishers that negotiated it (``PublisherFeedback``).
     var publisherFeedback = PublisherFeedback()
     /// Simulcast publications, their layers' SSRCs as learned, and when layers were last ranked
-    /// (`ForwardingEngine+Simulcast.swift`).
-    var simulcast: [PublishedStream: SimulcastPublication] = [:]
-    var simulcastLayerSSRCs: [UInt32: PublishedStream] = [:]
-    var lastLayerRanking: Duration = .zero
+    /// (``SimulcastLayers``).
+    var simulcast = SimulcastLayers()
     /// Each subscriber's downlink estimate and layer choices, where it reports what arrives
     /// (`ForwardingEngine+Downlink.swift`).
     var downlinks: [Int: Downlink] = [:]
@@ -83,11 +81,11 @@ public final class ForwardingEngine {
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration, slice: Int = .max) -> Changes {
         if let old = subscribers[user] { unroute(user, old) }
         retransmissionSources.forget(user)
-        forgetSimulcast(of: user)
+        simulcast.forget(user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)
         retransmissionSources.learn(user, plan: plan)
         publisherFeedback.learn(user, plan: plan)
-        learnSimulcast(of: user, plan: plan)
+        simulcast.learn(user, plan: plan)
         learnDownlink(of: user, plan: plan)
         assignments[user] = nil
         learnStreams()
@@ -104,7 +102,7 @@ public final class ForwardingEngine {
         unroute(user, old)
         retransmissionSources.forget(user)
         publisherFeedback.forget(user)
-        forgetSimulcast(of: user)
+        simulcast.forget(user)
         forgetDownlink(of: user)
         assignments[user] = nil
         learnStreams()
@@ -234,7 +232,7 @@ public final class ForwardingEngine {
                 // A simulcast layer no longer forwarded is still its publication's picture.
                 let policy: SlotRewriter.SwitchPolicy
                 if slot.kind.needsKeyframe, ssrc != nil {
-                    let current = source.flatMap { upTracks[$0]?.stream ?? simulcastLayerSSRCs[$0] }
+                    let current = source.flatMap { upTracks[$0]?.stream ?? simulcast.stream(ofLayer: $0) }
                     policy = .atKeyframe(keepingCurrent: current.map { decodable[user, default: []].contains($0) } ?? false)
                 } else {
                     policy = .immediately
@@ -328,7 +326,7 @@ public final class ForwardingEngine {
             }
         }
         // A simulcast publication's stream is the layer it forwards.
-        for (stream, ssrc) in forwardedLayers {
+        for (stream, ssrc) in simulcast.forwardedLayers {
             incomingSSRC[stream] = ssrc
             formats[stream] = subscribers[stream.publisher]?.publishedFormats[stream.kind]
         }
@@ -336,7 +334,7 @@ public final class ForwardingEngine {
         playability.removeAll(keepingCapacity: true)
         // Every layer of a simulcast publication is its stream: a subscriber may show any.
         var every = incomingSSRC.map { (stream: $0.key, ssrc: $0.value) }
-        for (stream, publication) in simulcast {
+        for (stream, publication) in simulcast.publications {
             for ssrc in publication.ssrcs.values where ssrc != incomingSSRC[stream] { every.append((stream, ssrc)) }
         }
         var tracks: [UInt32: UpTrack] = [:]

@@ -157,7 +157,7 @@ import Testing
     /// the current one until the budget is a sixth below it, and a paused low layer waited for
     /// rather than traded for one that does not fit.
     @Test func aBudgetChoosesALayer() throws {
-        var publication = ForwardingEngine.SimulcastPublication(
+        var publication = SimulcastPublication(
             layers: ["h", "m", "l"], streamIDExtension: 10, repairedStreamIDExtension: nil, mediaPayloadType: 96)
         publication.ssrcs = ["l": 1, "m": 2, "h": 3]
         publication.rates = [1: 150_000, 2: 400_000, 3: 900_000]

@@ -62,7 +62,7 @@ import Testing
         #expect(Self.forwarded(router, Self.layerPacket(ssrc: 502, sequenceNumber: 1, rid: "h", size: 1000), at: .milliseconds(3)).isEmpty,
                 "a second layer is learned, not forwarded yet")
         #expect(Self.forwarded(router, Self.layerPacket(ssrc: 503, sequenceNumber: 1, rid: "q"), from: 2, at: .milliseconds(4)).isEmpty, "not a layer of the offer")
-        #expect(router.simulcastLayerSSRCs.keys.sorted() == [501, 502])
+        #expect(router.simulcast.layerStreams.keys.sorted() == [501, 502])
 
         // Over the next second "h" carries far more: it takes over at its next keyframe.
         var lSequence: UInt16 = 3
@@ -94,6 +94,6 @@ import Testing
         let restored = try RTPPacket(decoding: try #require(router.restoringRetransmission(repair)))
         #expect(restored.ssrc == 501 && restored.sequenceNumber == 1 && restored.payload == [0x10, 0x00, 9])
         _ = router.remove(2, now: .seconds(1))
-        #expect(router.simulcast.isEmpty && router.simulcastLayerSSRCs.isEmpty, "a departed publisher's layers are forgotten")
+        #expect(router.simulcast.isEmpty && router.simulcast.layerStreams.isEmpty, "a departed publisher's layers are forgotten")
     }
 }
