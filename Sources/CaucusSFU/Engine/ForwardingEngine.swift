@@ -59,9 +59,8 @@ public final class ForwardingEngine {
     /// (``SimulcastLayers``).
     var simulcast = SimulcastLayers()
     /// Each subscriber's downlink estimate and layer choices, where it reports what arrives
-    /// (`ForwardingEngine+Downlink.swift`).
-    var downlinks: [Int: Downlink] = [:]
-    var lastLayerChoice: Duration = .zero
+    /// (``SubscriberDownlinks``).
+    var downlinks = SubscriberDownlinks()
     /// Users whose streams go to the shell for recording, and by SSRC what the tap hands over
     /// of each of their streams (``RecordingTaps``).
     var recording = RecordingTaps()
@@ -86,7 +85,7 @@ public final class ForwardingEngine {
         retransmissionSources.learn(user, plan: plan)
         publisherFeedback.learn(user, plan: plan)
         simulcast.learn(user, plan: plan)
-        learnDownlink(of: user, plan: plan)
+        downlinks.learn(user, plan: plan)
         assignments[user] = nil
         learnStreams()
         var changes = recompute(receiversOf: user, and: [user], now: now, slice: slice)
@@ -103,7 +102,7 @@ public final class ForwardingEngine {
         retransmissionSources.forget(user)
         publisherFeedback.forget(user)
         simulcast.forget(user)
-        forgetDownlink(of: user)
+        downlinks.forget(user)
         assignments[user] = nil
         learnStreams()
         return recompute(receiversOf: user, and: [], now: now, slice: slice)

@@ -162,7 +162,7 @@ import Testing
         publication.ssrcs = ["l": 1, "m": 2, "h": 3]
         publication.rates = [1: 150_000, 2: 400_000, 3: 900_000]
         func layer(_ budget: Int, known: Bool = true, current: String?) -> String? {
-            ForwardingEngine.layer(of: publication, budget: budget, known: known, current: current)?.rid
+            SubscriberDownlinks.layer(of: publication, budget: budget, known: known, current: current)?.rid
         }
         #expect(layer(0, known: false, current: "h") == "l", "nothing known of the link: the lowest")
         #expect(layer(1_000_000, current: "l") == "h")
@@ -170,7 +170,7 @@ import Testing
         #expect(layer(100_000, current: "h") == "l", "none fits: the lowest")
         #expect(layer(800_000, current: "h") == "h", "a sixth below the current layer's rate: kept")
         #expect(layer(700_000, current: "h") == "m")
-        #expect(ForwardingEngine.layer(of: publication, budget: 500_000, known: true, current: "l")?.better == 900_000)
+        #expect(SubscriberDownlinks.layer(of: publication, budget: 500_000, known: true, current: "l")?.better == 900_000)
         // "l" sent nothing last second: a budget that fits nothing keeps it rather than taking "h".
         publication.rates = [1: 0, 2: 0, 3: 900_000]
         #expect(layer(200_000, current: "l") == "l")
@@ -224,7 +224,7 @@ import Testing
         _ = router.add(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .zero)
         #expect(router.downlinks.isEmpty)
         _ = router.add(3, plan: Routing.plan(audioSSRC: 3, videoSSRC: 30, numbering: Self.withTransportCC), now: .zero)
-        #expect(router.downlinks.keys.sorted() == [3])
+        #expect(router.downlinks.users == [3])
         _ = router.remove(3, now: .seconds(1))
         #expect(router.downlinks.isEmpty, "a departed subscriber's estimate goes with it")
     }
