@@ -35,7 +35,7 @@ extension ForwardingEngine {
         recordTransportSequence(of: received, from: user, at: arrival)
         if !simulcast.isEmpty, let changes = observeSimulcast(received, from: user, now: arrival) { perform(changes) }
         guard let packet = restoringRetransmission(received) else { return }
-        if !recordedPublishers.isEmpty { tapForRecording(packet) }
+        if !recording.isEmpty { tapForRecording(packet) }
         let feedback = forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
             let transportSequence = transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)
             outputs.append(.copy(

@@ -156,7 +156,7 @@ extension ForwardingEngine {
             case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
             case .senderReport(let report):
                 guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
-                if !recordedPublishers.isEmpty { tapForRecording(report, from: user) }
+                if !recording.isEmpty { tapForRecording(report, from: user) }
                 for destination in table.destinations(of: report.ssrc) {
                     if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
                         routed.rtcp.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))

@@ -43,7 +43,7 @@ extension ForwardingEngine {
         var changes = Changes()
         var enqueued = false
         for location in changed {
-            if !recordedPublishers.isEmpty { outputs.append(.record(.speakers(location: location, Array(speakers.speakers(in: location))))) }
+            if !recording.isEmpty { outputs.append(.record(.speakers(location: location, Array(speakers.speakers(in: location))))) }
             let here = (members[location] ?? []).sorted()
             guard routingCost(of: here) <= slice else {
                 pendingRouting.enqueue(here, speakerNews: here)
