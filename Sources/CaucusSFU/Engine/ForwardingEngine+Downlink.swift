@@ -16,7 +16,8 @@ import CaucusMedia
 extension ForwardingEngine {
     /// The incoming SSRC `user`'s slots show of `stream`: its chosen layer, else the stream's.
     func incomingSSRC(of stream: PublishedStream, for user: Int) -> UInt32? {
-        // The publication first: most streams are not simulcast.
+        // The publication first: most streams are not simulcast, and reading a subscriber's
+        // downlink copies it out of its table.
         if let publication = simulcast[stream], let rid = downlinks.layer(of: stream, for: user), let ssrc = publication.ssrcs[rid] { return ssrc }
         return ssrcsByStream[stream]
     }
