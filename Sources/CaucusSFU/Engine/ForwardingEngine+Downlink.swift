@@ -60,8 +60,9 @@ extension ForwardingEngine {
         var changed: [Int] = []
         for user in downlinks.users {
             guard let assignment = assignments[user], let subscriber = subscribers[user] else { continue }
-            let shown = Set(subscriber.rewriters.keys.compactMap { assignment.source(in: $0) }.filter { simulcast[$0] != nil })
-            if downlinks.choose(for: user, showing: shown.map { ($0, simulcast[$0]!) }) { changed.append(user) }
+            let shown = Set(subscriber.rewriters.keys.compactMap { assignment.source(in: $0) })
+                .compactMap { stream in simulcast[stream].map { (stream, $0) } }
+            if downlinks.choose(for: user, showing: shown) { changed.append(user) }
         }
         return changed
     }
