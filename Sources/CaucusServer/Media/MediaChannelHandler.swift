@@ -2,10 +2,11 @@ import CaucusMedia
 import Logging
 import NIOCore
 
-/// One media shard's channel handler: each datagram goes to its peer through the
-/// `MediaPeerTable`, and what the peers answer is written at once and flushed once per read
-/// batch (`channelReadComplete`), so a `recvmmsg` batch becomes one `sendmmsg`. A repeating
-/// timer on the same loop runs the peers' deadlines.
+/// One media shard's channel handler: the socket around the shard's core
+/// (`MediaShardCore`). Each datagram goes to the core, and what the peers answer is written at
+/// once and what the router forwards flushed once per read batch (`channelReadComplete`), so a
+/// `recvmmsg` batch becomes one `sendmmsg`. A repeating timer on the same loop runs the core's
+/// deadlines.
 ///
 /// A datagram no peer of this shard claims goes to the shard that should have it: the one its
 /// ICE ufrag names (a binding request), the one that claimed its source address before, or
@@ -14,8 +15,9 @@ final class MediaChannelHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
-    let table: MediaPeerTable
-    let router: MediaRouter
+    let core: MediaShardCore
+    var table: MediaPeerTable { core.table }
+    var router: MediaRouter { core.router }
     let shard: Int
     /// Every shard, this one included; set once all are bound.
     var shards: [MediaShard] = []
@@ -53,16 +55,12 @@ final class MediaChannelHandler: ChannelInboundHandler {
         shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, routingSlice: Int,
         recording: RecordingContext, logger: Logger
     ) {
-        let router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
+        self.core = MediaShardCore(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
         self.logger = logger
         self.segmentationOffload = segmentationOffload
         self.shard = shard
         self.metrics = metrics
-        self.table = table
-        self.router = router
         self.tickInterval = tickInterval
-        // The hook holds the router; the router holds the table unowned (no cycle).
-        table.onMedia = { key, event in router.receive(event, from: key) }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -78,9 +76,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         tick = context.eventLoop.scheduleRepeatedTask(initialDelay: tickInterval, delay: tickInterval) { _ in
             let handler = loopBoundSelf.value
-            let now = MediaClock.now()
-            handler.router.tick(now: now)
-            handler.send(handler.table.handleDeadlines(now: now))
+            handler.send(handler.core.handleTimeout(now: MediaClock.now()))
             handler.continueRouting()
             handler.scheduleRepairs()
         }
@@ -116,7 +112,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard let source = TransportAddress(envelope.remoteAddress) else { return }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
-        if let replies = table.receive(scratch, from: source, now: MediaClock.now()) {
+        if let replies = core.receive(datagram: scratch, from: source, at: MediaClock.now()) {
             // What the router forwards waits for the end of the batch (`channelReadComplete`).
             write(replies, context: context)
         } else {
@@ -146,7 +142,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         guard let context else { return }
         let now = MediaClock.now()
         for datagram in batch {
-            guard let replies = table.receive(datagram.bytes, from: datagram.source, now: now) else {
+            guard let replies = core.receive(datagram: datagram.bytes, from: datagram.source, at: now) else {
                 pass(datagram.bytes, from: datagram.source, origin: datagram.origin, hopsLeft: datagram.hopsLeft)
                 continue
             }
@@ -218,7 +214,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func receiveTCP(_ bytes: [UInt8], from source: TransportAddress, on connection: MediaTCPConnection) {
         guard let context else { return }
         tcpConnections[source] = connection
-        if let replies = table.receive(bytes, from: source, now: MediaClock.now()) {
+        if let replies = core.receive(datagram: bytes, from: source, at: MediaClock.now()) {
             write(replies, context: context)
             writeOutbox(context: context)
             flushIfNeeded(context: context)
@@ -244,13 +240,13 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// after 30 ms), rather than at the next tick (50 ms by default): one timer at a time, at
     /// the earliest deadline (a later ask never falls due before an earlier one).
     func scheduleRepairs() {
-        guard isActive, repairWake == nil, let due = router.repairDeadline, let context else { return }
+        guard isActive, repairWake == nil, let due = core.repairDeadline, let context else { return }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let delay = max(.zero, due - MediaClock.now())
         repairWake = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
             let handler = handler.value
             handler.repairWake = nil
-            handler.router.handleRepairs(now: MediaClock.now())
+            handler.core.handleRepairs(now: MediaClock.now())
             handler.send([])
             handler.scheduleRepairs()
         }
@@ -304,7 +300,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// segmentation offload, each run of datagrams to one destination (`SegmentationPlan`) as
     /// one write the kernel cuts up, the rest as they are.
     private func writeOutbox(context: ChannelHandlerContext) {
-        router.takeOutbox { datagrams, bytes in
+        core.takeOutbox { datagrams, bytes in
             guard segmentationOffload, datagrams.count > 1 else {
                 for datagram in datagrams { write(datagram, from: bytes, context: context) }
                 return

@@ -55,9 +55,10 @@ final class MediaPeerTable {
         var counters: MediaPeerCounters
     }
 
-    /// Where decrypted media goes, and each peer's connection: the router plugs in here (it runs on this loop, and sends
-    /// through `protect(rtp:rewrittenAs:for:)`). Nil: received media is counted and dropped.
-    var onMedia: ((MediaPeerKey, MediaPeerEvent) -> Void)?
+    /// Decrypted media and each peer's connection, in arrival order, until `pollMedia` takes
+    /// them (the shard's core hands them to its router). The table knows nothing of the router:
+    /// it is called, and never calls back.
+    private var media: [(key: MediaPeerKey, event: MediaPeerEvent)] = []
     /// Told of each peer that connects (true) or ends on its own (false; not closed by the
     /// server), with its number.
     var onLife: ((MediaPeerKey, UInt64, Bool) -> Void)?
@@ -140,6 +141,14 @@ final class MediaPeerTable {
         }
         handle(output.events, of: entry, now: now)
         return output.datagrams
+    }
+
+    /// Hands each waiting media event to `body`, oldest first, and empties the queue (keeping
+    /// its storage: a datagram's event costs no allocation of the queue's).
+    func pollMedia(_ body: (MediaPeerKey, MediaPeerEvent) -> Void) {
+        guard !media.isEmpty else { return }
+        for (key, event) in media { body(key, event) }
+        media.removeAll(keepingCapacity: true)
     }
 
     /// Counts a datagram no table claimed.
@@ -230,15 +239,15 @@ final class MediaPeerTable {
                 metrics.peersConnected.increment()
                 metrics.handshakes.increment()
                 metrics.handshakeDuration.recordInterval(now - entry.createdAt)
-                onMedia?(entry.key, event)
+                media.append((entry.key, event))
                 onLife?(entry.key, entry.number, true)
             case .rtp:
                 entry.rtpReceived += 1
                 metrics.rtpReceived.increment()
-                onMedia?(entry.key, event)
+                media.append((entry.key, event))
             case .rtcp:
                 entry.rtcpReceived += 1
-                onMedia?(entry.key, event)
+                media.append((entry.key, event))
             case .closed(let reason):
                 if case .dtlsFailed = reason { metrics.handshakeFailures.increment() }
                 if reason != .closedByUs {

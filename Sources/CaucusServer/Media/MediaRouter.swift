@@ -8,8 +8,8 @@ import CoreMetrics
 import NIOCore
 
 /// The media loop's shell around forwarding: one `ForwardingEngine` per session with peers
-/// (pure: packets, handovers and the time in, outputs out), fed by the peer table's `onMedia`
-/// hook (decrypted RTP and RTCP) and by the sessions' handovers. It does the engine's I/O:
+/// (pure: packets, handovers and the time in, outputs out), fed by the shard's core with what
+/// the peer table decrypted (`MediaShardCore`) and by the sessions' handovers. It does the engine's I/O:
 /// copies and RTCP protected by the peer table, slot maps sent on the users' connections, the
 /// engine's counts reported as metrics. Confined to the media channel's loop, like the
 /// `MediaPeerTable` it sends through; datagrams wait in `outbox` until the channel handler
@@ -37,8 +37,9 @@ final class MediaRouter {
         }
     }
 
-    /// Unowned: the channel handler owns both, and the table's `onMedia` hook holds this router.
-    private unowned let table: MediaPeerTable
+    /// What protects the copies. The router calls the table; the table never calls the router
+    /// (the core polls its media and hands it here), so neither holds the other both ways.
+    private let table: MediaPeerTable
     private let metrics: MediaMetrics
     private var sessions: [StoredSessionID: Session] = [:]
     /// Sessions with users still waiting for their routing slice (a handover's, a new speaker
@@ -186,14 +187,14 @@ final class MediaRouter {
 
     // MARK: - Packets
 
-    func receive(_ event: MediaPeerEvent, from key: MediaPeerKey) {
+    func receive(_ event: MediaPeerEvent, from key: MediaPeerKey, at now: Duration) {
         guard let session = sessions[key.session] else { return }
         switch event {
         case .rtp(let packet):
-            session.engine.receive(rtp: packet, from: key.user.rawValue, at: MediaClock.now())
+            session.engine.receive(rtp: packet, from: key.user.rawValue, at: now)
             if let due = session.engine.nextRepairDeadline { repairDeadline = repairDeadline.map { min($0, due) } ?? due }
-        case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: MediaClock.now())
-        case .connected: session.engine.peerConnected(key.user.rawValue, now: MediaClock.now())
+        case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: now)
+        case .connected: session.engine.peerConnected(key.user.rawValue, now: now)
         case .closed: return
         }
         perform(session, key.session)

@@ -206,8 +206,7 @@ final class MediaTransport: Sendable {
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
                     expectedPeerFingerprint: fingerprint, now: now, consentTimeout: consentTimeout, setupTimeout: setupTimeout)
-                let replaced = handler.value.table.add(peer, for: key, number: number, ssrcs: sendingSSRCs, now: now)
-                handler.value.router.addPeer(key, plan: acceptedPlan)
+                let replaced = handler.value.core.addPeer(peer, for: key, number: number, ssrcs: sendingSSRCs, plan: acceptedPlan, now: now)
                 handler.value.send(replaced)
                 handler.value.continueRouting()
             }.get()
@@ -220,9 +219,7 @@ final class MediaTransport: Sendable {
     /// Closes `key`'s peer at once, if it has one (the user left, was removed, timed out).
     func drop(_ key: MediaPeerKey) {
         shard(of: key.session).execute { handler in
-            let closing = handler.table.remove(key, now: MediaClock.now())
-            handler.router.removePeer(key)
-            handler.send(closing)
+            handler.send(handler.core.removePeer(key, now: MediaClock.now()))
             handler.continueRouting()
         }
     }
@@ -272,9 +269,7 @@ final class MediaTransport: Sendable {
     /// Closes every peer of an ended session.
     func dropSession(_ session: StoredSessionID) {
         shard(of: session).execute { handler in
-            let closing = handler.table.removeSession(session, now: MediaClock.now())
-            handler.router.removeSession(session)
-            handler.send(closing)
+            handler.send(handler.core.removeSession(session, now: MediaClock.now()))
         }
     }
 

@@ -1,0 +1,89 @@
+import CaucusMedia
+import CaucusSFU
+import CaucusStore
+import NIOCore
+
+/// One media shard without its socket: the peers (`MediaPeerTable`: ICE, DTLS, SRTP) and the
+/// sessions' forwarding (`MediaRouter`) behind datagrams and the time in, datagrams out.
+///
+/// The core is the only thing that calls both: it hands the router what the table decrypted
+/// (`MediaPeerTable.pollMedia`), and the router protects its copies through the table. Neither
+/// calls the other back, so a test drives a whole shard in memory (`MediaShardCoreTests`), and
+/// the channel handler only moves datagrams between the core and the socket.
+///
+/// Confined to one event loop, like the table and the router it owns.
+final class MediaShardCore {
+    let table: MediaPeerTable
+    let router: MediaRouter
+
+    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext) {
+        self.table = table
+        self.router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
+    }
+
+    // MARK: - Datagrams and time
+
+    /// A datagram from `source`: its peer's answers (ICE, DTLS) to send, or nil when no peer of
+    /// this shard claims it. What it carries for the router (media, a connection) reaches the
+    /// router before this returns; the copies wait in the outbox (`takeOutbox`).
+    func receive(datagram: [UInt8], from source: TransportAddress, at now: Duration) -> [AddressedDatagram]? {
+        guard let replies = table.receive(datagram, from: source, now: now) else { return nil }
+        deliverMedia(at: now)
+        return replies
+    }
+
+    /// The timer: the engines' periodic work (feedback, probes, layers, speakers, repairs),
+    /// then the peers' deadlines (DTLS retransmissions, consent); returns the peers' datagrams.
+    func handleTimeout(now: Duration) -> [AddressedDatagram] {
+        router.tick(now: now)
+        let datagrams = table.handleDeadlines(now: now)
+        deliverMedia(at: now)
+        return datagrams
+    }
+
+    /// The repairs due by `now` (`MediaRouter.repairDeadline`), between two ticks.
+    func handleRepairs(now: Duration) {
+        router.handleRepairs(now: now)
+    }
+
+    /// When the router next wants `handleRepairs`; nil when nothing upstream is missing.
+    var repairDeadline: Duration? { router.repairDeadline }
+
+    /// Hands the waiting copies and RTCP to `write` (see `MediaRouter.takeOutbox`).
+    func takeOutbox(_ write: (_ datagrams: [ForwardedDatagram], _ bytes: ByteBuffer) -> Void) {
+        router.takeOutbox(write)
+    }
+
+    // MARK: - Peers and sessions
+
+    /// Installs `peer` for `key` in the table and its plan in the router, replacing the peer
+    /// it had; returns the replaced peer's close_notify to send.
+    func addPeer(
+        _ peer: MediaPeer, for key: MediaPeerKey, number: UInt64 = 0, ssrcs: Set<UInt32> = [], plan: MediaSlotPlan, now: Duration
+    ) -> [AddressedDatagram] {
+        let replaced = table.add(peer, for: key, number: number, ssrcs: ssrcs, now: now)
+        router.addPeer(key, plan: plan)
+        return replaced
+    }
+
+    /// Closes `key`'s peer and takes it out of its session's routing; returns its close_notify.
+    func removePeer(_ key: MediaPeerKey, now: Duration) -> [AddressedDatagram] {
+        let closing = table.remove(key, now: now)
+        router.removePeer(key)
+        return closing
+    }
+
+    /// Closes every peer of an ended session and forgets its routing.
+    func removeSession(_ session: StoredSessionID, now: Duration) -> [AddressedDatagram] {
+        let closing = table.removeSession(session, now: now)
+        router.removeSession(session)
+        return closing
+    }
+
+    // MARK: - Private
+
+    private func deliverMedia(at now: Duration) {
+        let router = self.router
+        table.pollMedia { key, event in router.receive(event, from: key, at: now) }
+    }
+}
