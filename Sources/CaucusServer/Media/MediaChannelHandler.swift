@@ -140,9 +140,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Datagrams that reached other shards' sockets, handed over on this loop.
     func receiveHanded(_ batch: [HandedDatagram]) {
         guard let context else { return }
-        let now = MediaClock.now()
         for datagram in batch {
-            guard let replies = core.receive(datagram: datagram.bytes, from: datagram.source, at: now) else {
+            guard let replies = core.receive(datagram: datagram.bytes, from: datagram.source, at: MediaClock.now()) else {
                 pass(datagram.bytes, from: datagram.source, origin: datagram.origin, hopsLeft: datagram.hopsLeft)
                 continue
             }
@@ -266,7 +265,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         routingSlice = context.eventLoop.scheduleTask(in: Self.routingSliceDelay) {
             let handler = handler.value
             handler.routingSlice = nil
-            handler.router.continueRouting()
+            handler.router.continueRouting(now: MediaClock.now())
             handler.send([])
             handler.continueRouting()
         }

@@ -144,10 +144,17 @@ final class MediaPeerTable {
     }
 
     /// Hands each waiting media event to `body`, oldest first, and empties the queue (keeping
-    /// its storage: a datagram's event costs no allocation of the queue's).
+    /// its storage: a datagram's event costs no allocation of the queue's). Read by index, so
+    /// an event queued while `body` runs (were it ever to hand the table a datagram) is handed
+    /// on too, never dropped.
     func pollMedia(_ body: (MediaPeerKey, MediaPeerEvent) -> Void) {
         guard !media.isEmpty else { return }
-        for (key, event) in media { body(key, event) }
+        var index = 0
+        while index < media.count {
+            let (key, event) = media[index]
+            body(key, event)
+            index += 1
+        }
         media.removeAll(keepingCapacity: true)
     }
 

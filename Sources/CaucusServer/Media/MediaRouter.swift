@@ -80,40 +80,40 @@ final class MediaRouter {
 
     // MARK: - Peers and sessions
 
-    func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan) {
+    func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan, now: Duration) {
         let session = sessions[key.session] ?? Session()
         sessions[key.session] = session
-        routing(session, key.session) { session.engine.addPeer(key.user.rawValue, plan: plan, now: MediaClock.now(), slice: routingSlice) }
+        routing(session, key.session, now: now) { session.engine.addPeer(key.user.rawValue, plan: plan, now: now, slice: routingSlice) }
     }
 
-    func removePeer(_ key: MediaPeerKey) {
+    func removePeer(_ key: MediaPeerKey, now: Duration) {
         guard let session = sessions[key.session] else { return }
-        routing(session, key.session) { session.engine.removePeer(key.user.rawValue, now: MediaClock.now(), slice: routingSlice) }
+        routing(session, key.session, now: now) { session.engine.removePeer(key.user.rawValue, now: now, slice: routingSlice) }
     }
 
     func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
 
-    func removeSession(_ session: StoredSessionID) {
-        sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: "ended", now: MediaClock.now())
+    func removeSession(_ session: StoredSessionID, now: Duration) {
+        sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: "ended", now: now)
         routingPending.remove(session)
     }
 
     /// The session's recording picture (`RecordingFeed`): what is recorded, and who is where.
-    func record(_ id: StoredSessionID, _ handover: RecordingHandover) {
+    func record(_ id: StoredSessionID, _ handover: RecordingHandover, now: Duration) {
         // A session with neither peers nor recording is not made for a picture recording nothing.
         guard sessions[id] != nil || !handover.picture.recorded.isEmpty else { return }
         let session = sessions[id] ?? Session()
         sessions[id] = session
         let recorder = session.recorder ?? RecordingFeed(session: id, context: recording)
         session.recorder = recorder
-        recorder.update(handover, engine: session.engine, now: MediaClock.now())
-        perform(session, id)
+        recorder.update(handover, engine: session.engine, now: now)
+        perform(session, id, now: now)
     }
 
     /// Ends every session's recording (the media port closes); the files end on the writer
     /// (`RecordingContext.writer`, which the transport drains).
-    func stopRecording() {
-        for session in sessions.values { session.recorder?.stopAll(reason: "serverStopped", now: MediaClock.now()) }
+    func stopRecording(now: Duration) {
+        for session in sessions.values { session.recorder?.stopAll(reason: "serverStopped", now: now) }
     }
 
     /// The session's latest "who may receive what" for the users whose eligibility changed.
@@ -124,9 +124,9 @@ final class MediaRouter {
     ///
     /// Large handovers are recomputed in slices (`ForwardingEngine+SlicedRouting.swift`) with
     /// `continueRouting` between reads.
-    func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false) {
+    func update(_ id: StoredSessionID, _ handover: MediaHandover, holdingSlotMaps: Bool = false, now: Duration) {
         guard let session = sessions[id] else { return }
-        routing(session, id) {
+        routing(session, id, now: now) {
             if holdingSlotMaps, session.heldFrames == nil { session.heldFrames = [] }
             var engineHandover = RoutingHandover()
             for (user, entry) in handover.users {
@@ -135,7 +135,7 @@ final class MediaRouter {
                     eligible: entry.eligible, location: entry.location.map(session.number(of:)),
                     channel: entry.connection.map(SignallingChannelID.init), pinned: entry.pinned)
             }
-            session.engine.handle(engineHandover, now: MediaClock.now(), slice: routingSlice)
+            session.engine.handle(engineHandover, now: now, slice: routingSlice)
         }
     }
 
@@ -143,22 +143,22 @@ final class MediaRouter {
     var hasPendingRouting: Bool { !routingPending.isEmpty }
 
     /// Recomputes the next slice of each session's waiting users.
-    func continueRouting() {
+    func continueRouting(now: Duration) {
         for id in routingPending {
             guard let session = sessions[id] else {
                 routingPending.remove(id)
                 continue
             }
-            routing(session, id) { session.engine.continueRouting(now: MediaClock.now(), slice: routingSlice) }
+            routing(session, id, now: now) { session.engine.continueRouting(now: now, slice: routingSlice) }
         }
     }
 
     /// A hold of the media loop by routing (forwarding on it waits meanwhile): `change` to the
     /// session's engine and what it asks done, timed; then whether users still wait for a slice.
-    private func routing(_ session: Session, _ id: StoredSessionID, _ change: () -> Void) {
+    private func routing(_ session: Session, _ id: StoredSessionID, now: Duration, _ change: () -> Void) {
         let started = ContinuousClock.now
         change()
-        perform(session, id)
+        perform(session, id, now: now)
         metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
         notePendingRouting(of: session, id)
     }
@@ -197,7 +197,7 @@ final class MediaRouter {
         case .connected: session.engine.peerConnected(key.user.rawValue, now: now)
         case .closed: return
         }
-        perform(session, key.session)
+        perform(session, key.session, now: now)
     }
 
     /// The engines' timers. A large location's new speaker order is recomputed in slices, as a
@@ -210,7 +210,7 @@ final class MediaRouter {
             for stream in session.recorder?.tick(now: now) ?? [] { session.engine.requestKeyframe(of: stream, now: now) }
             let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
             session.engine.handleTimeout(now: now, slice: routingSlice)
-            perform(session, id)
+            perform(session, id, now: now)
             // A tick that recomputed slots (a new speaker order, a layer) held the loop for
             // routing as a handover does: timed with them.
             if session.engine.recomputations != recomputations {
@@ -227,7 +227,7 @@ final class MediaRouter {
         for (id, session) in sessions {
             guard let due = session.engine.nextRepairDeadline, due <= now else { continue }
             session.engine.handleRepairs(now: now)
-            perform(session, id)
+            perform(session, id, now: now)
         }
     }
 
@@ -236,12 +236,10 @@ final class MediaRouter {
     }
 
     /// Does what `session`'s engine asks: copies and RTCP protected and queued, slot maps sent.
-    private func perform(_ session: Session, _ id: StoredSessionID) {
+    private func perform(_ session: Session, _ id: StoredSessionID, now: Duration) {
         // Counted here and added once: a counter's update per copy showed in the profile.
         var forwarded = 0
         var bytes = 0
-        // Read once per call, and only when something is recorded.
-        var recordedAt: Duration?
         session.engine.pollOutput { output in
             switch output {
             case .copy(let copy, let purpose):
@@ -285,8 +283,6 @@ final class MediaRouter {
                     _ = connection.send(frame)
                 }
             case .record(let media):
-                let now = recordedAt ?? MediaClock.now()
-                recordedAt = now
                 if case .speakers(let number, let order) = media {
                     guard let location = session.locationNumbers.first(where: { $0.value == number })?.key else { return }
                     session.recorder?.speakers(order, in: SessionActor.recordingLocation(location), now: now)

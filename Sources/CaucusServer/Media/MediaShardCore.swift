@@ -4,7 +4,9 @@ import CaucusStore
 import NIOCore
 
 /// One media shard without its socket: the peers (`MediaPeerTable`: ICE, DTLS, SRTP) and the
-/// sessions' forwarding (`MediaRouter`) behind datagrams and the time in, datagrams out.
+/// sessions' forwarding (`MediaRouter`) behind datagrams and the time in, datagrams out. It
+/// reads no clock: every call takes the time, and the router's own calls (handovers, routing
+/// slices, recording) take it too, so a test runs a shard on a clock of its own.
 ///
 /// The core is the only thing that calls both: it hands the router what the table decrypted
 /// (`MediaPeerTable.pollMedia`), and the router protects its copies through the table. Neither
@@ -62,21 +64,21 @@ final class MediaShardCore {
         _ peer: MediaPeer, for key: MediaPeerKey, number: UInt64 = 0, ssrcs: Set<UInt32> = [], plan: MediaSlotPlan, now: Duration
     ) -> [AddressedDatagram] {
         let replaced = table.add(peer, for: key, number: number, ssrcs: ssrcs, now: now)
-        router.addPeer(key, plan: plan)
+        router.addPeer(key, plan: plan, now: now)
         return replaced
     }
 
     /// Closes `key`'s peer and takes it out of its session's routing; returns its close_notify.
     func removePeer(_ key: MediaPeerKey, now: Duration) -> [AddressedDatagram] {
         let closing = table.remove(key, now: now)
-        router.removePeer(key)
+        router.removePeer(key, now: now)
         return closing
     }
 
     /// Closes every peer of an ended session and forgets its routing.
     func removeSession(_ session: StoredSessionID, now: Duration) -> [AddressedDatagram] {
         let closing = table.removeSession(session, now: now)
-        router.removeSession(session)
+        router.removeSession(session, now: now)
         return closing
     }
 

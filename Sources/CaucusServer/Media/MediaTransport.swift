@@ -231,7 +231,7 @@ final class MediaTransport: Sendable {
     /// cut for everyone at once.
     func route(_ session: StoredSessionID, _ handover: MediaHandover) {
         shard(of: session).execute { handler in
-            handler.router.update(session, handover)
+            handler.router.update(session, handover, now: MediaClock.now())
             handler.send([])
             handler.continueRouting()
         }
@@ -246,7 +246,7 @@ final class MediaTransport: Sendable {
     /// writes one large `statusChanged` to every connection).
     func switchRouting(_ session: StoredSessionID, _ handover: MediaHandover) {
         shard(of: session).execute { handler in
-            handler.router.update(session, handover, holdingSlotMaps: true)
+            handler.router.update(session, handover, holdingSlotMaps: true, now: MediaClock.now())
             handler.send([])
             handler.continueRouting()
         }
@@ -261,7 +261,7 @@ final class MediaTransport: Sendable {
     /// Hands the media loop a session's recording picture (`SessionRecorder`).
     func record(_ session: StoredSessionID, _ handover: RecordingHandover) {
         shard(of: session).execute { handler in
-            handler.router.record(session, handover)
+            handler.router.record(session, handover, now: MediaClock.now())
             handler.send([])
         }
     }
@@ -328,7 +328,7 @@ final class MediaTransport: Sendable {
         for shard in shards {
             try? await shard.eventLoop.submit {
                 shard.handler.value.isClosing = true
-                shard.handler.value.router.stopRecording()
+                shard.handler.value.router.stopRecording(now: MediaClock.now())
                 shard.handler.value.send(shard.handler.value.table.removeAll(now: MediaClock.now()))
             }.get()
             try? await shard.channel.close()

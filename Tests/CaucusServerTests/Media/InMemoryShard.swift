@@ -12,8 +12,8 @@ import Testing
 /// A whole media shard (`MediaShardCore`: the real peers, SRTP and router) and its users'
 /// client stacks (`MediaClientPeer`), joined by a network in memory that loses, and reorders,
 /// what a test tells it to. Nothing is mocked but the wire: every datagram is the one a socket
-/// would carry, ICE, DTLS and SRTP included. The time is the media clock's (the router reads
-/// it too).
+/// would carry, ICE, DTLS and SRTP included. The time is the test's: every part of the shard
+/// and every client takes it from `now`, which only `advance(by:)` moves.
 final class InMemoryShard {
     /// One user's client: its peer, its address, and every RTP packet it decrypted.
     final class Client {
@@ -58,7 +58,10 @@ final class InMemoryShard {
         certificate = try DTLSCertificate.generate(commonName: "caucus")
     }
 
-    var now: Duration { MediaClock.now() }
+    /// The shard's and the clients' time.
+    private(set) var now = Duration.seconds(1_000)
+
+    func advance(by step: Duration) { now += step }
 
     /// Adds `user` with its offer's `sections`, and connects it (ICE, then DTLS) through the core.
     func connect(_ user: Int, sections: [SDPOffer.Section]) throws {
@@ -91,7 +94,7 @@ final class InMemoryShard {
         for (user, entry) in users {
             handover.users[user] = MediaHandover.Entry(eligible: entry.eligible, location: entry.location, connection: nil)
         }
-        core.router.update(Self.session, handover)
+        core.router.update(Self.session, handover, now: now)
         flush()
     }
 

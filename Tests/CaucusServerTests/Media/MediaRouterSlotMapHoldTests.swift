@@ -47,7 +47,7 @@ import Testing
             layout: RecordingLayout(dataDirectory: "/nonexistent"), quota: RecordingQuota(limit: nil), logger: Logger(label: "test"))
         let router = MediaRouter(table: MediaPeerTable(metrics: metrics), metrics: metrics, routingSlice: routingSlice, recording: recording)
         for (user, ssrc) in [(1, UInt32(0xB0)), (2, 0xC0), (3, 0xD0)] {
-            router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc))
+            router.addPeer(MediaPeerKey(session: session, user: UserID(user)), plan: try Self.plan(publishing: ssrc), now: MediaClock.now())
         }
         return router
     }
@@ -63,15 +63,15 @@ import Testing
         let channel = EmbeddedChannel()
         let connection = ClientConnection(queueLimit: 100, channel: channel)
         let router = try router()
-        router.update(session, hearing(2, on: connection), holdingSlotMaps: true)
+        router.update(session, hearing(2, on: connection), holdingSlotMaps: true, now: MediaClock.now())
         #expect(try Self.slotMaps(on: channel).isEmpty, "the slot map went out before its events were queued")
         // A change decided meanwhile (sent at once when nothing is held) waits behind it.
-        router.update(session, hearing(3, on: connection))
+        router.update(session, hearing(3, on: connection), now: MediaClock.now())
         #expect(try Self.slotMaps(on: channel).isEmpty, "a later slot map overtook the held one")
         router.releaseSlotMaps(session)
         #expect(try Self.slotMaps(on: channel) == [2, 3])
         // Once released, slot maps go out at once again.
-        router.update(session, hearing(2, on: connection))
+        router.update(session, hearing(2, on: connection), now: MediaClock.now())
         #expect(try Self.slotMaps(on: channel) == [2])
     }
 
@@ -87,16 +87,16 @@ import Testing
             handover.users[user] = MediaHandover.Entry(
                 eligible: [PublishedStream(publisher: publisher, kind: .audio)], location: .main, connection: connections[index])
         }
-        router.update(session, handover, holdingSlotMaps: true)
+        router.update(session, handover, holdingSlotMaps: true, now: MediaClock.now())
         #expect(router.hasPendingRouting)
-        router.continueRouting()
+        router.continueRouting(now: MediaClock.now())
         #expect(router.hasPendingRouting)
         for channel in channels { #expect(try Self.slotMaps(on: channel).isEmpty, "a slice's slot map went out before the release") }
         router.releaseSlotMaps(session)
         #expect(try Self.slotMaps(on: channels[0]) == [2])
         #expect(try Self.slotMaps(on: channels[1]) == [3])
         #expect(try Self.slotMaps(on: channels[2]).isEmpty, "Di's slice is still to come")
-        router.continueRouting()
+        router.continueRouting(now: MediaClock.now())
         #expect(!router.hasPendingRouting)
         #expect(try Self.slotMaps(on: channels[2]) == [1])
     }

@@ -64,7 +64,7 @@ import Testing
         return (0...(offsets.max() ?? 0)).filter { !offsets.contains($0) }.map { first &+ $0 }
     }
 
-    @Test func lossReorderAndAMoveThroughOneShardInMemory() async throws {
+    @Test func lossReorderAndAMoveThroughOneShardInMemory() throws {
         let shard = try InMemoryShard()
         try shard.connect(Self.ada, sections: [.publishing(.video, ssrc: Self.adaSSRC)])
         try shard.connect(Self.bo, sections: [.receiving(.video)])
@@ -75,10 +75,18 @@ import Testing
             Self.bo: (Self.roomA, [PublishedStream(publisher: Self.ada, kind: .video)]),
         ])
 
-        // The network: Ada's 110 is lost on its way in, her 120 and 121 arrive swapped, and
-        // the 5th and 25th packets forwarded to Bo are lost on their way out.
+        // The network: Ada's 110 is lost on its way in, her 120 and 121 arrive swapped, the
+        // shard's first NACK to her is lost (only its repair timer can ask again), and the 5th
+        // and 25th packets forwarded to Bo are lost on their way out.
         var toBo = 0
+        var nacksLost = 0
         shard.fate = { toServer, _, datagram in
+            // SRTCP leaves the first packet's header in clear: 205 with format 1 is a generic NACK,
+            // which only the shard sends to a client here.
+            if !toServer, DatagramKind(classifying: datagram) == .rtcp, datagram[1] == 205, datagram[0] & 0x1F == 1, nacksLost == 0 {
+                nacksLost += 1
+                return .lose
+            }
             guard DatagramKind(classifying: datagram) == .rtp else { return .deliver }
             if toServer {
                 guard Self.ssrc(of: datagram) == Self.adaSSRC else { return .deliver }
@@ -96,19 +104,25 @@ import Testing
         }
         shard.drain()
         shard.fate = { _, _, _ in .deliver }
+        #expect(nacksLost == 1, "the shard did not ask Ada for 110 when 111 showed it lost")
 
-        // The shard asks Ada again for 110 (on its repair timer); she sends it again.
-        var asked = false
-        for _ in 0..<100 where !asked {
-            try await Task.sleep(for: .milliseconds(10))
+        // The shard's repair timer asks Ada again for 110, one retry interval after the ask
+        // that was lost; she sends it again.
+        let lostAt = shard.now
+        var askedAt: Duration?
+        for _ in 0..<100 where askedAt == nil {
+            shard.advance(by: .milliseconds(5))
             shard.tick()
-            asked = shard.clients[Self.ada]!.receivedRTCP.contains { compound in
+            let asked = shard.clients[Self.ada]!.receivedRTCP.contains { compound in
                 ((try? RTCPPacket.decodeCompound(compound)) ?? []).contains { packet in
                     if case .genericNACK(let nack) = packet { nack.mediaSSRC == Self.adaSSRC && nack.lostSequenceNumbers.contains(110) } else { false }
                 }
             }
+            if asked { askedAt = shard.now }
         }
-        #expect(asked, "the shard never asked Ada for the packet it lost on its way in")
+        let askedAgain = try #require(askedAt, "the shard never asked Ada again for the packet it lost on its way in")
+        #expect(askedAgain - lostAt >= UpstreamLoss.retryInterval, "asked again before the retry interval")
+        #expect(askedAgain - lostAt < UpstreamLoss.retryInterval + .milliseconds(10), "asked again only at a later tick")
         try shard.publish(Self.frame(Self.adaSSRC, 110, mark: 0xAD), from: Self.ada)
 
         let beforeMove = shard.clients[Self.bo]!.received.compactMap(Self.shown)
