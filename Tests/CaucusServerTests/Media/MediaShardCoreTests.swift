@@ -29,16 +29,10 @@ import Testing
     /// What a received packet shows: (its SSRC, its sequence number, the publisher's mark and
     /// the publisher's own sequence number), or nil for a packet without a frame (padding).
     static func shown(_ packet: [UInt8]) -> (ssrc: UInt32, sequence: UInt16, mark: UInt8, original: UInt16)? {
-        // Past the CSRCs and any header extension the router wrote; a padding packet shows nothing.
-        guard packet.count >= 12, packet[0] & 0x20 == 0 else { return nil }
-        var payload = 12 + 4 * Int(packet[0] & 0x0F)
-        if packet[0] & 0x10 != 0 {
-            guard packet.count >= payload + 4 else { return nil }
-            payload += 4 + 4 * (Int(packet[payload + 2]) << 8 | Int(packet[payload + 3]))
-        }
-        guard packet.count >= payload + 5, packet[payload] == 0x10 else { return nil }
-        let p = packet[payload...]
-        return (ssrc(of: packet), sequence(of: packet), p[p.startIndex + 2], UInt16(p[p.startIndex + 3]) << 8 | UInt16(p[p.startIndex + 4]))
+        // CaucusMedia's parser skips the CSRCs and any header extension the router wrote.
+        guard let rtp = try? RTPPacket(decoding: packet), rtp.paddingLength == 0, rtp.payload.count >= 5, rtp.payload[0] == 0x10
+        else { return nil }
+        return (rtp.ssrc, rtp.sequenceNumber, rtp.payload[2], UInt16(rtp.payload[3]) << 8 | UInt16(rtp.payload[4]))
     }
 
     static func sequence(of datagram: [UInt8]) -> UInt16 { UInt16(datagram[2]) << 8 | UInt16(datagram[3]) }
