@@ -59,7 +59,7 @@ extension ForwardingEngine {
     private func chooseLayers() -> [Int] {
         var changed: [Int] = []
         for user in downlinks.users {
-            guard let assignment = assignments[user], let subscriber = subscribers[user] else { continue }
+            guard let assignment = records.assignment(of: user), let subscriber = subscribers[user] else { continue }
             let shown = Set(subscriber.rewriters.keys.compactMap { assignment.source(in: $0) })
                 .compactMap { stream in simulcast[stream].map { (stream, $0) } }
             if downlinks.choose(for: user, showing: shown) { changed.append(user) }

@@ -26,7 +26,7 @@ extension ForwardingEngine {
     public static let userCost = 256
 
     /// What recomputing `user` costs, in the units of a slice.
-    func routingCost(of user: Int) -> Int { Self.userCost + (eligible[user]?.count ?? 0) }
+    func routingCost(of user: Int) -> Int { Self.userCost + (records.eligible(user)?.count ?? 0) }
 
     /// What recomputing `users` costs, in the units of a slice.
     func routingCost(of users: some Sequence<Int>) -> Int { users.reduce(0) { $0 + routingCost(of: $1) } }
@@ -61,7 +61,7 @@ extension ForwardingEngine {
     /// chosen, a peer coming or going): the order and the map they are told agree.
     func tellWaitingWhoSpeaks(among users: some Collection<Int>, in changes: inout Changes) {
         for (user, always) in pendingRouting.takeAnnouncements(among: users) {
-            guard let location = locations[user] else { continue }
+            guard let location = records.location(of: user) else { continue }
             let speaking = speakers.speakers(in: location)
             guard always || !speaking.isEmpty else { continue }
             announce(Array(speaking), to: [user], in: &changes)
@@ -75,8 +75,8 @@ extension ForwardingEngine {
     /// keeps its slots (from a peer gone, nothing more arrives).
     func recompute(receiversOf user: Int, and also: [Int], now: Duration, slice: Int = .max) -> Changes {
         var receivers: [Int] = []
-        let candidates = locations[user].flatMap { members[$0] } ?? Set(eligible.keys)
-        for subscriber in candidates where !also.contains(subscriber) && eligible[subscriber]?.contains(where: { $0.publisher == user }) == true {
+        let candidates = records.location(of: user).flatMap { records.members(of: $0) } ?? records.eligibleUsers
+        for subscriber in candidates where !also.contains(subscriber) && records.eligible(subscriber)?.contains(where: { $0.publisher == user }) == true {
             receivers.append(subscriber)
         }
         guard routingCost(of: receivers) > slice else {
@@ -92,7 +92,7 @@ extension ForwardingEngine {
     /// rewriters keep their state for the recomputation to come.
     func cutIneligibleRoutes(of user: Int) {
         guard let subscriber = subscribers[user] else { return }
-        let allowed = eligible[user] ?? []
+        let allowed = records.eligible(user) ?? []
         for receiveSlot in subscriber.plan.receiveSlots {
             let destination = SlotDestination(subscriber: user, slot: receiveSlot.slot)
             guard let ssrcs = routed[destination] else { continue }

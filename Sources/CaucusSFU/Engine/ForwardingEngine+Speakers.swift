@@ -10,7 +10,7 @@ extension ForwardingEngine {
     @inline(__always)
     func hearLevel(of packet: [UInt8], ssrc: UInt32, at arrival: Duration) {
         guard let (id, publisher) = upTracks[ssrc]?.audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
-            let byte = data.first, let location = locations[publisher]
+            let byte = data.first, let location = records.location(of: publisher)
         else { return }
         speakers.hear(publisher, level: byte & 0x7F, in: location, at: arrival)
     }
@@ -30,11 +30,11 @@ extension ForwardingEngine {
         let changed = speakers.evaluate(at: now) { location in
             // Everyone connected in a location may receive the same streams but its own: two
             // members' lists together name every publisher anyone there hears.
-            guard let here = members[location] else { return nil }
+            guard let here = records.members(of: location) else { return nil }
             var heard = Set<Int>()
             var lists = 0
             for member in here where lists < 2 {
-                guard let streams = eligible[member] else { continue }
+                guard let streams = records.eligible(member) else { continue }
                 lists += 1
                 for stream in streams where stream.kind == .audio { heard.insert(stream.publisher) }
             }
@@ -44,7 +44,7 @@ extension ForwardingEngine {
         var enqueued = false
         for location in changed {
             if !recording.isEmpty { outputs.append(.record(.speakers(location: location, Array(speakers.speakers(in: location))))) }
-            let here = (members[location] ?? []).sorted()
+            let here = (records.members(of: location) ?? []).sorted()
             guard routingCost(of: here) <= slice else {
                 pendingRouting.enqueue(here, speakerNews: here)
                 enqueued = true

@@ -17,16 +17,10 @@ public final class ForwardingEngine {
     var subscribers: [Int: Subscriber] = [:]
     /// Recomputations so far (what `caucus_media_routing_recomputations_total` counts).
     public private(set) var recomputations = 0
-    /// Per user, the streams it may receive now (`SessionState.mediaSources(for:)`), in the
-    /// session's order, as the session last handed it over.
-    private(set) var eligible: [Int: [PublishedStream]] = [:]
-    /// Per user, the stream it must have a slot for whatever the ranking (the voice broadcast).
-    private var pinned: [Int: PublishedStream] = [:]
-    private var channels: [Int: SignallingChannelID] = [:]
-    private(set) var assignments: [Int: SlotAssignment] = [:]
-    /// Where each user is, and who is in each location: a location's speakers are ranked together.
-    private(set) var locations: [Int: Int] = [:]
-    private(set) var members: [Int: Set<Int>] = [:]
+    /// Per user, what the session last handed over (the streams it may receive now, in the
+    /// session's order; the one pinned for it; its channel; where it is: a location's speakers
+    /// are ranked together) and its slots as last recomputed (``EngineUsers``).
+    private(set) var records = EngineUsers()
     /// Each location's speakers, fed by the audio levels of its publishers' packets.
     var speakers: LocationSpeakers
     /// Each incoming SSRC's up-track (the stream it carries, its format, what repair keeps),
@@ -86,11 +80,11 @@ public final class ForwardingEngine {
         publisherFeedback.learn(user, plan: plan)
         simulcast.learn(user, plan: plan)
         downlinks.learn(user, plan: plan)
-        assignments[user] = nil
+        records.assign(nil, to: user)
         learnStreams()
         var changes = recompute(receiversOf: user, and: [user], now: now, slice: slice)
         // Its first slot map comes with the speakers it follows.
-        if let location = locations[user], !speakers.speakers(in: location).isEmpty {
+        if let location = records.location(of: user), !speakers.speakers(in: location).isEmpty {
             announce(Array(speakers.speakers(in: location)), to: [user], in: &changes)
         }
         return changes
@@ -103,7 +97,7 @@ public final class ForwardingEngine {
         publisherFeedback.forget(user)
         simulcast.forget(user)
         downlinks.forget(user)
-        assignments[user] = nil
+        records.assign(nil, to: user)
         learnStreams()
         return recompute(receiversOf: user, and: [], now: now, slice: slice)
     }
@@ -123,37 +117,17 @@ public final class ForwardingEngine {
         var arrivals: [Int] = []
         var changed: [Int] = []
         for (user, entry) in handover.users {
-            let list = entry.eligible.isEmpty ? nil : entry.eligible
-            if list != eligible[user] || entry.pinned != pinned[user] || entry.location != locations[user]
-                || entry.channel != channels[user]
-            {
-                changed.append(user)
-            }
-            eligible[user] = list
-            pinned[user] = entry.pinned
-            channels[user] = entry.channel
-            if let old = locations[user] { speakers.membersChanged(in: old) }
+            let old = records.location(of: user)
+            let (differs, move) = records.take(entry, for: user)
+            if differs { changed.append(user) }
+            if let old { speakers.membersChanged(in: old) }
             if let new = entry.location { speakers.membersChanged(in: new) }
-            if relocate(user, to: entry.location) { arrivals.append(user) }
+            // Its voice no longer counts where it was; a ranking nobody is in goes.
+            if let left = move?.left { speakers.left(user, from: left, emptied: move!.emptied) }
+            if move?.arrived != nil { arrivals.append(user) }
         }
         // In the users' order, not the dictionary's: slices take them in this order.
         return (changed.sorted(), arrivals)
-    }
-
-    /// Moves `user`'s membership; returns whether it arrived somewhere new.
-    private func relocate(_ user: Int, to location: Int?) -> Bool {
-        let old = locations[user]
-        guard old != location else { return false }
-        if let old {
-            members[old]?.remove(user)
-            if members[old]?.isEmpty == true { members[old] = nil }
-            // Its voice no longer counts there; a ranking nobody is in goes.
-            speakers.left(user, from: old, emptied: members[old] == nil)
-        }
-        locations[user] = location
-        guard let location else { return false }
-        members[location, default: []].insert(user)
-        return true
     }
 
     /// Reassigns `users`' slots (those with a peer) from their eligibility and their location's
@@ -171,7 +145,7 @@ public final class ForwardingEngine {
             let (audio, video, screenShare) =
                 (subscriber.receiveFormats[.audio], subscriber.receiveFormats[.video], subscriber.receiveFormats[.screenShare])
             var streams: [PublishedStream] = []
-            for stream in eligible[user, default: []] {
+            for stream in records.eligible(user) ?? [] {
                 // A subscriber with no slot of the kind simply does not receive it; one whose
                 // slots cannot carry the publisher's codec is told so in its slot map.
                 let slotFormat: Int? = switch stream.kind {
@@ -196,20 +170,20 @@ public final class ForwardingEngine {
             }
             // Only a slot that switches at a keyframe asks what else is decodable.
             if subscriber.plan.receiveSlots.contains(where: { $0.slot.kind.needsKeyframe }) { decodable[user] = streams }
-            let order = locations[user].map { speakers.order(in: $0) } ?? .empty
+            let order = records.location(of: user).map { speakers.order(in: $0) } ?? .empty
             var assignment = SlotAssignment.assign(
-                eligible: streams, order: order, layout: subscriber.plan.layout, previous: assignments[user] ?? .empty,
-                pinned: pinned[user])
+                eligible: streams, order: order, layout: subscriber.plan.layout, previous: records.assignment(of: user) ?? .empty,
+                pinned: records.pinned(user))
             // Told of its slots on a channel it has since lost (it reconnects while its peer
             // lives on): a slot keeps the publisher it was told of or goes empty, since it
             // could not be told of another, whose media it would show as the old one's.
-            if channels[user] == nil, subscriber.sentTo != nil {
+            if records.channel(of: user) == nil, subscriber.sentTo != nil {
                 assignment = assignment.keeping { slot, stream in subscriber.toldPublisher(in: slot) == stream.publisher }
             }
             next[user] = assignment
         }
         changes.subscribersRecomputed = next.count
-        let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = assignments[$1] ?? .empty }
+        let before = next.keys.reduce(into: [Int: SlotAssignment]()) { $0[$1] = records.assignment(of: $1) ?? .empty }
         // A stream's keyframe is asked of the SSRC each subscriber shows (a simulcast layer of its own).
         var keyframeSources = Set(RoutingUpdate(from: before, to: next).keyframeRequests.compactMap { stream in
             ssrcsByStream[stream].map { KeyframeSource(publisher: stream.publisher, ssrc: $0) }
@@ -253,7 +227,7 @@ public final class ForwardingEngine {
                     changes.closings.append(closing)
                 }
             }
-            assignments[user] = assignment
+            records.assign(assignment, to: user)
         }
 
         for source in keyframeSources.sorted(by: { ($0.publisher, $0.ssrc) < ($1.publisher, $1.ssrc) })
@@ -267,7 +241,7 @@ public final class ForwardingEngine {
             }
             let map = SubscriberSlotMap(slots: slots, unplayable: unplayable[user, default: []])
             subscriber.currentMap = map
-            guard let channel = channels[user] else { continue }
+            guard let channel = records.channel(of: user) else { continue }
             if subscriber.sentMap != map || subscriber.sentTo != channel {
                 subscriber.sentMap = map
                 subscriber.sentTo = channel
@@ -285,7 +259,7 @@ public final class ForwardingEngine {
         var already = Set(changes.activeSpeakers.map(\.user))
         var told = Set<Int>()
         for user in users where !already.contains(user) {
-            guard let channel = channels[user] else { continue }
+            guard let channel = records.channel(of: user) else { continue }
             let map = subscribers[user]?.currentMap ?? .empty
             if subscribers[user] != nil {
                 subscribers[user]!.sentMap = map

@@ -33,7 +33,7 @@ import Testing
         }
         let changes = router.update(moved, now: .seconds(1))
         #expect(changes.subscribersRecomputed == 20, "rooms 1 and 2, not the 100 users")
-        #expect(router.members[2]?.contains(1) == true)
+        #expect(router.records.members(of: 2)?.contains(1) == true)
         // And the packets follow: user 1's audio reaches room 2's slots only.
         var reached = Set<Int>()
         _ = router.forward(rtp: ForwardingEngineSpeakerTests.audio(ssrc: 1, sequence: 1, level: 127), arrival: .seconds(2)) { user, _, _ in

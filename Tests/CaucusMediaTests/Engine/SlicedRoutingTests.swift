@@ -131,7 +131,7 @@ import Testing
             }
             #expect(!sliced.isRoutingPending)
             for user in 1...count {
-                let (slicedStreams, wholeStreams) = (sliced.assignments[user]?.sources.values, whole.assignments[user]?.sources.values)
+                let (slicedStreams, wholeStreams) = (sliced.records.assignment(of: user)?.sources.values, whole.records.assignment(of: user)?.sources.values)
                 #expect(slicedStreams.map(Set.init) == wholeStreams.map(Set.init), "seed \(seed), user \(user)")
                 func shown(_ router: ForwardingEngine) -> [String]? {
                     router.subscribers[user]?.currentMap.map { map in map.slots.map { "\($0.kind) \($0.publisher ?? 0)" }.sorted() }
