@@ -77,7 +77,7 @@ extension ForwardingEngine {
         for (slot, rewriter) in subscriber.rewriters.sorted(by: { $0.key.index < $1.key.index })
         where slot.kind.needsKeyframe && subscriber.retransmissionStreams[slot] != nil {
             guard let last = rewriter.lastSequenceNumber, let source = rewriter.source,
-                routed[SlotDestination(subscriber: user, slot: slot)]?.contains(source) == true
+                routes.sources(of: SlotDestination(subscriber: user, slot: slot)).contains(source)
             else { continue }
             var outgoing = last
             var tried = 0

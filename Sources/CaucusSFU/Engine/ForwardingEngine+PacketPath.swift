@@ -40,7 +40,7 @@ extension ForwardingEngine {
         let ssrc = Self.read32(packet, at: 8)
         // Before the routes: a speaker nobody's slot holds yet must be heard to win one.
         hearLevel(of: packet, ssrc: ssrc, at: arrival)
-        let destinations = table.destinations(of: ssrc)
+        let destinations = routes.destinations(of: ssrc)
         guard !destinations.isEmpty else { return [] }
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
         let timestamp = Self.read32(packet, at: 4)
@@ -76,7 +76,7 @@ extension ForwardingEngine {
                     // The slot switched away from this stream (at the new source's keyframe):
                     // the route goes now, on the failure path, not at the next recomputation.
                     // Only this route: one a sliced handover cut stays cut until its slice.
-                    reroute(destination, from: (routed[destination] ?? []).filter { $0 != ssrc })
+                    reroute(destination, from: routes.sources(of: destination).filter { $0 != ssrc })
                 }
                 continue
             }
@@ -157,7 +157,7 @@ extension ForwardingEngine {
             case .senderReport(let report):
                 guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
                 if !recording.isEmpty { tapForRecording(report, from: user) }
-                for destination in table.destinations(of: report.ssrc) {
+                for destination in routes.destinations(of: report.ssrc) {
                     if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {
                         routed.rtcp.append((destination.subscriber, RTCPPacket.senderReport(translated).encoded()))
                     }
@@ -185,7 +185,7 @@ extension ForwardingEngine {
         var missing: [(source: UInt32, lost: [UInt16])] = []
         // What the slot is routed from now: a user waiting for its slice of a handover keeps
         // its rewriter's source, but not the route from a stream it may no longer receive.
-        let routedFrom = self.routed[SlotDestination(subscriber: user, slot: slot)] ?? []
+        let routedFrom = routes.sources(of: SlotDestination(subscriber: user, slot: slot))
         var missesStalePackets = false
         for lost in nack.lostSequenceNumbers {
             if lost == rewriter.closing?.sequenceNumber,

@@ -10,7 +10,7 @@ extension ForwardingEngine {
     public func peerConnected(_ user: Int, now: Duration) {
         for ssrc in upTracks.keys.sorted() {
             guard let track = upTracks[ssrc], track.stream.publisher == user, track.repair != nil,
-                !table.destinations(of: ssrc).isEmpty
+                !routes.destinations(of: ssrc).isEmpty
             else { continue }
             keyframeRequests.forget(ssrc)
             if keyframeRequests.shouldRequest(ssrc, at: now) {

@@ -95,7 +95,8 @@ extension ForwardingEngine {
         let allowed = records.eligible(user) ?? []
         for receiveSlot in subscriber.plan.receiveSlots {
             let destination = SlotDestination(subscriber: user, slot: receiveSlot.slot)
-            guard let ssrcs = routed[destination] else { continue }
+            let ssrcs = routes.sources(of: destination)
+            guard !ssrcs.isEmpty else { continue }
             let kept = ssrcs.filter { ssrc in
                 guard let stream = upTracks[ssrc]?.stream ?? simulcast.stream(ofLayer: ssrc) else { return false }
                 return allowed.contains(stream)

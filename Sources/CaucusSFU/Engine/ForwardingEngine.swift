@@ -34,11 +34,10 @@ public final class ForwardingEngine {
     /// recomputes a thousand subscribers, each of whom may receive the thousand streams, and a
     /// sliced handover recomputes them a few at a time.
     var playability: [Playability.Key: Playability] = [:]
-    /// The table the packet path reads. Changed here route by route, between two packets: the
-    /// packet path runs on this same loop, so it always reads a whole table.
-    private(set) var table = RoutingTable.empty
-    /// The incoming SSRCs each slot is routed from in `table` now.
-    private(set) var routed: [SlotDestination: [UInt32]] = [:]
+    /// Each slot's incoming SSRCs and the table the packet path reads (``SlotRoutes``). Changed
+    /// route by route, between two packets: the packet path runs on this same loop, so it
+    /// always reads a whole table.
+    private(set) var routes = SlotRoutes()
     /// Users a sliced handover has yet to recompute (`ForwardingEngine+SlicedRouting.swift`).
     var pendingRouting = PendingRouting()
     var keyframeRequests = KeyframeRequests()
@@ -274,11 +273,7 @@ public final class ForwardingEngine {
 
     /// Routes `destination` from exactly `ssrcs` (its source and the source it waits for).
     func reroute(_ destination: SlotDestination, from ssrcs: [UInt32]) {
-        let old = routed[destination] ?? []
-        guard old != ssrcs else { return }
-        for ssrc in old where !ssrcs.contains(ssrc) { table.remove(destination, for: ssrc) }
-        for ssrc in ssrcs where !old.contains(ssrc) { table.add(destination, for: ssrc) }
-        routed[destination] = ssrcs.isEmpty ? nil : ssrcs
+        routes.route(destination, from: ssrcs)
     }
 
     /// Takes a departing peer's slots out of the table.

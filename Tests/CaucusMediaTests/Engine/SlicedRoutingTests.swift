@@ -222,7 +222,7 @@ import Testing
         // 2 ranks first: user 3's one video slot switches to it at its keyframe, 1 still routed.
         _ = router.update(handover([2, 1]), now: .seconds(1))
         #expect(videoReaching3(from: 2, 2))
-        #expect(router.routed[SlotDestination(subscriber: 3, slot: SlotID(kind: .video, index: 0))]?.count == 2)
+        #expect(router.routes.sources(of: SlotDestination(subscriber: 3, slot: SlotID(kind: .video, index: 0))).count == 2)
         // Now only 1 may reach user 3, whose slice comes after user 1's (one user per slice).
         var sliced = handover([1])
         sliced.users[1] = RoutingHandover.Entry(eligible: [PublishedStream(publisher: 2, kind: .audio)], location: 0, channel: nil)
