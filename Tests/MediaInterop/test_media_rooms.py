@@ -45,7 +45,7 @@ class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase
             if all(heard == expected[name] and seen == expected[name] for name, (heard, seen) in now.items()):
                 break
             if time.monotonic() > deadline:
-                self.fail(f"{where}: expected {expected}, received (heard, seen) {now}")
+                self.fail(f"{where}: expected {expected}, received (heard, seen) {now}\n{await self.diagnosis()}")
             await asyncio.sleep(0.2)
         stable_from = time.monotonic()
         await asyncio.sleep(STABLE_SECONDS)
@@ -58,6 +58,22 @@ class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase
             heard, seen = received(name, stable_from)
             self.assertEqual(heard, expected[name], f"{where}: {name} heard {heard}")
             self.assertEqual(seen, expected[name], f"{where}: {name} saw {seen}")
+
+    async def diagnosis(self):
+        """What tells a server that stopped forwarding apart from a receiver that stalled: each
+        peer's slot map, what each of its receive slots recognised lately, and the RTP packets
+        each slot's receiver got over one second."""
+        before = {name: await peer.packets_received() for name, peer in self.peers.items()}
+        await asyncio.sleep(1.0)
+        lines = []
+        for name, peer in self.peers.items():
+            after = await peer.packets_received()
+            lines.append(f"{name} (user {peer.user}): slot map {peer.slot_map}")
+            for mid, reception in sorted(peer.receptions.items()):
+                recent = sorted(label for label in reception.since(time.monotonic() - 3.0) if label)
+                lines.append(f"  mid {mid} ({reception.kind}): packets in 1 s {after.get(mid, 0) - before[name].get(mid, 0)}, "
+                             f"recognised in 3 s {recent}")
+        return "\n".join(lines)
 
     async def room_ids(self):
         snapshot = (await self.peers["Hana"].request("getSnapshot"))["snapshot"]
