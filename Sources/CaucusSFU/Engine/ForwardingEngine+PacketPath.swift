@@ -76,7 +76,7 @@ extension ForwardingEngine {
                     // The slot switched away from this stream (at the new source's keyframe):
                     // the route goes now, on the failure path, not at the next recomputation.
                     // Only this route: one a sliced handover cut stays cut until its slice.
-                    reroute(destination, from: routes.sources(of: destination).filter { $0 != ssrc })
+                    routes.route(destination, from: routes.sources(of: destination).filter { $0 != ssrc })
                 }
                 continue
             }

@@ -101,7 +101,7 @@ extension ForwardingEngine {
                 guard let stream = upTracks[ssrc]?.stream ?? simulcast.stream(ofLayer: ssrc) else { return false }
                 return allowed.contains(stream)
             }
-            if kept.count != ssrcs.count { reroute(destination, from: kept) }
+            if kept.count != ssrcs.count { routes.route(destination, from: kept) }
         }
     }
 }

@@ -37,7 +37,7 @@ public final class ForwardingEngine {
     /// Each slot's incoming SSRCs and the table the packet path reads (``SlotRoutes``). Changed
     /// route by route, between two packets: the packet path runs on this same loop, so it
     /// always reads a whole table.
-    private(set) var routes = SlotRoutes()
+    var routes = SlotRoutes()
     /// Users a sliced handover has yet to recompute (`ForwardingEngine+SlicedRouting.swift`).
     var pendingRouting = PendingRouting()
     var keyframeRequests = KeyframeRequests()
@@ -122,7 +122,7 @@ public final class ForwardingEngine {
             if let old { speakers.membersChanged(in: old) }
             if let new = entry.location { speakers.membersChanged(in: new) }
             // Its voice no longer counts where it was; a ranking nobody is in goes.
-            if let left = move?.left { speakers.left(user, from: left, emptied: move!.emptied) }
+            if let move, let left = move.left { speakers.left(user, from: left, emptied: move.emptied) }
             if move?.arrived != nil { arrivals.append(user) }
         }
         // In the users' order, not the dictionary's: slices take them in this order.
@@ -219,7 +219,7 @@ public final class ForwardingEngine {
                     keyframeSources.insert(KeyframeSource(publisher: stream.publisher, ssrc: ssrc))
                 }
                 let (newSource, newPending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
-                reroute(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
+                routes.route(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
                 if slot.kind.needsKeyframe, source != nil, newSource == nil,
                     let closing = closingCopy(to: user, in: receiveSlot, header: subscriber.rewriters.values[rewriter].closingHeader(at: now))
                 {
@@ -271,14 +271,9 @@ public final class ForwardingEngine {
         if !told.isEmpty { changes.slotMaps.removeAll { told.contains($0.user) } }
     }
 
-    /// Routes `destination` from exactly `ssrcs` (its source and the source it waits for).
-    func reroute(_ destination: SlotDestination, from ssrcs: [UInt32]) {
-        routes.route(destination, from: ssrcs)
-    }
-
     /// Takes a departing peer's slots out of the table.
     private func unroute(_ user: Int, _ subscriber: Subscriber) {
-        for slot in subscriber.rewriters.keys { reroute(SlotDestination(subscriber: user, slot: slot), from: []) }
+        for slot in subscriber.rewriters.keys { routes.route(SlotDestination(subscriber: user, slot: slot), from: []) }
     }
 
     /// Records each stream's SSRC and format from the peers' plans; a stream that is gone takes
