@@ -146,8 +146,16 @@ class LossyRelayTests(unittest.TestCase):
         relay = self.relay(up=0.2, down=0.3, seed=7)
         ann = self.client()
         ann.send(payloads("ann", 1000))
-        ann.collect(lambda: len(ann.answers) == relay.counts()["down"]["forwarded"] and relay.counts()["down"]["forwarded"]
-                    + relay.counts()["down"]["dropped"] == len(self.server.received))
+        # Waits for every hop to settle: all 1000 through the relay's upstream, every one it
+        # forwarded at the server, every answer through its downstream, every one it forwarded at
+        # the client. Waiting on the answers alone can catch a datagram between relay and server.
+        def settled():
+            counts = relay.counts()
+            return (counts["up"]["forwarded"] + counts["up"]["dropped"] == 1000
+                    and counts["up"]["forwarded"] == len(self.server.received)
+                    and counts["down"]["forwarded"] + counts["down"]["dropped"] == len(self.server.received)
+                    and counts["down"]["forwarded"] == len(ann.answers))
+        ann.collect(settled)
         counts = relay.counts()
         self.assertEqual(counts["up"]["forwarded"] + counts["up"]["dropped"], 1000)
         self.assertEqual(counts["up"]["forwarded"], len(self.server.received))
@@ -164,7 +172,9 @@ class LossyRelayTests(unittest.TestCase):
             before = len(self.server.received)
             client = self.client()
             client.send(payloads("x", 200))
-            client.collect(lambda: len(client.answers) == relay.counts()["up"]["forwarded"])
+            # All 200 through the relay, and an answer for each one it forwarded.
+            client.collect(lambda: relay.counts()["up"]["forwarded"] + relay.counts()["up"]["dropped"] == 200
+                           and len(client.answers) == relay.counts()["up"]["forwarded"])
             kept.append([data for _, data in self.server.received[before:]])
             relay.stop()
             self.relays.remove(relay)
