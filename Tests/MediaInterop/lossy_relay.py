@@ -10,6 +10,8 @@ datagram both ways passes here, where it may be dropped:
 - at random, with a probability per direction (`up`: client → server, `down`: server → client),
   drawn from a seeded generator per direction;
 - all of them, both ways, during a blackout (`blackout(seconds)`);
+- towards one client, the next few RTP packets of one payload type (`drop_next(ufrag,
+  payload_type, count)`): a lone loss, exactly where a test wants it;
 - towards one client, by a bandwidth cap (`cap(ufrag, bits_per_second)`): a queue that drains at
   that rate and drops what would wait longer than `queue_seconds` in it, as a slow access link
   does. The client is known by its ICE username fragment, read from the STUN checks it sends.
@@ -76,6 +78,7 @@ class LossyRelay:
         self.stopping = False
         self.ufrags = {}  # client address -> its ICE username fragment
         self.caps = {}  # ufrag -> (bits per second, longest wait in the queue)
+        self.targeted = {}  # (ufrag, payload type) -> how many more of those to drop
         self.queue_free_at = {}  # client address -> when its capped link is free again
         self.departures = []  # heap of (time, order, datagram, client address)
         self.order = 0
@@ -95,6 +98,29 @@ class LossyRelay:
         """Drops every datagram, both ways, for `seconds` from now."""
         with self.lock:
             self.blackout_until = time.monotonic() + seconds
+
+    def drop_next(self, ufrag, payload_type, count=1):
+        """Drops the next `count` RTP packets of `payload_type` towards the client whose ICE
+        username fragment is `ufrag` (counted as `targeted` in the down direction)."""
+        if not 0 <= payload_type <= 127 or count < 0:
+            raise ValueError(f"a payload type is 0 to 127 and a count at least 0, not {payload_type} and {count}")
+        with self.lock:
+            self.targeted[(ufrag, payload_type)] = count
+
+    def is_targeted(self, data, client):
+        """Whether `data` towards `client` is one of the packets `drop_next` asked to drop
+        (then one fewer is left to drop). SRTP leaves the RTP header in the clear; RTCP's
+        packet types (200 to 206) read as 72 to 78 there, which no media payload type is."""
+        if len(data) < 12 or data[0] >> 6 != 2:
+            return False
+        with self.lock:
+            key = (self.ufrags.get(client), data[1] & 0x7F)
+            if self.targeted.get(key, 0) == 0:
+                return False
+            self.targeted[key] -= 1
+            self.tally["down"]["forwarded"] -= 1
+            self.tally["down"]["targeted"] = self.tally["down"].get("targeted", 0) + 1
+            return True
 
     def cap(self, ufrag, bits_per_second, queue_seconds=0.25):
         """Caps what reaches the client whose ICE username fragment is `ufrag`; None lifts it."""
@@ -210,8 +236,9 @@ class LossyRelay:
                             self.upstream_for(client).send(data)
                     else:
                         data = sock.recv(MAX_DATAGRAM)
-                        if self.passes("down"):
-                            self.send_down(data, self.clients[sock.fileno()])
+                        client = self.clients[sock.fileno()]
+                        if self.passes("down") and not self.is_targeted(data, client):
+                            self.send_down(data, client)
                 except (BlockingIOError, ConnectionRefusedError):
                     # Nothing to read after all, or the server's port answered ICMP unreachable
                     # (it is not up yet, or is gone): like a lost datagram.

@@ -235,6 +235,33 @@ class LossyRelayTests(unittest.TestCase):
         ann.collect(lambda: len(ann.answers) == arrived + 11)
         self.assertEqual(len(ann.answers), arrived + 11, "the cap lifted")
 
+    def test_a_targeted_drop_takes_the_next_packets_of_one_payload_type_towards_one_client(self):
+        relay = self.relay()
+        ann, ben = self.client(), self.client()
+        ann.send([binding_request("srv1:annfrag")])
+        ben.send([binding_request("srv2:benfrag")])
+        ann.collect(lambda: len(ann.answers) == 1)
+        ben.collect(lambda: len(ben.answers) == 1)
+
+        def rtp(payload_type, number):
+            return struct.pack("!BBHII", 0x80, payload_type, number, 0, 1) + b"media"
+
+        relay.drop_next("annfrag", 96, 2)
+        # To ann: 96, 111 (another type), an RTCP receiver report (201, read as 73), 96, 96, 96.
+        sent = [rtp(96, 1), rtp(111, 2), struct.pack("!BBHI", 0x80, 201, 1, 1), rtp(96, 3), rtp(96, 4), rtp(96, 5)]
+        ann.send(sent)
+        ben.send([rtp(96, 1), rtp(96, 2)])
+        ann.collect(lambda: len(ann.answers) == 5)
+        ben.collect(lambda: len(ben.answers) == 3)
+        self.assertEqual([data for _, data in ann.answers[1:]], [sent[1], sent[2], sent[4], sent[5]])
+        self.assertEqual(len(ben.answers), 3, "the other client loses nothing")
+        counts = relay.counts()
+        self.assertEqual(counts["down"]["targeted"], 2)
+        self.assertEqual(counts["down"]["forwarded"], len(ann.answers) + len(ben.answers))
+        for bad in ((128, 1), (96, -1)):
+            with self.assertRaises(ValueError):
+                relay.drop_next("annfrag", *bad)
+
     def test_a_loss_is_a_probability(self):
         relay = self.relay()
         for bad in (-0.1, 1.5):

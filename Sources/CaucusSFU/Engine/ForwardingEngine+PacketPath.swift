@@ -141,9 +141,10 @@ extension ForwardingEngine {
     /// - a publisher's sender report goes to every slot its stream fills, as that slot's report
     ///   (its SSRC, its timestamps), so receivers keep lip sync and round-trip times.
     ///
-    /// A subscriber's transport-cc feeds its downlink estimate. Receiver reports and REMB end
-    /// here: the server answers for its own streams, and a publisher's congestion control sees
-    /// the server, not each subscriber.
+    /// A subscriber's transport-cc feeds its downlink estimate; until the router knows whether
+    /// it takes RTX repairs, its reports' blocks help judge it (``RetransmissionAcceptance``).
+    /// Receiver reports and REMB end here: the server answers for its own streams, and a
+    /// publisher's congestion control sees the server, not each subscriber.
     func route(rtcp packet: [UInt8], from user: Int, now: Duration) -> RoutedRTCP {
         guard let packets = try? RTCPPacket.decodeCompound(packet) else { return RoutedRTCP() }
         var routed = RoutedRTCP()
@@ -154,7 +155,14 @@ extension ForwardingEngine {
             case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
             case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
             case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
+            case .receiverReport(let report):
+                if let subscriber = subscribers[user], subscriber.retransmissionAcceptance.verdict == .undecided, !report.reports.isEmpty {
+                    judgeRetransmissions(of: subscriber, byReportAbout: report.reports.map(\.ssrc), from: user, at: now, into: &routed)
+                }
             case .senderReport(let report):
+                if let subscriber = subscribers[user], subscriber.retransmissionAcceptance.verdict == .undecided, !report.reports.isEmpty {
+                    judgeRetransmissions(of: subscriber, byReportAbout: report.reports.map(\.ssrc), from: user, at: now, into: &routed)
+                }
                 guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
                 if !recording.isEmpty { tapForRecording(report, from: user) }
                 for destination in routes.destinations(of: report.ssrc) {
@@ -177,11 +185,11 @@ extension ForwardingEngine {
         return routed
     }
 
-    private func answer(_ nack: RTCPGenericNACK, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
+    func answer(_ nack: RTCPGenericNACK, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
         guard let subscriber = subscribers[user],
             let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == nack.mediaSSRC })
         else { return }
-        judgeRetransmissions(of: subscriber, by: nack, at: now)
+        judgeRetransmissions(of: subscriber, by: nack, from: user, at: now, into: &routed)
         var missing: [(source: UInt32, lost: [UInt16])] = []
         // What the slot is routed from now: a user waiting for its slice of a handover keeps
         // its rewriter's source, but not the route from a stream it may no longer receive.
@@ -206,7 +214,7 @@ extension ForwardingEngine {
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
-                let rtx = nextRetransmission(to: user, in: slot)
+                let rtx = nextRetransmission(to: user, in: slot, at: now)
                 if rtx != nil { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, at: now) }
                 routed.retransmissions.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,

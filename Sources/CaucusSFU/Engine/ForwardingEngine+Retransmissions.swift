@@ -8,7 +8,7 @@ import CaucusMedia
 /// sent moments ago, hundreds a second), and it goes no further; a subscriber that lost the
 /// original asks for it and is repaired from the cache. Towards a subscriber whose slot
 /// negotiated RTX, repairs from the cache leave on the slot's RTX stream (`Subscriber.retransmissionStreams`) — until its own
-/// NACKs show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
+/// NACKs or reports show that it drops them (``RetransmissionAcceptance``); then on the slot's own SSRC.
 extension ForwardingEngine {
     /// The packet to route for a publisher's `packet`: itself, or the original inside an RTX
     /// packet; nil for an RTX packet that carries none (a bandwidth probe's padding) or that
@@ -29,19 +29,37 @@ extension ForwardingEngine {
 
     /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;
     /// nil when the slot did not negotiate RTX (the repair goes on the slot's own SSRC).
-    func nextRetransmission(to user: Int, in slot: SlotID) -> RTXEncapsulation? {
-        guard let current = subscribers[user]?.retransmissionStreams[slot] else { return nil }
-        subscribers[user]!.retransmissionStreams[slot]!.sequenceNumber &+= 1
+    func nextRetransmission(to user: Int, in slot: SlotID, at now: Duration) -> RTXEncapsulation? {
+        guard let subscriber = subscribers[user], let current = subscriber.retransmissionStreams[slot] else { return nil }
+        subscriber.retransmissionStreams[slot]!.sequenceNumber &+= 1
+        if subscriber.retransmissionAcceptance.verdict == .undecided, let slotSSRC = subscriber.rewriters[slot]?.outgoingSSRC {
+            subscriber.retransmissionAcceptance.sent(on: current.ssrc, of: slotSSRC, at: now)
+        }
         return current
     }
 
-    /// Judges, by a subscriber's NACK, whether it takes the RTX repairs sent to it; once it is
-    /// known to drop them, its slots have no RTX stream any more: repairs go on each slot's own
-    /// SSRC, and it is not probed with RTX repeats it would drop.
-    func judgeRetransmissions(of subscriber: Subscriber, by nack: RTCPGenericNACK, at now: Duration) {
-        guard subscriber.retransmissionAcceptance.nacked(ssrc: nack.mediaSSRC, lost: nack.lostSequenceNumbers, at: now),
-            !subscriber.retransmissionAcceptance.sendsRetransmissions
-        else { return }
+    /// Judges, by a subscriber's NACK, whether it takes the RTX repairs sent to it.
+    func judgeRetransmissions(of subscriber: Subscriber, by nack: RTCPGenericNACK, from user: Int, at now: Duration, into routed: inout RoutedRTCP) {
+        guard subscriber.retransmissionAcceptance.nacked(ssrc: nack.mediaSSRC, lost: nack.lostSequenceNumbers, at: now) else { return }
+        afterJudging(subscriber, user: user, at: now, into: &routed)
+    }
+
+    /// Judges, by the report blocks of a subscriber's receiver or sender report, whether it
+    /// takes the RTX repairs sent to it.
+    func judgeRetransmissions(of subscriber: Subscriber, byReportAbout ssrcs: [UInt32], from user: Int, at now: Duration, into routed: inout RoutedRTCP) {
+        guard subscriber.retransmissionAcceptance.reported(about: ssrcs, at: now) else { return }
+        afterJudging(subscriber, user: user, at: now, into: &routed)
+    }
+
+    /// Once a subscriber is known to drop RTX repairs, its slots have no RTX stream any more:
+    /// repairs go on each slot's own SSRC, it is not probed with RTX repeats it would drop,
+    /// and the repairs it was sent on RTX and may still wait for are sent again, as if it had
+    /// asked for them (a stack that asks once, aiortc, would otherwise wait behind each gap).
+    private func afterJudging(_ subscriber: Subscriber, user: Int, at now: Duration, into routed: inout RoutedRTCP) {
+        guard !subscriber.retransmissionAcceptance.sendsRetransmissions else { return }
         subscriber.retransmissionStreams = [:]
+        for (ssrc, lost) in subscriber.retransmissionAcceptance.takeUnconfirmedRepairs() {
+            answer(RTCPGenericNACK(senderSSRC: 0, mediaSSRC: ssrc, lost: lost), from: user, now: now, into: &routed)
+        }
     }
 }

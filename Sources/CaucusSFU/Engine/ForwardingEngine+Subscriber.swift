@@ -18,7 +18,7 @@ extension ForwardingEngine {
         /// Each slot's RTX stream (RFC 4588), where its answer negotiated RTX: the SSRC the
         /// answer announced, and the sequence number its next retransmission takes.
         var retransmissionStreams: [SlotID: RTXEncapsulation]
-        /// Whether its stack takes those RTX repairs, judged by its NACKs.
+        /// Whether its stack takes those RTX repairs, judged by its NACKs and reports.
         var retransmissionAcceptance = RetransmissionAcceptance()
         /// The slot map as the latest recomputation left it.
         var currentMap: SubscriberSlotMap?

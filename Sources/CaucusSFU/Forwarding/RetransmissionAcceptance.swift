@@ -8,20 +8,34 @@ import CaucusMedia
 /// never takes leaves its gap open, and its jitter buffer waits behind that gap for 512 packets
 /// before it gives up and asks for a keyframe: seconds of frozen video after each loss.
 ///
-/// The subscriber's own NACKs tell. A repair sent on the RTX stream is remembered with the
-/// slot's SSRC and number; the subscriber's next NACK about that slot, once the repair has had
-/// ``settleTime`` to arrive, either lists the number again (the repair did not count) or does
-/// not (it did). Once ``refusalsNeeded`` repairs were asked again, at three times or more those
-/// taken, the subscriber is judged to refuse RTX, for good: its repairs go on each slot's own
-/// SSRC, as late packets, which every stack takes. Once ``acceptedEnough`` were taken, at four
-/// times or more those asked again, it is judged to accept RTX and nothing more is remembered.
-/// A lossy downlink loses some repairs too, and those are asked again: a stack that takes RTX
-/// behind 10 % loss has about one in ten asked again, far from three in four, and one behind
-/// 30 % is not misjudged in 200 seeded runs either (`RetransmissionAcceptanceTests`). Misjudged,
-/// it would still get its repairs, on the slot's SSRC. aiortc, which lists every number still
-/// missing in each NACK, is found by its fifth NACK.
+/// Two things the subscriber sends tell.
+/// - **Its receiver reports.** A stack that takes an RTX packet counts it under the RTX SSRC
+///   and, from its next report on, has a report block for that SSRC (Chromium and aiortc both
+///   do); one that drops RTX packets before any receiver sees them never names it. A report
+///   that names an RTX SSRC decides at once: it accepts. Once an RTX stream has carried
+///   something, reports that name the slot's own SSRC but not its RTX SSRC, ``silentReportsNeeded`` of them,
+///   ``silentReportSpacing`` apart and the first ``reportSettleTime`` after the stream's first
+///   RTX packet (time for it to arrive and be counted, and for a lost one to be asked for and
+///   sent again), decide that it refuses. This is what finds a lone loss: aiortc asks for a
+///   lost packet once, and a repair it drops is never asked for again.
+/// - **Its NACKs.** A repair sent on the RTX stream is remembered with the slot's SSRC and
+///   number; the subscriber's next NACK about that slot, once the repair has had
+///   ``settleTime`` to arrive, either lists the number again (the repair did not count) or does
+///   not (it did). Once ``refusalsNeeded`` repairs were asked again, at three times or more
+///   those taken, the subscriber is judged to refuse RTX; once ``acceptedEnough`` were taken,
+///   at four times or more those asked again, to accept it. aiortc, which lists every number
+///   still missing in each NACK, is found by its fifth NACK under steady loss.
 ///
-/// Pure and bounded: at most ``capacity`` repairs are remembered, the oldest forgotten first.
+/// Either verdict is for good. A subscriber judged to refuse RTX gets its repairs on each
+/// slot's own SSRC, as late packets, which every stack takes — and the repairs sent on RTX that
+/// no NACK showed taken are sent again that way (``takeUnconfirmedRepairs()``), for the gaps
+/// its stack still waits behind. A lossy downlink loses some repairs too, and those are asked
+/// again: a stack that takes RTX behind 10 % loss has about one in ten asked again, far from
+/// three in four, and one behind 30 % is not misjudged in 200 seeded runs either
+/// (`RetransmissionAcceptanceTests`). Misjudged, it would still get its repairs, on the slot's SSRC.
+///
+/// Pure and bounded: at most ``capacity`` repairs are remembered, the oldest forgotten first,
+/// and one entry per RTX stream (one per video slot of the subscriber's plan).
 public struct RetransmissionAcceptance: Sendable, Equatable {
     public enum Verdict: Sendable, Equatable {
         /// Not judged yet: repairs go on the RTX stream.
@@ -39,6 +53,14 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     public static let refusalsNeeded = 8
     /// Repairs taken, at four times those asked again, before acceptance is decided.
     public static let acceptedEnough = 8
+    /// How long after an RTX stream's first packet a report without it begins to count: its
+    /// flight, and if it was lost, a NACK and a second repair's round trip.
+    public static let reportSettleTime = Duration.milliseconds(500)
+    /// Reports without a used RTX stream before a refusal is decided.
+    public static let silentReportsNeeded = 2
+    /// The least time between two such reports that both count (a stack that sends a report
+    /// with each NACK can send several in a few milliseconds).
+    public static let silentReportSpacing = Duration.milliseconds(250)
 
     private struct Repair: Equatable {
         let ssrc: UInt32
@@ -52,10 +74,69 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     public private(set) var askedAgain = 0
     private var remembered: [Repair] = []
 
+    /// An RTX stream that has carried something, and the reports since that did not name it.
+    private struct UsedStream: Equatable {
+        let mediaSSRC: UInt32
+        let retransmissionSSRC: UInt32
+        let firstSentAt: Duration
+        var silentReports = 0
+        var lastCountedAt: Duration?
+    }
+
+    private var usedStreams: [UsedStream] = []
+    /// Reports that named a used stream's slot but not the stream, counted towards a refusal.
+    public var silentReports: Int { usedStreams.map(\.silentReports).max() ?? 0 }
+
     public init() {}
 
     /// Whether repairs should leave on the RTX stream (the answer negotiated it).
     public var sendsRetransmissions: Bool { verdict != .refuses }
+
+    /// An RTX packet (a repair, or a probe's repeat) left on `retransmissionSSRC`, the RTX
+    /// stream of the slot whose own SSRC is `mediaSSRC`.
+    public mutating func sent(on retransmissionSSRC: UInt32, of mediaSSRC: UInt32, at now: Duration) {
+        guard verdict == .undecided, !usedStreams.contains(where: { $0.retransmissionSSRC == retransmissionSSRC }) else { return }
+        usedStreams.append(UsedStream(mediaSSRC: mediaSSRC, retransmissionSSRC: retransmissionSSRC, firstSentAt: now))
+    }
+
+    /// A report from the subscriber (a receiver report, or the blocks of its sender report)
+    /// with blocks about `ssrcs`, at `now`. Returns whether the verdict changed.
+    @discardableResult
+    public mutating func reported(about ssrcs: [UInt32], at now: Duration) -> Bool {
+        guard verdict == .undecided, !usedStreams.isEmpty else { return false }
+        if usedStreams.contains(where: { ssrcs.contains($0.retransmissionSSRC) }) {
+            decide(.accepts)
+            return true
+        }
+        for index in usedStreams.indices where ssrcs.contains(usedStreams[index].mediaSSRC) {
+            let stream = usedStreams[index]
+            guard now - stream.firstSentAt >= Self.reportSettleTime else { continue }
+            if let last = stream.lastCountedAt, now - last < Self.silentReportSpacing { continue }
+            usedStreams[index].silentReports += 1
+            usedStreams[index].lastCountedAt = now
+            if usedStreams[index].silentReports >= Self.silentReportsNeeded {
+                decide(.refuses)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Once refusing: the repairs sent on RTX that no NACK showed taken, by slot SSRC, in the
+    /// order sent; they are forgotten. Empty otherwise.
+    public mutating func takeUnconfirmedRepairs() -> [(ssrc: UInt32, sequenceNumbers: [UInt16])] {
+        guard verdict == .refuses else { return [] }
+        var grouped: [(ssrc: UInt32, sequenceNumbers: [UInt16])] = []
+        for repair in remembered {
+            if let index = grouped.firstIndex(where: { $0.ssrc == repair.ssrc }) {
+                grouped[index].sequenceNumbers.append(repair.sequenceNumber)
+            } else {
+                grouped.append((repair.ssrc, [repair.sequenceNumber]))
+            }
+        }
+        remembered = []
+        return grouped
+    }
 
     /// A repair of `sequenceNumber` (the slot's own number) left on `ssrc`'s RTX stream.
     public mutating func repaired(ssrc: UInt32, sequenceNumber: UInt16, at now: Duration) {
@@ -75,11 +156,17 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
             return true
         }
         if askedAgain >= Self.refusalsNeeded, askedAgain >= 3 * taken {
-            verdict = .refuses
+            decide(.refuses)
         } else if taken >= Self.acceptedEnough, taken >= 4 * askedAgain {
-            verdict = .accepts
+            decide(.accepts)
         }
-        if verdict != .undecided { remembered = [] }
         return verdict != .undecided
+    }
+
+    /// Decides for good; what was kept to judge by goes, but for the repairs a refusal sends again.
+    private mutating func decide(_ decided: Verdict) {
+        verdict = decided
+        usedStreams = []
+        if decided == .accepts { remembered = [] }
     }
 }

@@ -116,4 +116,48 @@ import Testing
         let plain = router.route(rtcp: threeNACK, from: 3, now: .milliseconds(30)).retransmissions
         #expect(plain.count == 1 && plain[0].retransmittedAs == nil && plain[0].header.ssrc == threeSlot.outgoingSSRC)
     }
+
+    static func receiverReport(from sender: UInt32, about ssrcs: [UInt32]) -> [UInt8] {
+        let blocks = ssrcs.map {
+            RTCPReportBlock(ssrc: $0, fractionLost: 0, cumulativeLost: 0, highestSequenceNumber: 0, jitter: 0, lastSenderReport: 0, delaySinceLastSenderReport: 0)
+        }
+        return RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: sender, reports: blocks)).encoded()
+    }
+
+    /// A lone loss, as aiortc with several video receivers meets it: it asks once, drops the
+    /// RTX repair and never asks again. Its reports never name the RTX stream, so the router
+    /// sends the repair again on the slot's own SSRC, and every later repair goes that way.
+    @Test func aRepairOnAnRTXStreamTheReportsNeverNameIsSentAgainOnTheSlotsSSRC() throws {
+        let (router, one, _, firstOut) = Self.twoWatchingOne()
+        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let lost = firstOut[1]!
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot.outgoingSSRC, lost: [lost])).encoded()
+        #expect(router.route(rtcp: nack, from: 1, now: .milliseconds(30)).retransmissions.map { $0.retransmittedAs != nil } == [true])
+
+        let report = Self.receiverReport(from: 5, about: [slot.outgoingSSRC])
+        #expect(router.route(rtcp: report, from: 1, now: .milliseconds(300)).retransmissions.isEmpty, "too soon to count")
+        #expect(router.route(rtcp: report, from: 1, now: .milliseconds(600)).retransmissions.isEmpty, "one report without it")
+        let again = router.route(rtcp: report, from: 1, now: .milliseconds(900)).retransmissions
+        #expect(again.map(\.header.sequenceNumber) == [lost] && again.allSatisfy { $0.retransmittedAs == nil && $0.header.ssrc == slot.outgoingSSRC })
+        #expect(router.route(rtcp: report, from: 1, now: .milliseconds(1200)).retransmissions.isEmpty, "sent again once")
+
+        let later = router.route(rtcp: nack, from: 1, now: .milliseconds(1300)).retransmissions
+        #expect(later.count == 1 && later[0].retransmittedAs == nil, "and later repairs on the slot's SSRC")
+    }
+
+    /// A stack that takes RTX names the RTX stream in its next report: its repairs stay there,
+    /// whatever its later reports say.
+    @Test func aReportThatNamesTheRTXStreamKeepsRepairsOnIt() throws {
+        let (router, one, _, firstOut) = Self.twoWatchingOne()
+        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot.outgoingSSRC, lost: [firstOut[1]!])).encoded()
+        _ = router.route(rtcp: nack, from: 1, now: .milliseconds(30))
+        _ = router.route(rtcp: Self.receiverReport(from: 5, about: [slot.retransmissionSSRC, slot.outgoingSSRC]), from: 1, now: .milliseconds(100))
+        for milliseconds in stride(from: 600, through: 3000, by: 300) {
+            let report = Self.receiverReport(from: 5, about: [slot.outgoingSSRC])
+            #expect(router.route(rtcp: report, from: 1, now: .milliseconds(milliseconds)).retransmissions.isEmpty)
+        }
+        let later = router.route(rtcp: nack, from: 1, now: .milliseconds(3100)).retransmissions
+        #expect(later.count == 1 && later[0].retransmittedAs?.ssrc == slot.retransmissionSSRC)
+    }
 }
