@@ -61,18 +61,22 @@ class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase
 
     async def diagnosis(self):
         """What tells a server that stopped forwarding apart from a receiver that stalled: each
-        peer's slot map, what each of its receive slots recognised lately, and the RTP packets
-        each slot's receiver got over one second."""
+        peer's connection and slot map, what each of its receive slots recognised lately, the RTP
+        packets each slot's receiver got over one second, and the server's last words."""
         before = {name: await peer.packets_received() for name, peer in self.peers.items()}
         await asyncio.sleep(1.0)
         lines = []
         for name, peer in self.peers.items():
             after = await peer.packets_received()
-            lines.append(f"{name} (user {peer.user}): slot map {peer.slot_map}")
+            lines.append(f"{name} (user {peer.user}): connection {peer.pc.connectionState}, ICE {peer.pc.iceConnectionState}; "
+                         f"slot map {peer.slot_map}")
             for mid, reception in sorted(peer.receptions.items()):
                 recent = sorted(label for label in reception.since(time.monotonic() - 3.0) if label)
                 lines.append(f"  mid {mid} ({reception.kind}): packets in 1 s {after.get(mid, 0) - before[name].get(mid, 0)}, "
                              f"recognised in 3 s {recent}")
+        running = self.server.process.poll() is None
+        lines.append(f"the server {'runs' if running else f'exited with {self.server.process.returncode}'}; its last output:")
+        lines += ["  " + line.rstrip() for line in self.server.output[-20:]]
         return "\n".join(lines)
 
     async def room_ids(self):

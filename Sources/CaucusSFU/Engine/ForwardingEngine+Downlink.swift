@@ -92,7 +92,7 @@ extension ForwardingEngine {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
                 copies.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation,
-                    retransmittedAs: nextRetransmission(to: user, in: slot, at: now),
+                    retransmittedAs: nextRetransmission(to: user, in: slot, repair: false, at: now),
                     transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now, cluster: cluster)))
                 remaining -= cached.count
             }

@@ -214,7 +214,7 @@ extension ForwardingEngine {
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
-                let rtx = nextRetransmission(to: user, in: slot, at: now)
+                let rtx = nextRetransmission(to: user, in: slot, repair: true, at: now)
                 if rtx != nil { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, at: now) }
                 routed.retransmissions.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,

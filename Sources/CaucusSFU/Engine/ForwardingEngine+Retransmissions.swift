@@ -27,13 +27,14 @@ extension ForwardingEngine {
         return original
     }
 
-    /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;
-    /// nil when the slot did not negotiate RTX (the repair goes on the slot's own SSRC).
-    func nextRetransmission(to user: Int, in slot: SlotID, at now: Duration) -> RTXEncapsulation? {
+    /// The RTX header for the next `repair` (or probe's repeat) on `user`'s `slot`, advancing
+    /// that stream's numbers; nil when the slot did not negotiate RTX (a repair goes on the
+    /// slot's own SSRC).
+    func nextRetransmission(to user: Int, in slot: SlotID, repair: Bool, at now: Duration) -> RTXEncapsulation? {
         guard let subscriber = subscribers[user], let current = subscriber.retransmissionStreams[slot] else { return nil }
         subscriber.retransmissionStreams[slot]!.sequenceNumber &+= 1
         if subscriber.retransmissionAcceptance.verdict == .undecided, let slotSSRC = subscriber.rewriters[slot]?.outgoingSSRC {
-            subscriber.retransmissionAcceptance.sent(on: current.ssrc, of: slotSSRC, at: now)
+            subscriber.retransmissionAcceptance.sent(on: current.ssrc, of: slotSSRC, repair: repair, at: now)
         }
         return current
     }

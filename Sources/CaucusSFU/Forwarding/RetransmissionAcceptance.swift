@@ -12,11 +12,11 @@ import CaucusMedia
 /// - **Its receiver reports.** A stack that takes an RTX packet counts it under the RTX SSRC
 ///   and, from its next report on, has a report block for that SSRC (Chromium and aiortc both
 ///   do); one that drops RTX packets before any receiver sees them never names it. A report
-///   that names an RTX SSRC decides at once: it accepts. Once an RTX stream has carried
-///   something, reports that name the slot's own SSRC but not its RTX SSRC, ``silentReportsNeeded`` of them,
-///   ``silentReportSpacing`` apart and the first ``reportSettleTime`` after the stream's first
-///   RTX packet (time for it to arrive and be counted, and for a lost one to be asked for and
-///   sent again), decide that it refuses. This is what finds a lone loss: aiortc asks for a
+///   that names an RTX SSRC that carried something (a repair or a probe's repeat) decides at
+///   once: it accepts. Once an RTX stream has carried a repair, reports that name the slot's own
+///   SSRC but not its RTX SSRC, ``silentReportsNeeded`` of them, ``silentReportSpacing`` apart
+///   and the first ``reportSettleTime`` after the stream's first repair (time for it to arrive
+///   and be counted, and for a lost one to be asked for and sent again), decide that it refuses. This is what finds a lone loss: aiortc asks for a
 ///   lost packet once, and a repair it drops is never asked for again.
 /// - **Its NACKs.** A repair sent on the RTX stream is remembered with the slot's SSRC and
 ///   number; the subscriber's next NACK about that slot, once the repair has had
@@ -74,11 +74,12 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     public private(set) var askedAgain = 0
     private var remembered: [Repair] = []
 
-    /// An RTX stream that has carried something, and the reports since that did not name it.
+    /// An RTX stream that has carried something, when it first carried a repair, and the
+    /// reports since that did not name it.
     private struct UsedStream: Equatable {
         let mediaSSRC: UInt32
         let retransmissionSSRC: UInt32
-        let firstSentAt: Duration
+        var firstRepairAt: Duration?
         var silentReports = 0
         var lastCountedAt: Duration?
     }
@@ -92,11 +93,17 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     /// Whether repairs should leave on the RTX stream (the answer negotiated it).
     public var sendsRetransmissions: Bool { verdict != .refuses }
 
-    /// An RTX packet (a repair, or a probe's repeat) left on `retransmissionSSRC`, the RTX
-    /// stream of the slot whose own SSRC is `mediaSSRC`.
-    public mutating func sent(on retransmissionSSRC: UInt32, of mediaSSRC: UInt32, at now: Duration) {
-        guard verdict == .undecided, !usedStreams.contains(where: { $0.retransmissionSSRC == retransmissionSSRC }) else { return }
-        usedStreams.append(UsedStream(mediaSSRC: mediaSSRC, retransmissionSSRC: retransmissionSSRC, firstSentAt: now))
+    /// An RTX packet left on `retransmissionSSRC`, the RTX stream of the slot whose own SSRC is
+    /// `mediaSSRC`: a repair the subscriber asked for, or a probe's repeat. A report naming the
+    /// stream then shows it accepted; only a repair starts the wait for one, as probes come in
+    /// bursts that a narrow link may drop whole, and a stack misjudged would not be probed again.
+    public mutating func sent(on retransmissionSSRC: UInt32, of mediaSSRC: UInt32, repair: Bool, at now: Duration) {
+        guard verdict == .undecided else { return }
+        guard let index = usedStreams.firstIndex(where: { $0.retransmissionSSRC == retransmissionSSRC }) else {
+            usedStreams.append(UsedStream(mediaSSRC: mediaSSRC, retransmissionSSRC: retransmissionSSRC, firstRepairAt: repair ? now : nil))
+            return
+        }
+        if repair, usedStreams[index].firstRepairAt == nil { usedStreams[index].firstRepairAt = now }
     }
 
     /// A report from the subscriber (a receiver report, or the blocks of its sender report)
@@ -110,7 +117,7 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
         }
         for index in usedStreams.indices where ssrcs.contains(usedStreams[index].mediaSSRC) {
             let stream = usedStreams[index]
-            guard now - stream.firstSentAt >= Self.reportSettleTime else { continue }
+            guard let firstRepairAt = stream.firstRepairAt, now - firstRepairAt >= Self.reportSettleTime else { continue }
             if let last = stream.lastCountedAt, now - last < Self.silentReportSpacing { continue }
             usedStreams[index].silentReports += 1
             usedStreams[index].lastCountedAt = now
