@@ -62,7 +62,7 @@ SETTLE_SECONDS = 15
 AIORTC_VIDEO_SLOTS = 3
 # After one lost packet: the repair on RTX, two of the subscriber's reports without it (one
 # every 0.5 to 1.5 s from aiortc, the first 0.5 s after the repair) and the repair again take
-# 1.2 to 2.4 s here (3.5 s at worst); without them, 30 s or more.
+# 1.4 to 2.9 s here (3.5 s at worst); without them, 30 s or more.
 LONE_LOSS_WATCH_SECONDS = 10
 LONE_LOSS_FROZEN_AT_MOST_MS = 5000
 SEED = 37
