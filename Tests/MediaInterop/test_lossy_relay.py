@@ -123,6 +123,16 @@ class LossyRelayTests(unittest.TestCase):
         self.clients.append(client)
         return client
 
+    def named_clients(self):
+        """Two clients, each named in a STUN check it sent (USERNAME "server:client"), as an ICE
+        agent does: ann as "annfrag", ben as "benfrag"; their checks' echoes are their first answers."""
+        ann, ben = self.client(), self.client()
+        ann.send([binding_request("srv1:annfrag")])
+        ben.send([binding_request("srv2:benfrag")])
+        ann.collect(lambda: len(ann.answers) == 1)
+        ben.collect(lambda: len(ben.answers) == 1)
+        return ann, ben
+
     def test_each_client_has_its_own_upstream_and_gets_only_its_answers(self):
         relay = self.relay()
         ann, ben = self.client(), self.client()
@@ -213,12 +223,7 @@ class LossyRelayTests(unittest.TestCase):
 
     def test_a_capped_client_gets_what_its_link_carries_and_the_others_everything(self):
         relay = self.relay()
-        ann, ben = self.client(), self.client()
-        # Each names itself in a STUN check (USERNAME "server:client"), as an ICE agent does.
-        ann.send([binding_request("srv1:annfrag")])
-        ben.send([binding_request("srv2:benfrag")])
-        ann.collect(lambda: len(ann.answers) == 1)
-        ben.collect(lambda: len(ben.answers) == 1)
+        ann, ben = self.named_clients()
         # 80 kbit/s: a 1,000-byte datagram every 100 ms; at most 250 ms in the queue.
         relay.cap("annfrag", 80_000, queue_seconds=0.25)
         started = time.monotonic()
@@ -237,11 +242,7 @@ class LossyRelayTests(unittest.TestCase):
 
     def test_a_targeted_drop_takes_the_next_packets_of_one_payload_type_towards_one_client(self):
         relay = self.relay()
-        ann, ben = self.client(), self.client()
-        ann.send([binding_request("srv1:annfrag")])
-        ben.send([binding_request("srv2:benfrag")])
-        ann.collect(lambda: len(ann.answers) == 1)
-        ben.collect(lambda: len(ben.answers) == 1)
+        ann, ben = self.named_clients()
 
         def rtp(payload_type, number):
             return struct.pack("!BBHII", 0x80, payload_type, number, 0, 1) + b"media"

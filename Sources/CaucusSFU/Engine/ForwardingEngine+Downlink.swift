@@ -90,9 +90,11 @@ extension ForwardingEngine {
                     let translation = catalog.translation(from: format, to: slotFormat)
                 else { continue }
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
+                let rtx = nextRetransmission(to: user, in: slot)
+                if let rtx { subscriber.retransmissionAcceptance.probed(on: rtx.ssrc, of: rewriter.outgoingSSRC) }
                 copies.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation,
-                    retransmittedAs: nextRetransmission(to: user, in: slot, repair: false, at: now),
+                    retransmittedAs: rtx,
                     transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now, cluster: cluster)))
                 remaining -= cached.count
             }

@@ -155,14 +155,9 @@ extension ForwardingEngine {
             case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
             case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
             case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
-            case .receiverReport(let report):
-                if let subscriber = subscribers[user], subscriber.retransmissionAcceptance.verdict == .undecided, !report.reports.isEmpty {
-                    judgeRetransmissions(of: subscriber, byReportAbout: report.reports.map(\.ssrc), from: user, at: now, into: &routed)
-                }
+            case .receiverReport(let report): judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)
             case .senderReport(let report):
-                if let subscriber = subscribers[user], subscriber.retransmissionAcceptance.verdict == .undecided, !report.reports.isEmpty {
-                    judgeRetransmissions(of: subscriber, byReportAbout: report.reports.map(\.ssrc), from: user, at: now, into: &routed)
-                }
+                judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)
                 guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
                 if !recording.isEmpty { tapForRecording(report, from: user) }
                 for destination in routes.destinations(of: report.ssrc) {
@@ -214,8 +209,8 @@ extension ForwardingEngine {
                 let translation = translation(from: origin.source, to: subscriber, slot: slot)
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
-                let rtx = nextRetransmission(to: user, in: slot, repair: true, at: now)
-                if rtx != nil { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, at: now) }
+                let rtx = nextRetransmission(to: user, in: slot)
+                if let rtx { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, on: rtx.ssrc, at: now) }
                 routed.retransmissions.append(Copy(
                     subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,
                     transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))

@@ -27,15 +27,11 @@ extension ForwardingEngine {
         return original
     }
 
-    /// The RTX header for the next `repair` (or probe's repeat) on `user`'s `slot`, advancing
-    /// that stream's numbers; nil when the slot did not negotiate RTX (a repair goes on the
-    /// slot's own SSRC).
-    func nextRetransmission(to user: Int, in slot: SlotID, repair: Bool, at now: Duration) -> RTXEncapsulation? {
-        guard let subscriber = subscribers[user], let current = subscriber.retransmissionStreams[slot] else { return nil }
-        subscriber.retransmissionStreams[slot]!.sequenceNumber &+= 1
-        if subscriber.retransmissionAcceptance.verdict == .undecided, let slotSSRC = subscriber.rewriters[slot]?.outgoingSSRC {
-            subscriber.retransmissionAcceptance.sent(on: current.ssrc, of: slotSSRC, repair: repair, at: now)
-        }
+    /// The RTX header for the next repair on `user`'s `slot`, advancing that stream's numbers;
+    /// nil when the slot did not negotiate RTX (the repair goes on the slot's own SSRC).
+    func nextRetransmission(to user: Int, in slot: SlotID) -> RTXEncapsulation? {
+        guard let current = subscribers[user]?.retransmissionStreams[slot] else { return nil }
+        subscribers[user]!.retransmissionStreams[slot]!.sequenceNumber &+= 1
         return current
     }
 
@@ -45,10 +41,12 @@ extension ForwardingEngine {
         afterJudging(subscriber, user: user, at: now, into: &routed)
     }
 
-    /// Judges, by the report blocks of a subscriber's receiver or sender report, whether it
-    /// takes the RTX repairs sent to it.
-    func judgeRetransmissions(of subscriber: Subscriber, byReportAbout ssrcs: [UInt32], from user: Int, at now: Duration, into routed: inout RoutedRTCP) {
-        guard subscriber.retransmissionAcceptance.reported(about: ssrcs, at: now) else { return }
+    /// Judges, by the blocks of `user`'s receiver or sender report, whether it takes the RTX
+    /// repairs sent to it (nothing to do once that is known).
+    func judgeRetransmissions(of user: Int, byReport blocks: [RTCPReportBlock], at now: Duration, into routed: inout RoutedRTCP) {
+        guard !blocks.isEmpty, let subscriber = subscribers[user], subscriber.retransmissionAcceptance.verdict == .undecided,
+            subscriber.retransmissionAcceptance.reported(about: blocks.map(\.ssrc), at: now)
+        else { return }
         afterJudging(subscriber, user: user, at: now, into: &routed)
     }
 

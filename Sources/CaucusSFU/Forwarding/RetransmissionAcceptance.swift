@@ -16,8 +16,9 @@ import CaucusMedia
 ///   once: it accepts. Once an RTX stream has carried a repair, reports that name the slot's own
 ///   SSRC but not its RTX SSRC, ``silentReportsNeeded`` of them, ``silentReportSpacing`` apart
 ///   and the first ``reportSettleTime`` after the stream's first repair (time for it to arrive
-///   and be counted, and for a lost one to be asked for and sent again), decide that it refuses. This is what finds a lone loss: aiortc asks for a
-///   lost packet once, and a repair it drops is never asked for again.
+///   and be counted, and for a lost one to be asked for and sent again), decide that it
+///   refuses. This is what finds a lone loss: aiortc asks for a lost packet once, and a repair
+///   it drops is never asked for again.
 /// - **Its NACKs.** A repair sent on the RTX stream is remembered with the slot's SSRC and
 ///   number; the subscriber's next NACK about that slot, once the repair has had
 ///   ``settleTime`` to arrive, either lists the number again (the repair did not count) or does
@@ -53,7 +54,7 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     public static let refusalsNeeded = 8
     /// Repairs taken, at four times those asked again, before acceptance is decided.
     public static let acceptedEnough = 8
-    /// How long after an RTX stream's first packet a report without it begins to count: its
+    /// How long after an RTX stream's first repair a report without it begins to count: its
     /// flight, and if it was lost, a NACK and a second repair's round trip.
     public static let reportSettleTime = Duration.milliseconds(500)
     /// Reports without a used RTX stream before a refusal is decided.
@@ -93,17 +94,22 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     /// Whether repairs should leave on the RTX stream (the answer negotiated it).
     public var sendsRetransmissions: Bool { verdict != .refuses }
 
-    /// An RTX packet left on `retransmissionSSRC`, the RTX stream of the slot whose own SSRC is
-    /// `mediaSSRC`: a repair the subscriber asked for, or a probe's repeat. A report naming the
-    /// stream then shows it accepted; only a repair starts the wait for one, as probes come in
-    /// bursts that a narrow link may drop whole, and a stack misjudged would not be probed again.
-    public mutating func sent(on retransmissionSSRC: UInt32, of mediaSSRC: UInt32, repair: Bool, at now: Duration) {
+    /// A probe's repeat left on `retransmissionSSRC`, the RTX stream of the slot whose own SSRC
+    /// is `mediaSSRC`. A report naming the stream then shows that the subscriber takes RTX; but
+    /// unlike a repair, a probe starts no wait for such a report: probes come in bursts that a
+    /// narrow link may drop whole, and a stack misjudged would not be probed again.
+    public mutating func probed(on retransmissionSSRC: UInt32, of mediaSSRC: UInt32) {
+        used(retransmissionSSRC, of: mediaSSRC, repairedAt: nil)
+    }
+
+    /// Notes that `retransmissionSSRC` carried something (a repair at `repairedAt`, or a probe).
+    private mutating func used(_ retransmissionSSRC: UInt32, of mediaSSRC: UInt32, repairedAt: Duration?) {
         guard verdict == .undecided else { return }
         guard let index = usedStreams.firstIndex(where: { $0.retransmissionSSRC == retransmissionSSRC }) else {
-            usedStreams.append(UsedStream(mediaSSRC: mediaSSRC, retransmissionSSRC: retransmissionSSRC, firstRepairAt: repair ? now : nil))
+            usedStreams.append(UsedStream(mediaSSRC: mediaSSRC, retransmissionSSRC: retransmissionSSRC, firstRepairAt: repairedAt))
             return
         }
-        if repair, usedStreams[index].firstRepairAt == nil { usedStreams[index].firstRepairAt = now }
+        if usedStreams[index].firstRepairAt == nil { usedStreams[index].firstRepairAt = repairedAt }
     }
 
     /// A report from the subscriber (a receiver report, or the blocks of its sender report)
@@ -145,9 +151,11 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
         return grouped
     }
 
-    /// A repair of `sequenceNumber` (the slot's own number) left on `ssrc`'s RTX stream.
-    public mutating func repaired(ssrc: UInt32, sequenceNumber: UInt16, at now: Duration) {
+    /// A repair of `sequenceNumber` (the slot's own number) left on `ssrc`'s RTX stream,
+    /// `retransmissionSSRC`.
+    public mutating func repaired(ssrc: UInt32, sequenceNumber: UInt16, on retransmissionSSRC: UInt32, at now: Duration) {
         guard verdict == .undecided else { return }
+        used(retransmissionSSRC, of: ssrc, repairedAt: now)
         if remembered.count == Self.capacity { remembered.removeFirst() }
         remembered.append(Repair(ssrc: ssrc, sequenceNumber: sequenceNumber, sentAt: now))
     }

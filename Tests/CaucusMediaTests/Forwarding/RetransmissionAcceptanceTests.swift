@@ -26,7 +26,7 @@ import Testing
             acceptance.nacked(ssrc: slot, lost: lost, at: now)
             verdicts.append(acceptance.verdict)
             for number in lost where acceptance.sendsRetransmissions {
-                acceptance.repaired(ssrc: slot, sequenceNumber: number, at: now)
+                acceptance.repaired(ssrc: slot, sequenceNumber: number, on: rtx, at: now)
                 if takes(number) { missing.remove(number) }
             }
         }
@@ -60,7 +60,7 @@ import Testing
 
     @Test func aNACKBeforeTheRepairCouldArriveJudgesNothing() {
         var acceptance = RetransmissionAcceptance()
-        for number in UInt16(0)..<16 { acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, at: .zero) }
+        for number in UInt16(0)..<16 { acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, on: Self.rtx, at: .zero) }
         acceptance.nacked(ssrc: Self.slot, lost: Array(0..<16), at: RetransmissionAcceptance.settleTime - .milliseconds(1))
         #expect(acceptance.verdict == .undecided && acceptance.askedAgain == 0 && acceptance.taken == 0)
         acceptance.nacked(ssrc: Self.slot, lost: Array(0..<16), at: RetransmissionAcceptance.settleTime)
@@ -69,7 +69,7 @@ import Testing
 
     @Test func aNACKAboutAnotherSlotJudgesNothingOfThisOne() {
         var acceptance = RetransmissionAcceptance()
-        for number in UInt16(0)..<8 { acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, at: .zero) }
+        for number in UInt16(0)..<8 { acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, on: Self.rtx, at: .zero) }
         acceptance.nacked(ssrc: Self.slot + 1, lost: Array(0..<8), at: .seconds(1))
         #expect(acceptance.verdict == .undecided && acceptance.askedAgain == 0 && acceptance.taken == 0)
         acceptance.nacked(ssrc: Self.slot, lost: Array(0..<6), at: .seconds(1))
@@ -79,7 +79,7 @@ import Testing
     @Test func atMostCapacityRepairsAreRemembered() {
         var acceptance = RetransmissionAcceptance()
         let count = RetransmissionAcceptance.capacity + 36
-        for number in 0..<count { acceptance.repaired(ssrc: Self.slot, sequenceNumber: UInt16(number), at: .zero) }
+        for number in 0..<count { acceptance.repaired(ssrc: Self.slot, sequenceNumber: UInt16(number), on: Self.rtx, at: .zero) }
         acceptance.nacked(ssrc: Self.slot, lost: [], at: .seconds(1))
         #expect(acceptance.taken == RetransmissionAcceptance.capacity, "the oldest forgotten")
     }
@@ -90,8 +90,7 @@ import Testing
 
     @Test func aReportThatNamesAUsedRTXStreamJudgesItAccepted() {
         var acceptance = RetransmissionAcceptance()
-        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 1, at: .zero)
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: true, at: .zero)
+        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 1, on: Self.rtx, at: .zero)
         acceptance.reported(about: [Self.slot], at: .milliseconds(100))
         #expect(acceptance.verdict == .undecided)
         let changed = acceptance.reported(about: [Self.rtx, Self.slot], at: .milliseconds(120))
@@ -108,10 +107,9 @@ import Testing
     /// so, name the slot and not the RTX stream.
     @Test func reportsThatNeverNameAUsedRTXStreamJudgeARefusalAndGiveBackItsRepairs() {
         var acceptance = RetransmissionAcceptance()
-        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 40, at: .zero)
-        acceptance.repaired(ssrc: Self.slot + 1, sequenceNumber: 9, at: .zero)
-        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 41, at: .zero)
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: true, at: .zero)
+        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 40, on: Self.rtx, at: .zero)
+        acceptance.repaired(ssrc: Self.slot + 1, sequenceNumber: 9, on: Self.rtx + 1, at: .zero)
+        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 41, on: Self.rtx, at: .zero)
         let early = acceptance.takeUnconfirmedRepairs()
         #expect(early.isEmpty, "nothing given back while undecided")
         acceptance.reported(about: [Self.slot], at: RetransmissionAcceptance.reportSettleTime - .milliseconds(1))
@@ -135,11 +133,11 @@ import Testing
         for second in 1...3 { acceptance.reported(about: [Self.slot], at: .seconds(second)) }
         #expect(acceptance.verdict == .undecided, "no RTX sent yet: nothing to miss")
         // A probe's repeats, which a narrow link may drop whole: no wait for a report starts.
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: false, at: .seconds(4))
+        acceptance.probed(on: Self.rtx, of: Self.slot)
         for second in 5...6 { acceptance.reported(about: [Self.slot], at: .seconds(second)) }
         #expect(acceptance.verdict == .undecided && acceptance.silentReports == 0, "only probes on the stream")
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: true, at: .seconds(6))
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: true, at: .seconds(7))
+        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 6, on: Self.rtx, at: .seconds(6))
+        acceptance.repaired(ssrc: Self.slot, sequenceNumber: 7, on: Self.rtx, at: .seconds(7))
         for second in 8...12 { acceptance.reported(about: [Self.slot + 1, Self.rtx + 1], at: .seconds(second)) }
         #expect(acceptance.verdict == .undecided && acceptance.silentReports == 0, "reports about another slot")
         acceptance.reported(about: [Self.slot], at: .seconds(13))
@@ -148,7 +146,7 @@ import Testing
 
     @Test func aReportThatNamesAStreamOnlyProbesUsedJudgesItAccepted() {
         var acceptance = RetransmissionAcceptance()
-        acceptance.sent(on: Self.rtx, of: Self.slot, repair: false, at: .zero)
+        acceptance.probed(on: Self.rtx, of: Self.slot)
         acceptance.reported(about: [Self.rtx + 1], at: .milliseconds(100))
         #expect(acceptance.verdict == .undecided, "an RTX SSRC nothing was sent on")
         acceptance.reported(about: [Self.slot, Self.rtx], at: .milliseconds(200))
@@ -175,8 +173,7 @@ import Testing
                     for (number, due) in missing where due <= now {
                         acceptance.reported(about: tookRTX ? [Self.slot, Self.rtx] : [Self.slot], at: now)
                         acceptance.nacked(ssrc: Self.slot, lost: [number], at: now)
-                        acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, at: now)
-                        acceptance.sent(on: Self.rtx, of: Self.slot, repair: true, at: now)
+                        acceptance.repaired(ssrc: Self.slot, sequenceNumber: number, on: Self.rtx, at: now)
                         if Double(random.next() % 1000) / 1000 >= loss {
                             tookRTX = true
                             missing[number] = nil
