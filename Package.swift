@@ -212,7 +212,7 @@ let package = Package(
         .target(
             name: "CaucusTestSupport",
             dependencies: [
-                "CaucusServer", "CaucusAuth", "CaucusCore",
+                "CaucusServer", "CaucusAuth", "CaucusCore", "CaucusPostgresTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

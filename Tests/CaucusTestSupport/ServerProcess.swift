@@ -1,5 +1,6 @@
 import CaucusAuth
 import CaucusCore
+import CaucusPostgresTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -12,6 +13,8 @@ public final class ServerProcess {
     public let process = Process()
     public let port: Int
     public let dataDirectory: String
+    /// Where the server's standard error goes: read when it ends before listening, to say why.
+    private let errorLog = NSTemporaryDirectory() + "caucus-serve-\(UUID().uuidString).stderr"
 
     public static let app = AppCredentials(key: "process-app", secret: "process-secret-0123456789")
 
@@ -52,7 +55,8 @@ public final class ServerProcess {
         }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errorLog)
         try process.run()
         // The first line says where it listens.
         let handle = output.fileHandleForReading
@@ -67,7 +71,10 @@ public final class ServerProcess {
                 continuation.resume(returning: line)
             }
         }
-        guard line.contains(UInt8(ascii: "\n")) else { throw TestFailure("caucus serve exited before listening") }
+        guard line.contains(UInt8(ascii: "\n")) else {
+            // Its standard output closed: it ended, and wrote why before it did.
+            throw ExitedBeforeListening(errors: (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "")
+        }
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")
@@ -86,7 +93,35 @@ public final class ServerProcess {
         process.waitUntilExit()
     }
 
-    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: errorLog)
+    }
+
+    /// `caucus serve` on a port chosen here, for a server that must know its port before it
+    /// binds it (a node announcing `http://127.0.0.1:<port>` as its node URL): `arguments` gets
+    /// the port. A free port is only free when it is chosen: another process can bind it before
+    /// the server does, which then ends with "Address already in use"; then again on another.
+    public static func onAFreePort(
+        dataDirectory: String, store: String? = nil, arguments: (_ port: Int) -> [String]
+    ) async throws -> ServerProcess {
+        var attempt = 1
+        while true {
+            let port = try FreePorts.take(1)[0]
+            do {
+                return try await ServerProcess(dataDirectory: dataDirectory, store: store, arguments: ["--port", "\(port)"] + arguments(port))
+            } catch let error as ExitedBeforeListening where error.portTaken && attempt < 5 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// The server ended before it said where it listens; `errors` is what it wrote on the way.
+    public struct ExitedBeforeListening: Error, CustomStringConvertible {
+        public let errors: String
+        public var portTaken: Bool { errors.contains("Address already in use") }
+        public var description: String { "caucus serve exited before listening: \(errors.isEmpty ? "it wrote nothing" : errors)" }
+    }
 
     private struct AppsList: Encodable { let apps: [AppCredentials] }
 }

@@ -22,11 +22,11 @@ import Glibc
         let database = try await postgres.freshDatabase("outage_\(getpid())")
         let folder = temporaryFolder(prefix: "caucus-sdk-outage-")
         var nodes: [ServerProcess] = []
-        for port in try FreePorts.take(2) {
+        for _ in 0..<2 {
             nodes.append(
-                try await ServerProcess(
-                    dataDirectory: folder, store: database,
-                    arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "4"]))
+                try await ServerProcess.onAFreePort(dataDirectory: folder, store: database) {
+                    ["--node-url", "http://127.0.0.1:\($0)", "--lease-seconds", "4"]
+                })
         }
         defer { for node in nodes { node.kill(SIGKILL) } }
         let urls = nodes.map { URL(string: $0.webSocketURL)! }

@@ -29,11 +29,11 @@ final class ClusterNodes {
             self.database = try await ServerStore.postgres.freshDatabase() ?? ""
         }
         var started: [ServerProcess] = []
-        for (index, port) in try FreePorts.take(count).enumerated() {
+        for index in 0..<count {
             started.append(
-                try await ServerProcess(
-                    dataDirectory: folder, store: try await store(index, self.database),
-                    arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "\(leaseSeconds)"] + arguments))
+                try await ServerProcess.onAFreePort(dataDirectory: folder, store: try await store(index, self.database)) {
+                    ["--node-url", "http://127.0.0.1:\($0)", "--lease-seconds", "\(leaseSeconds)"] + arguments
+                })
         }
         nodes = started
     }

@@ -34,10 +34,9 @@ import Glibc
         // The cluster's key copied in: the node starts and serves the host's resume.
         let twin = TestServer.temporaryFolder()
         try FileManager.default.copyItem(atPath: cluster.folder + "/server.key", toPath: twin + "/server.key")
-        let second = try #require(try FreePorts.take(1).first)
-        let node = try await ServerProcess(
-            dataDirectory: twin, store: cluster.database,
-            arguments: ["--port", "\(second)"] + Self.nodeArguments(port: second, cluster: cluster))
+        let node = try await ServerProcess.onAFreePort(dataDirectory: twin, store: cluster.database) {
+            Self.nodeArguments(port: $0, cluster: cluster)
+        }
         let secret = try #require(await host.secret)
         let back = try await ClusterClient.send(
             "resume", ["secret": secret, "lastSeq": await host.lastSeq], entries: [node.webSocketURL], first: 0, patience: 30)
@@ -52,10 +51,9 @@ import Glibc
         // The dead node's lease runs out (4 s); until then it counts as running.
         try await Task.sleep(for: .seconds(6))
         let stranger = TestServer.temporaryFolder()
-        let port = try #require(try FreePorts.take(1).first)
-        let node = try await ServerProcess(
-            dataDirectory: stranger, store: cluster.database,
-            arguments: ["--port", "\(port)"] + Self.nodeArguments(port: port, cluster: cluster))
+        let node = try await ServerProcess.onAFreePort(dataDirectory: stranger, store: cluster.database) {
+            Self.nodeArguments(port: $0, cluster: cluster)
+        }
         // It serves: a join needs the node's lease, which it starts after the key agreed.
         let url = node.webSocketURL
         let token = try node.token(session: "Class")

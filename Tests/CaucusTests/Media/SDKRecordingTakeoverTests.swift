@@ -17,13 +17,12 @@ import Glibc
     @Test func theNodeThatTakesTheSessionOverGoesOnRecordingIntoNewFiles() async throws {
         let database = try await TestPostgres.shared.freshDatabase("recording")
         let folder = temporaryFolder(prefix: "caucus-sdk-recording-nodes-")
-        let ports = try FreePorts.take(2)
         var nodes: [ServerProcess] = []
-        for port in ports {
+        for _ in 0..<2 {
             nodes.append(
-                try await ServerProcess(
-                    dataDirectory: folder, store: database,
-                    arguments: ["--port", "\(port)", "--node-url", "http://127.0.0.1:\(port)", "--lease-seconds", "2"]))
+                try await ServerProcess.onAFreePort(dataDirectory: folder, store: database) {
+                    ["--node-url", "http://127.0.0.1:\($0)", "--lease-seconds", "2"]
+                })
         }
         defer { for node in nodes { node.kill(SIGKILL) } }
         var configuration = BadNetworkTests.configuration
