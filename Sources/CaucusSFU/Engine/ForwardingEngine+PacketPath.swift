@@ -32,7 +32,8 @@ extension ForwardingEngine {
     /// the copy with ``transportSequence(to:size:translation:at:)``). Returns the RTCP it
     /// calls for, to the publisher: a NACK of a gap it opens in the stream, and a keyframe
     /// request when a slot still waits for this stream's keyframe and the last request has had
-    /// time to be answered.
+    /// time to be answered. A packet that fills such a gap is delivered twice to a subscriber
+    /// known to drop RTX repairs (``RetransmissionAcceptance``).
     func forward(
         rtp packet: [UInt8], arrival: Duration, deliver: (Int, RewrittenHeader, HeaderTranslation) -> Void
     ) -> [(user: Int, rtcp: [UInt8])] {
@@ -45,12 +46,14 @@ extension ForwardingEngine {
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
         let timestamp = Self.read32(packet, at: 4)
         var startsKeyframe = false
+        var fillsGap = false
         var feedback: [(user: Int, rtcp: [UInt8])] = []
         // Changed in place, by index: optional chaining through the dictionary copies the
         // track (and retains its cache) for every packet.
         if let track = upTracks.index(forKey: ssrc) {
             let arrived = upTracks.values[track].arrive(packet, sequenceNumber: sequenceNumber, at: arrival)
             startsKeyframe = arrived.startsKeyframe
+            fillsGap = arrived.fillsGap
             if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
             if !arrived.lost.isEmpty {
                 feedback.append((upTracks.values[track].stream.publisher, Self.nack(arrived.lost, of: ssrc)))
@@ -83,6 +86,11 @@ extension ForwardingEngine {
             // No translation: the slot cannot carry this codec; never send what cannot decode.
             guard let translation = header.translation else { continue }
             deliver(destination.subscriber, header, translation)
+            // The publisher's repair of a loss every subscriber has asked for or soon will: to
+            // one that asks once per gap, twice (as its repairs from the cache).
+            if fillsGap, !subscribers.values[index].retransmissionAcceptance.sendsRetransmissions {
+                deliver(destination.subscriber, header, translation)
+            }
         }
         if stillWaiting, let stream = upTracks[ssrc]?.stream, keyframeRequests.shouldRequest(ssrc, at: arrival) {
             feedback.append((stream.publisher, Self.pli(ssrc)))
@@ -211,9 +219,15 @@ extension ForwardingEngine {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
                 let rtx = nextRetransmission(to: user, in: slot)
                 if let rtx { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, on: rtx.ssrc, at: now) }
-                routed.retransmissions.append(Copy(
-                    subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,
-                    transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
+                // A stack that drops RTX repairs (aiortc) also asks for a lost packet only once,
+                // and again only when a new gap opens, seconds later at a few percent loss: a
+                // repair lost on the way would freeze its picture until then. Twice, both copies
+                // are lost only as often as the loss rate squared.
+                for _ in 0..<(subscriber.retransmissionAcceptance.sendsRetransmissions ? 1 : 2) {
+                    routed.retransmissions.append(Copy(
+                        subscriber: user, packet: cached, header: header, translation: translation, retransmittedAs: rtx,
+                        transportSequence: transportSequence(to: user, size: cached.count, translation: translation, at: now)))
+                }
             } else if upTracks[origin.source]?.repair?.loss.isMissing(origin.sequenceNumber) == true {
                 // Already being asked for on its own schedule; it is forwarded when it comes.
                 continue

@@ -24,11 +24,15 @@ struct UpTrack {
     var audioLevel: (id: UInt8, publisher: Int)? { audioLevelID.map { ($0, stream.publisher) } }
 
     /// What one arriving packet (already known to be routed) tells: whether it opens a keyframe,
-    /// and the sequence numbers it shows lost (empty when none).
-    mutating func arrive(_ packet: [UInt8], sequenceNumber: UInt16, at arrival: Duration) -> (startsKeyframe: Bool, lost: [UInt16]) {
-        guard repair != nil else { return (false, []) }
+    /// the sequence numbers it shows lost (empty when none), and whether it fills a gap the
+    /// router was asking the publisher to repair (a repair, or a packet that came late).
+    mutating func arrive(
+        _ packet: [UInt8], sequenceNumber: UInt16, at arrival: Duration
+    ) -> (startsKeyframe: Bool, lost: [UInt16], fillsGap: Bool) {
+        guard repair != nil else { return (false, [], false) }
         repair!.cache.insert(packet, sequenceNumber: sequenceNumber)
+        let fillsGap = repair!.loss.isMissing(sequenceNumber)
         let lost = repair!.loss.received(sequenceNumber, at: arrival)
-        return (KeyframeDetector.startsKeyframe(packet, codec: repair!.codec), lost)
+        return (KeyframeDetector.startsKeyframe(packet, codec: repair!.codec), lost, fillsGap)
     }
 }

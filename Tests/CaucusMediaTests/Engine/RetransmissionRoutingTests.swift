@@ -126,7 +126,8 @@ import Testing
 
     /// A lone loss, as aiortc with several video receivers meets it: it asks once, drops the
     /// RTX repair and never asks again. Its reports never name the RTX stream, so the router
-    /// sends the repair again on the slot's own SSRC, and every later repair goes that way.
+    /// sends the repair again on the slot's own SSRC, and every later repair goes that way —
+    /// twice, as a stack that asks once would wait long behind a repair lost on the way.
     @Test func aRepairOnAnRTXStreamTheReportsNeverNameIsSentAgainOnTheSlotsSSRC() throws {
         let (router, one, _, firstOut) = Self.twoWatchingOne()
         let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
@@ -138,11 +139,38 @@ import Testing
         #expect(router.route(rtcp: report, from: 1, now: .milliseconds(300)).retransmissions.isEmpty, "too soon to count")
         #expect(router.route(rtcp: report, from: 1, now: .milliseconds(600)).retransmissions.isEmpty, "one report without it")
         let again = router.route(rtcp: report, from: 1, now: .milliseconds(900)).retransmissions
-        #expect(again.map(\.header.sequenceNumber) == [lost] && again.allSatisfy { $0.retransmittedAs == nil && $0.header.ssrc == slot.outgoingSSRC })
+        #expect(again.map(\.header.sequenceNumber) == [lost, lost] && again.allSatisfy { $0.retransmittedAs == nil && $0.header.ssrc == slot.outgoingSSRC })
         #expect(router.route(rtcp: report, from: 1, now: .milliseconds(1200)).retransmissions.isEmpty, "sent again once")
 
         let later = router.route(rtcp: nack, from: 1, now: .milliseconds(1300)).retransmissions
-        #expect(later.count == 1 && later[0].retransmittedAs == nil, "and later repairs on the slot's SSRC")
+        #expect(later.count == 2 && later.allSatisfy { $0.retransmittedAs == nil }, "and later repairs on the slot's SSRC, twice")
+    }
+
+    /// A packet lost on the way from the publisher is a gap for every subscriber; when the
+    /// publisher's repair comes, one that drops RTX (and so asks once per gap) gets it twice, the
+    /// others once.
+    @Test func aPublishersRepairGoesTwiceToASubscriberThatDropsRTX() throws {
+        let (router, one, _, firstOut) = Self.twoWatchingOne()
+        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot.outgoingSSRC, lost: [firstOut[1]!])).encoded()
+        _ = router.route(rtcp: nack, from: 1, now: .milliseconds(30))
+        for milliseconds in [300, 600, 900] {
+            _ = router.route(rtcp: Self.receiverReport(from: 5, about: [slot.outgoingSSRC]), from: 1, now: .milliseconds(milliseconds))
+        }
+        #expect(router.subscribers[1]?.retransmissionAcceptance.verdict == .refuses)
+
+        func delivered(_ sequenceNumber: UInt16, at milliseconds: Int) -> [Int: [UInt16]] {
+            var numbers: [Int: [UInt16]] = [:]
+            _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: sequenceNumber), arrival: .milliseconds(milliseconds)) { user, header, _ in
+                numbers[user, default: []].append(header.sequenceNumber)
+            }
+            return numbers
+        }
+        #expect(delivered(503, at: 1000).mapValues(\.count) == [1: 1, 3: 1], "502 lost on the way")
+        let repaired = delivered(502, at: 1050)
+        #expect(repaired[1] == [firstOut[1]! &+ 2, firstOut[1]! &+ 2], "twice, in its place")
+        #expect(repaired[3] == [firstOut[3]! &+ 2], "once")
+        #expect(delivered(502, at: 1100).mapValues(\.count) == [1: 1, 3: 1], "a copy of a packet not missing: once each")
     }
 
     /// A stack that takes RTX names the RTX stream in its next report: its repairs stay there,
@@ -158,6 +186,6 @@ import Testing
             #expect(router.route(rtcp: report, from: 1, now: .milliseconds(milliseconds)).retransmissions.isEmpty)
         }
         let later = router.route(rtcp: nack, from: 1, now: .milliseconds(3100)).retransmissions
-        #expect(later.count == 1 && later[0].retransmittedAs?.ssrc == slot.retransmissionSSRC)
+        #expect(later.count == 1 && later[0].retransmittedAs?.ssrc == slot.retransmissionSSRC, "once, on the RTX stream")
     }
 }
