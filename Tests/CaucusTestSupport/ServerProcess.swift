@@ -72,8 +72,11 @@ public final class ServerProcess {
             }
         }
         guard line.contains(UInt8(ascii: "\n")) else {
-            // Its standard output closed: it ended, and wrote why before it did.
-            throw ExitedBeforeListening(errors: (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "")
+            // Its standard output closed: it ended, and wrote why before it did. (No deinit
+            // follows an init that throws: the file goes here.)
+            let errors = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(atPath: errorLog)
+            throw ExitedBeforeListening(errors: errors)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
