@@ -56,8 +56,10 @@ class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase
             self.assertEqual(slot_users["audio"], wanted, f"{where}: {name}'s audio slot map")
             self.assertEqual(slot_users["video"], wanted, f"{where}: {name}'s video slot map")
             heard, seen = received(name, stable_from)
-            self.assertEqual(heard, expected[name], f"{where}: {name} heard {heard}")
-            self.assertEqual(seen, expected[name], f"{where}: {name} saw {seen}")
+            if heard != expected[name] or seen != expected[name]:
+                # With what tells a stalled receiver from a server that stopped forwarding.
+                self.fail(f"{where}: {name} heard {heard} and saw {seen} while stable, expected {expected[name]}\n"
+                          f"{await self.diagnosis()}")
 
     async def diagnosis(self):
         """What tells a server that stopped forwarding apart from a receiver that stalled: each
