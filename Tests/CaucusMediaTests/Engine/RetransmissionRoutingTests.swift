@@ -173,6 +173,39 @@ import Testing
         #expect(delivered(502, at: 1100).mapValues(\.count) == [1: 1, 3: 1], "a copy of a packet not missing: once each")
     }
 
+    /// The two copies of a repair to a subscriber that drops RTX are two packets to its
+    /// downlink's congestion control: each with a transport-wide number of its own.
+    @Test func theTwoCopiesOfARepairHaveTransportWideNumbersOfTheirOwn() throws {
+        var publisherNumbering = Self.publisherNumbering
+        publisherNumbering.transportCCID = 3
+        var subscriberNumbering = Self.subscriberNumbering
+        subscriberNumbering.transportCCID = 3
+        let router = ForwardingEngine()
+        let one = Routing.plan(audioSSRC: 1, videoSSRC: 10, numbering: subscriberNumbering)
+        let two = Routing.plan(audioSSRC: 2, videoSSRC: 20, numbering: publisherNumbering)
+        for (user, plan) in [(1, one), (2, two)] { _ = router.add(user, plan: plan, now: .zero) }
+        _ = router.update(eligible: [1: [PublishedStream(publisher: 2, kind: .video)], 2: []], now: .zero)
+        var firstOut: UInt16?
+        for number: UInt16 in [500, 501] {
+            let packet = RTPPacket(
+                payloadType: 96, sequenceNumber: number, timestamp: 160, ssrc: 20,
+                headerExtension: .oneByte([.init(id: 3, data: [0, 0])]), payload: [0x10, 0x00, 3]
+            ).encoded()
+            _ = router.forward(rtp: packet, arrival: .milliseconds(Int(number) - 500)) { _, header, _ in firstOut = firstOut ?? header.sequenceNumber }
+        }
+        let slot = try #require(one.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let lost = try #require(firstOut)
+        let nack = RTCPPacket.genericNACK(RTCPGenericNACK(senderSSRC: 5, mediaSSRC: slot.outgoingSSRC, lost: [lost])).encoded()
+        _ = router.route(rtcp: nack, from: 1, now: .milliseconds(30))
+        var again: [ForwardingEngine.Copy] = []
+        for milliseconds in [300, 600, 900] {
+            again += router.route(rtcp: Self.receiverReport(from: 5, about: [slot.outgoingSSRC]), from: 1, now: .milliseconds(milliseconds)).retransmissions
+        }
+        #expect(again.count == 2 && again.allSatisfy { $0.header.sequenceNumber == lost })
+        let numbers = again.compactMap(\.transportSequence)
+        #expect(numbers.count == 2 && Set(numbers).count == 2, "\(again.map(\.transportSequence))")
+    }
+
     /// A stack that takes RTX names the RTX stream in its next report: its repairs stay there,
     /// whatever its later reports say.
     @Test func aReportThatNamesTheRTXStreamKeepsRepairsOnIt() throws {
