@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 from lossy_relay import BehindLossyRelay  # noqa: E402
 from media_measures import FREEZE_MS, frozen_fraction, gaps  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "media-bandwidth"
 FULL = (640, 360)
@@ -45,7 +46,7 @@ CLIMB_WITHIN_SECONDS = 10
 POLL_SECONDS = 0.5
 
 
-class BandwidthTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class BandwidthTests(BehindLossyRelay, ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-bandwidth-"
 
     @classmethod

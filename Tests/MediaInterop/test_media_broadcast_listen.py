@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 CONVERGE_SECONDS = 25
 RECENT_SECONDS = 1.0
@@ -25,7 +26,7 @@ PALETTE = {
 }
 
 
-class BroadcastVoiceAndListenInTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
+class BroadcastVoiceAndListenInTests(PeersOfOneSession, AsyncioTestCase):
     palette = PALETTE
     session = "media-broadcast"
 

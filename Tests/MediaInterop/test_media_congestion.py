@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "media-congestion"
 PUBLISHERS = {"Tia": True, "Uma": False}  # name -> offers transport-cc
@@ -30,7 +31,7 @@ RAMP_AT_MOST_SECONDS = 30
 AT_LEAST_TIMES = 2.0
 
 
-class CongestionFeedbackTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class CongestionFeedbackTests(ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-congestion-"
 
     @classmethod

@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "media-ice-tcp"
 USERS = {
@@ -25,7 +26,7 @@ MIN_READINGS = 4
 TONE_TOLERANCE = 0.02
 
 
-class MediaOverTCPInChromiumTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class MediaOverTCPInChromiumTests(ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-ice-tcp-"
 
     async def page(self, expression, *arguments):

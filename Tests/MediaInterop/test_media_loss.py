@@ -41,6 +41,7 @@ from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E40
 from lossy_relay import BehindLossyRelay  # noqa: E402
 from media_measures import FREEZE_MS, frozen_fraction, gaps  # noqa: E402
 from media_peers import Peer  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 # Both publishers send 15 frames a second: one frame late or missing is a 133 ms gap, no freeze.
 VIDEO_RATE = 15
@@ -65,14 +66,11 @@ SUBSCRIBER = "Sol"
 PALETTE = {**PUBLISHERS, SUBSCRIBER: {"tone": 1300, "colour": [40, 200, 40], "size": [64, 48]}}
 
 
-class MediaLossTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class MediaLossTests(BehindLossyRelay, ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-loss-"
     relay_seed = SEED
 
     async def asyncSetUp(self):
-        # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and
-        # callback costs the aiortc peers CPU that their media needs on this small machine.
-        asyncio.get_running_loop().set_debug(False)
         self.relay.set_loss(0, 0)
         self.peers = []
         await self.start(session=self.id().rsplit(".", 1)[-1].replace("_", "-"))

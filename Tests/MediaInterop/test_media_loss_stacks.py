@@ -43,6 +43,7 @@ from chromium_page import chromium, write_picture, write_tone  # noqa: E402
 from loss_stacks import AIORTC, CHROMIUM, SDK, Page, StackSession, wall_ms  # noqa: E402
 from lossy_relay import BehindLossyRelay  # noqa: E402
 from media_measures import gaps  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 LOSS = 0.05
 MEASURE_SECONDS = 20
@@ -77,7 +78,7 @@ LOOKS = {
 }
 
 
-class LossBySubscriberStackTests(BehindLossyRelay, unittest.IsolatedAsyncioTestCase):
+class LossBySubscriberStackTests(BehindLossyRelay, AsyncioTestCase):
     relay_seed = SEED
 
     @classmethod

@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 from media_peers import Peer  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "media-matrix"
 AUDIO_SLOTS = 3
@@ -76,7 +77,7 @@ class Cell:
         return f"{USERS[self.publisher]['stack']} {self.publisher} → {USERS[self.subscriber]['stack']} {self.subscriber}, {self.kind}: {self.problem}"
 
 
-class MediaInteropMatrixTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class MediaInteropMatrixTests(ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-matrix-"
 
     @classmethod
@@ -86,9 +87,6 @@ class MediaInteropMatrixTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase
         write_picture(folder / "picture.y4m", fake["colour"], size=fake["size"])
 
     async def asyncSetUp(self):
-        # IsolatedAsyncioTestCase runs its loop in debug mode, whose bookkeeping on every task and
-        # callback costs the aiortc peers CPU that their media needs on this small machine.
-        asyncio.get_running_loop().set_debug(False)
         self.aiortc = {}
 
     async def asyncTearDown(self):

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from caucus_server import WAIT_SECONDS, CaucusServer  # noqa: E402  (the paths are set just above)
 from media_peers import VIDEO_SIZE  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402
 from recording_support import (  # noqa: E402
     BurstTrack, ClapSchedule, FlashTrack, burst_onsets, control, join, open_rooms, probe, session_folder, session_id,
     stopped, timeline, wait_for, white_frames)
@@ -38,7 +39,7 @@ SYNC_TOLERANCE_MS = 40
 SETTLE_MS = 1500
 
 
-class RecordingTests(unittest.IsolatedAsyncioTestCase):
+class RecordingTests(AsyncioTestCase):
     async def asyncSetUp(self):
         asyncio.get_running_loop().set_debug(False)  # debug bookkeeping costs the encoders CPU
         self.server = CaucusServer()

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from caucus_server import WAIT_SECONDS  # noqa: E402  (the paths are set just above)
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 from recording_support import control, probe, session_folder, session_id, stopped, timeline, wait_for  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "recording-chromium"
 TONE_HZ = 440
@@ -87,7 +88,7 @@ def decoded_video(path):
     return frames
 
 
-class ChromiumRecordingTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class ChromiumRecordingTests(ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-recording-chromium-"
 
     @classmethod

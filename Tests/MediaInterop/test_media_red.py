@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call  # noqa: E402
 from lossy_relay import BehindLossyRelay  # noqa: E402
 from media_peers import Peer  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 LOSS = 0.20
 MEASURE_SECONDS = 15
@@ -45,7 +46,7 @@ PALETTE = {
 CHROMIUM_SUBSCRIBERS = {"Sol": True, "Ned": False}  # name -> negotiates RED
 
 
-class MediaRedundancyTests(BehindLossyRelay, ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class MediaRedundancyTests(BehindLossyRelay, ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-red-"
     relay_seed = SEED
 

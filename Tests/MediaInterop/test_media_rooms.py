@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from media_peers import PeersOfOneSession  # noqa: E402  (the path is set just above)
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 # How long a condition must be met within, and the window it is read over.
 CONVERGE_SECONDS = 25
@@ -26,7 +27,7 @@ PALETTE = {
 }
 
 
-class MediaFollowsRoomsTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
+class MediaFollowsRoomsTests(PeersOfOneSession, AsyncioTestCase):
     palette = PALETTE
     session = "media-rooms"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
 from media_peers import Peer  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "media-simulcast"
 COLOUR = [200, 60, 60]
@@ -26,7 +27,7 @@ WATCH_SECONDS = 25
 POLL_SECONDS = 0.5
 
 
-class SimulcastTests(ServerAndBrowser, unittest.IsolatedAsyncioTestCase):
+class SimulcastTests(ServerAndBrowser, AsyncioTestCase):
     fixtures_prefix = "caucus-simulcast-"
 
     @classmethod

@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 from media_peers import PeersOfOneSession  # noqa: E402
+from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 LISTENER = "Lee"
 SPEAKERS = ["Sam", "Sia", "Sol", "Sue", "Syd"]
@@ -32,7 +33,7 @@ def audio_users(slots):
     return {slot.get("user") for slot in slots if slot.get("kind") == "audio"} - {None}
 
 
-class LoudestSpeakerTests(PeersOfOneSession, unittest.IsolatedAsyncioTestCase):
+class LoudestSpeakerTests(PeersOfOneSession, AsyncioTestCase):
     session = "media-speakers"
     palette = {name: (300 + 200 * index, (40 * index, 200 - 30 * index, 120)) for index, name in enumerate([LISTENER, *SPEAKERS])}
     audio_slots = 2
