@@ -190,8 +190,16 @@ class Page:
         element.send_keys(text)
 
     def choose(self, selector, visible_text):
-        self.wait(lambda: any(option.text == visible_text for option in Select(self.find(selector)).options), f"{visible_text!r} in {selector}")
-        Select(self.find(selector)).select_by_visible_text(visible_text)
+        def attempt():
+            picker = Select(self.find(selector))
+            if not any(option.text == visible_text for option in picker.options):
+                return False
+            picker.select_by_visible_text(visible_text)
+            return True
+        # Found and chosen as one step, as `click` does, taken again from the start if the page
+        # drew the list anew in between (every update redraws the plan's pickers: the element
+        # found first is then stale, which failed a CI rehearsal).
+        self.wait(attempt, f"{visible_text!r} chosen in {selector}")
 
     def drag(self, source, target):
         """HTML5 drag and drop, dispatched in the page: WebDriver's pointer actions do not start native drags."""
