@@ -185,9 +185,15 @@ class Page:
             self.click(summary_selector)
 
     def type(self, selector, text):
-        element = self.find(selector)
-        element.clear()
-        element.send_keys(text)
+        def attempt():
+            element = self.find(selector)
+            element.clear()
+            element.send_keys(text)
+            return True
+        # Cleared and typed as one step, taken again from the start if the page drew the field
+        # anew in between (a rename form is redrawn on every update, keeping what was typed):
+        # the element found first is then stale, as in `choose`.
+        self.wait(attempt, f"{text!r} typed into {selector}")
 
     def choose(self, selector, visible_text):
         def attempt():
