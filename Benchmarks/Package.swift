@@ -12,15 +12,35 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/Support",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "Forwarding",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
                 .product(name: "CaucusSFU", package: "Caucus"),
             ],
             path: "Benchmarks/Forwarding",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "Shell",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchmarkSupport",
+                .product(name: "CaucusServer", package: "Caucus"),
+                .product(name: "CaucusSFU", package: "Caucus"),
+                .product(name: "CaucusCore", package: "Caucus"),
+            ],
+            path: "Benchmarks/Shell",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

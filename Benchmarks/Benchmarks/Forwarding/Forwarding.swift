@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import CaucusMedia
 import CaucusSFU
 
@@ -7,19 +8,7 @@ import CaucusSFU
 /// loop does (without SRTP and the socket, which the shell adds). Counts what one packet in
 /// costs: allocations (goal 0) and time, for one subscriber and for a room of twenty.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.mallocCountTotal, .cpuTotal, .wallClock, .throughput],
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 1_000
-    )
-    // The control: one allocation per iteration must count as one, or the zeros below say
-    // nothing (the counter needs the MallocInterposer trait).
-    Benchmark("control: one allocation per iteration") { benchmark in
-        for index in benchmark.scaledIterations {
-            blackHole([UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 64))
-        }
-    }
+    AllocationCounting.configure()
     for kind in [StreamKind.audio, .video] {
         for subscribers in [1, 19] {
             Benchmark("\(kind) packet in, \(subscribers) cop\(subscribers == 1 ? "y" : "ies") out") { benchmark in

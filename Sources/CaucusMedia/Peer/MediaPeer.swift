@@ -85,19 +85,28 @@ public final class MediaPeer {
 
     /// Handles one datagram that arrived from `source`.
     public func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> MediaPeerOutput {
+        var bytes = datagram
         var output = MediaPeerOutput()
+        receive(&bytes, from: source, now: now, into: &output)
+        return output
+    }
+
+    /// The forwarding path's form of ``receive(_:from:now:)``, which allocates nothing for a
+    /// datagram of media: SRTP is removed in place, in `datagram` (afterwards its bytes are the
+    /// packet the event carries, sharing its storage, or unspecified when refused), and what the
+    /// peer produces is appended to `output`, whose arrays the caller empties and keeps.
+    public func receive(_ datagram: inout [UInt8], from source: TransportAddress, now: Duration, into output: inout MediaPeerOutput) {
         guard !isClosed else {
             counters.afterClose += 1
-            return output
+            return
         }
         switch DatagramKind(classifying: datagram) {
         case .stun: receiveSTUN(datagram, from: source, now: now, into: &output)
         case .dtls: receiveDTLS(datagram, from: source, now: now, into: &output)
-        case .rtp: receiveMedia(datagram, isRTCP: false, from: source, now: now, into: &output)
-        case .rtcp: receiveMedia(datagram, isRTCP: true, from: source, now: now, into: &output)
+        case .rtp: receiveMedia(&datagram, isRTCP: false, from: source, now: now, into: &output)
+        case .rtcp: receiveMedia(&datagram, isRTCP: true, from: source, now: now, into: &output)
         case .unknown: counters.malformed += 1
         }
-        return output
     }
 
     /// Retransmits DTLS, or closes the peer when consent or the setup time has run out.
@@ -190,14 +199,14 @@ public final class MediaPeer {
     }
 
     private func receiveMedia(
-        _ datagram: [UInt8], isRTCP: Bool, from source: TransportAddress, now: Duration, into output: inout MediaPeerOutput
+        _ datagram: inout [UInt8], isRTCP: Bool, from source: TransportAddress, now: Duration, into output: inout MediaPeerOutput
     ) {
         guard let srtp else {
             counters.mediaBeforeKeys += 1
             return
         }
         if consents(source, at: now) {
-            if let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
+            if let event = srtp.unprotectedEvent(inPlace: &datagram, isRTCP: isRTCP, counters: &counters) { output.events.append(event) }
             return
         }
         // From an address without consent: once connected, media that authenticates and is not
@@ -207,7 +216,7 @@ public final class MediaPeer {
             return
         }
         var failures = MediaPeerCounters()
-        guard let event = srtp.unprotectedEvent(of: datagram, isRTCP: isRTCP, counters: &failures) else {
+        guard let event = srtp.unprotectedEvent(inPlace: &datagram, isRTCP: isRTCP, counters: &failures) else {
             counters.mediaWithoutConsent += 1
             return
         }

@@ -4,6 +4,12 @@
 extension SRTPSession {
     func unprotectedEvent(of datagram: [UInt8], isRTCP: Bool, counters: inout MediaPeerCounters) -> MediaPeerEvent? {
         var packet = datagram
+        return unprotectedEvent(inPlace: &packet, isRTCP: isRTCP, counters: &counters)
+    }
+
+    /// Unprotects `packet` in place: the event shares its storage, so no byte is copied when the
+    /// caller's array is its own. On failure its bytes are unspecified.
+    func unprotectedEvent(inPlace packet: inout [UInt8], isRTCP: Bool, counters: inout MediaPeerCounters) -> MediaPeerEvent? {
         do throws(SRTPError) {
             if isRTCP {
                 try unprotect(srtcp: &packet)

@@ -43,7 +43,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Set when the server closes the port: a close before that is the socket failing.
     var isClosing = false
     private let logger: Logger
-    /// Reused for every datagram's bytes on the way in.
+    /// Every datagram's bytes on the way in; the core decrypts media in place here.
     private var scratch: [UInt8] = []
     /// Kept for writes that start outside a read (signalling, the timer).
     private var context: ChannelHandlerContext?
@@ -110,9 +110,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         guard let source = TransportAddress(envelope.remoteAddress) else { return }
+        // Into storage of its own, used again for the next datagram unless the engine kept the
+        // packet (video, for repairs): the core decrypts it there (`MediaShardCore.receive`).
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
-        if let replies = core.receive(datagram: scratch, from: source, at: MediaClock.now()) {
+        if let replies = core.receive(datagram: &scratch, from: source, at: MediaClock.now()) {
             // What the router forwards waits for the end of the batch (`channelReadComplete`).
             write(replies, context: context)
         } else {
@@ -141,7 +143,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func receiveHanded(_ batch: [HandedDatagram]) {
         guard let context else { return }
         for datagram in batch {
-            guard let replies = core.receive(datagram: datagram.bytes, from: datagram.source, at: MediaClock.now()) else {
+            var bytes = datagram.bytes
+            guard let replies = core.receive(datagram: &bytes, from: datagram.source, at: MediaClock.now()) else {
                 pass(datagram.bytes, from: datagram.source, origin: datagram.origin, hopsLeft: datagram.hopsLeft)
                 continue
             }
@@ -213,7 +216,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func receiveTCP(_ bytes: [UInt8], from source: TransportAddress, on connection: MediaTCPConnection) {
         guard let context else { return }
         tcpConnections[source] = connection
-        if let replies = core.receive(datagram: bytes, from: source, at: MediaClock.now()) {
+        var bytes = bytes
+        if let replies = core.receive(datagram: &bytes, from: source, at: MediaClock.now()) {
             write(replies, context: context)
             writeOutbox(context: context)
             flushIfNeeded(context: context)

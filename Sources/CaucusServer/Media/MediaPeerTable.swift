@@ -59,6 +59,9 @@ final class MediaPeerTable {
     /// them (the shard's core hands them to its router). The table knows nothing of the router:
     /// it is called, and never calls back.
     private var media: [(key: MediaPeerKey, event: MediaPeerEvent)] = []
+    /// What a peer produces for one datagram (`receive`): kept, with its arrays' capacity, from
+    /// datagram to datagram.
+    private var output = MediaPeerOutput()
     /// Told of each peer that connects (true) or ends on its own (false; not closed by the
     /// server), with its number.
     var onLife: ((MediaPeerKey, UInt64, Bool) -> Void)?
@@ -131,16 +134,25 @@ final class MediaPeerTable {
 
     /// Hands a datagram to its peer; returns what to send, or nil when no peer of this table
     /// claims it (the channel handler may then hand it to another loop's table).
-    func receive(_ datagram: [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram]? {
+    ///
+    /// Media is decrypted in place in `datagram`, whose storage the event shares: when the
+    /// caller's array is its own (the channel handler's, reused for every datagram) and nothing
+    /// keeps the packet (audio), a datagram costs no allocation; a packet the engine keeps for
+    /// repairs keeps that storage, and the caller's next write takes new storage.
+    func receive(_ datagram: inout [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram]? {
         guard let (entry, known) = owner(of: datagram, from: source) else { return nil }
-        let output = entry.peer.receive(datagram, from: source, now: now)
+        // Emptied after use too, so that no event holds the caller's bytes past this call.
+        defer { output.events.removeAll(keepingCapacity: true) }
+        output.datagrams.removeAll(keepingCapacity: true)
+        entry.peer.receive(&datagram, from: source, now: now, into: &output)
         // An address found in `byAddress` is one of the entry's already (they change together).
         if !known, !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
             entry.addresses.insert(source)
             byAddress[source] = entry
         }
         handle(output.events, of: entry, now: now)
-        return output.datagrams
+        // Media has no answer: an empty array allocates nothing.
+        return output.datagrams.isEmpty ? [] : output.datagrams
     }
 
     /// Hands each waiting media event to `body`, oldest first, and empties the queue (keeping

@@ -14,7 +14,7 @@ import NIOCore
 /// the channel handler only moves datagrams between the core and the socket.
 ///
 /// Confined to one event loop, like the table and the router it owns.
-final class MediaShardCore {
+@_spi(Benchmarks) public final class MediaShardCore {
     let table: MediaPeerTable
     let router: MediaRouter
 
@@ -26,10 +26,12 @@ final class MediaShardCore {
     // MARK: - Datagrams and time
 
     /// A datagram from `source`: its peer's answers (ICE, DTLS) to send, or nil when no peer of
-    /// this shard claims it. What it carries for the router (media, a connection) reaches the
-    /// router before this returns; the copies wait in the outbox (`takeOutbox`).
-    func receive(datagram: [UInt8], from source: TransportAddress, at now: Duration) -> [AddressedDatagram]? {
-        guard let replies = table.receive(datagram, from: source, now: now) else { return nil }
+    /// this shard claims it (and `datagram` is as it was). What it carries for the router
+    /// (media, a connection) reaches the router before this returns; the copies wait in the
+    /// outbox (`takeOutbox`). Media is decrypted in place (`MediaPeerTable.receive`): once
+    /// claimed, `datagram` holds the packet, or unspecified bytes when it was refused.
+    func receive(datagram: inout [UInt8], from source: TransportAddress, at now: Duration) -> [AddressedDatagram]? {
+        guard let replies = table.receive(&datagram, from: source, now: now) else { return nil }
         deliverMedia(at: now)
         return replies
     }

@@ -18,6 +18,33 @@ import Testing
         #expect(cache.packet(newest &+ 1) == nil, "never sent")
     }
 
+    /// The cache copies each packet into storage a slot keeps, rather than keep the caller's
+    /// array: the media shell decrypts every datagram into one array of its own, which a kept
+    /// reference would make it give up (an allocation per packet). Told apart by where the bytes
+    /// lie, since the values are the same either way.
+    @Test func theCacheCopiesIntoStorageEachSlotKeeps() throws {
+        func storage(_ bytes: [UInt8]?) -> UInt? { bytes?.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        var cache = RetransmissionCache()
+        let packet: [UInt8] = Array(repeating: 0xA1, count: 1_000)
+        cache.insert(packet, sequenceNumber: 7)
+        #expect(cache.packet(7) == packet)
+        let slot = try #require(storage(cache.packet(7)))
+        #expect(slot != storage(packet), "the cache kept the caller's array")
+
+        // 512 numbers later the same slot: the next packet, shorter, is written where it was.
+        let later = 7 &+ UInt16(RetransmissionCache.capacity)
+        cache.insert([0xB2, 0xB2, 0xB2], sequenceNumber: later)
+        #expect(cache.packet(later) == [0xB2, 0xB2, 0xB2])
+        #expect(storage(cache.packet(later)) == slot, "the slot took new storage for the next packet")
+        #expect(cache.packet(7) == nil)
+
+        // A repair being sent holds its packet while the slot takes the next: each keeps its bytes.
+        let repair = cache.packet(later)
+        cache.insert(packet, sequenceNumber: later &+ UInt16(RetransmissionCache.capacity))
+        #expect(repair == [0xB2, 0xB2, 0xB2], "overwriting a slot changed a repair in flight")
+        #expect(cache.packet(later &+ UInt16(RetransmissionCache.capacity)) == packet)
+    }
+
     @Test func keyframeRequestsWaitForTheOutstandingOne() {
         var requests = KeyframeRequests()
         var answers: [Bool] = []

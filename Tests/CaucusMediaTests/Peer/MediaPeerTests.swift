@@ -28,6 +28,39 @@ import Testing
         #expect(harness.server.counters == MediaPeerCounters())
     }
 
+    /// The forwarding path's receive decrypts in the caller's array and appends to the caller's
+    /// output: the event's packet is the caller's bytes (no copy), and the output's arrays are
+    /// the caller's to keep.
+    @Test func mediaIsDecryptedInPlaceIntoTheCallersOutput() throws {
+        var harness = try PeerHarness()
+        harness.connect()
+        let clientSRTP = try #require(harness.clientSRTP)
+        let sent = SRTPTestPackets.rtp(sequence: 7, ssrc: 0x1111_2222, payloadLength: 160)
+        var datagram = sent
+        try clientSRTP.protect(rtp: &datagram)
+        let storage = datagram.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+
+        var output = MediaPeerOutput()
+        output.events.reserveCapacity(4)
+        harness.server.receive(&datagram, from: PeerHarness.clientAddress, now: harness.now, into: &output)
+        #expect(datagram == sent, "the caller's array does not hold the decrypted packet")
+        guard case .rtp(let packet) = try #require(output.events.first) else {
+            Issue.record("no RTP event: \(output.events)")
+            return
+        }
+        #expect(packet == sent)
+        #expect(packet.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == storage, "the event's packet is a copy")
+        #expect(output.events.count == 1 && output.datagrams.isEmpty)
+
+        // The same output again, emptied as the peer table does: the next datagram is appended.
+        output.events.removeAll(keepingCapacity: true)
+        var next = SRTPTestPackets.rtp(sequence: 8, ssrc: 0x1111_2222, payloadLength: 160)
+        try clientSRTP.protect(rtp: &next)
+        harness.server.receive(&next, from: PeerHarness.clientAddress, now: harness.now, into: &output)
+        #expect(output.events == [.rtp(SRTPTestPackets.rtp(sequence: 8, ssrc: 0x1111_2222, payloadLength: 160))])
+        #expect(harness.server.counters == MediaPeerCounters())
+    }
+
     /// RFC 7675: once connected, a peer that sends no binding request on the selected pair
     /// for the consent timeout is closed; one that keeps checking stays.
     @Test func consentIsLostWithoutChecksAndKeptWithThem() throws {

@@ -7,7 +7,7 @@ import CaucusStore
 import Logging
 import NIOCore
 import Testing
-@testable import CaucusServer
+@_spi(Benchmarks) @testable import CaucusServer
 
 /// A whole media shard (`MediaShardCore`: the real peers, SRTP and router) and its users'
 /// client stacks (`MediaClientPeer`), joined by a network in memory that loses, and reorders,
@@ -157,7 +157,8 @@ final class InMemoryShard {
     }
 
     private func arriveAtServer(_ bytes: [UInt8], from source: TransportAddress) {
-        guard let replies = core.receive(datagram: bytes, from: source, at: now) else {
+        var bytes = bytes
+        guard let replies = core.receive(datagram: &bytes, from: source, at: now) else {
             Issue.record("the shard claimed no datagram from \(source)")
             return
         }

@@ -3,7 +3,7 @@ import CaucusMedia
 import CaucusSFU
 import Foundation
 import Testing
-@testable import CaucusServer
+@_spi(Benchmarks) @testable import CaucusServer
 
 /// A whole shard driven in memory (`InMemoryShard`): three users' real client stacks connect
 /// through the core (ICE, DTLS, SRTP), and a network that loses and reorders carries their
