@@ -110,8 +110,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         guard let source = TransportAddress(envelope.remoteAddress) else { return }
-        // Into storage of its own, used again for the next datagram unless the engine kept the
-        // packet (video, for repairs): the core decrypts it there (`MediaShardCore.receive`).
+        // Into storage of its own, used again for the next datagram (the engine copies what it
+        // keeps): the core decrypts it there (`MediaShardCore.receive`).
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: envelope.data.readableBytesView)
         if let replies = core.receive(datagram: &scratch, from: source, at: MediaClock.now()) {

@@ -136,9 +136,10 @@ final class MediaPeerTable {
     /// claims it (the channel handler may then hand it to another loop's table).
     ///
     /// Media is decrypted in place in `datagram`, whose storage the event shares: when the
-    /// caller's array is its own (the channel handler's, reused for every datagram) and nothing
-    /// keeps the packet (audio), a datagram costs no allocation; a packet the engine keeps for
-    /// repairs keeps that storage, and the caller's next write takes new storage.
+    /// caller's array is its own (the channel handler's, reused for every datagram), a datagram
+    /// costs no allocation. The engine copies what it keeps (the retransmission cache); should
+    /// anything keep the packet itself, the caller's next write takes new storage
+    /// (copy-on-write), never the kept bytes.
     func receive(_ datagram: inout [UInt8], from source: TransportAddress, now: Duration) -> [AddressedDatagram]? {
         guard let (entry, known) = owner(of: datagram, from: source) else { return nil }
         // Emptied after use too, so that no event holds the caller's bytes past this call.

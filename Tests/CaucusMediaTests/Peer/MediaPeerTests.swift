@@ -40,17 +40,22 @@ import Testing
         try clientSRTP.protect(rtp: &datagram)
         let storage = datagram.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
 
+        // The caller's output already holds an event: the peer appends to it, in its storage.
         var output = MediaPeerOutput()
         output.events.reserveCapacity(4)
+        output.events.append(.rtcp([0xEE]))
+        let events = output.events.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         harness.server.receive(&datagram, from: PeerHarness.clientAddress, now: harness.now, into: &output)
         #expect(datagram == sent, "the caller's array does not hold the decrypted packet")
-        guard case .rtp(let packet) = try #require(output.events.first) else {
+        #expect(output.events.count == 2 && output.events.first == .rtcp([0xEE]), "the peer did not append to the caller's events")
+        #expect(output.events.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == events, "the events took new storage")
+        guard case .rtp(let packet) = try #require(output.events.last) else {
             Issue.record("no RTP event: \(output.events)")
             return
         }
         #expect(packet == sent)
         #expect(packet.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == storage, "the event's packet is a copy")
-        #expect(output.events.count == 1 && output.datagrams.isEmpty)
+        #expect(output.datagrams.isEmpty)
 
         // The same output again, emptied as the peer table does: the next datagram is appended.
         output.events.removeAll(keepingCapacity: true)
