@@ -49,7 +49,8 @@ extension MediaShardCore {
         takeOutbox { datagrams, bytes in body(datagrams.count, bytes.readableBytes) }
     }
 
-    /// The outbox's datagrams, copied out (setting up, not measured).
+    /// The outbox's datagrams, copied out (setting up, not measured; and the in-memory shard
+    /// of `MediaShardCoreTests`, which puts them on its wire).
     @_spi(Benchmarks) public func takeOutboxDatagrams() -> [AddressedDatagram] {
         var forwarded: [AddressedDatagram] = []
         takeOutbox { datagrams, bytes in

@@ -167,13 +167,7 @@ final class InMemoryShard {
 
     /// What the router forwarded, onto the wire.
     private func flush() {
-        var forwarded: [AddressedDatagram] = []
-        core.takeOutbox { datagrams, bytes in
-            for datagram in datagrams {
-                guard let slice = bytes.getBytes(at: datagram.offset, length: datagram.length) else { continue }
-                forwarded.append(AddressedDatagram(bytes: slice, destination: datagram.destination))
-            }
-        }
+        let forwarded = core.takeOutboxDatagrams()
         if !forwarded.isEmpty { deliver(toClients: forwarded) }
     }
 
