@@ -37,7 +37,8 @@ let benchmarks: @Sendable () -> Void = {
 /// whose every packet opens a keyframe, so every slot takes it at once) and `subscribers` users
 /// each with three receive slots of that kind, all in one room. Every user's client stack
 /// (`MediaClientPeer`) connects through the core in memory (ICE, DTLS, SRTP), so the server's
-/// peers are the ones a socket would have; after that only the publisher's client runs.
+/// peers are the ones a socket would have; after that the publisher's client sends media, and
+/// every client checks consent between runs (``publish(_:)``).
 final class ShellRoom {
     static let publisherSSRC: UInt32 = 0x5EED_0000
     static let session: Int64 = 1
