@@ -17,12 +17,7 @@ public struct LoopbackUDPSocket: ~Copyable {
     /// Bound to 127.0.0.1: replies must leave from the address the peer checked, which a
     /// socket bound to 0.0.0.0 does not promise (a peer on a LAN address gets them from there).
     public init(receiveTimeoutMilliseconds: Int) throws {
-        #if canImport(Glibc)
-        let datagram = Int32(SOCK_DGRAM.rawValue)
-        #else
-        let datagram = SOCK_DGRAM
-        #endif
-        let descriptor = socket(AF_INET, datagram, 0)
+        let descriptor = ipv4UDPDescriptor()
         guard descriptor >= 0 else { throw Failure.system("socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -75,4 +70,13 @@ public struct LoopbackUDPSocket: ~Copyable {
             }
         }
     }
+}
+
+/// A new IPv4 UDP socket's descriptor, or -1.
+func ipv4UDPDescriptor() -> Int32 {
+    #if canImport(Glibc)
+    socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    #else
+    socket(AF_INET, SOCK_DGRAM, 0)
+    #endif
 }

@@ -18,6 +18,13 @@ final class MediaConnection: Sendable {
         self.handler = handler
     }
 
+    /// The socket's options: none that shares the port. With SO_REUSEADDR, Linux may choose as
+    /// "free" for a bind to port 0 a port that another socket with SO_REUSEADDR holds (a media
+    /// server's on the same machine), and then one of the two gets the other's datagrams.
+    static func socket(on loop: any EventLoop) -> DatagramBootstrap {
+        DatagramBootstrap(group: loop)
+    }
+
     /// Binds a socket, connects to the server the answer names, and returns once SRTP is
     /// keyed (or throws when ICE or DTLS fail, on their own schedules).
     static func open(
@@ -69,8 +76,7 @@ final class MediaConnection: Sendable {
             }.get()
             let anyAddress: String
             if case .v4 = server.address.ip { anyAddress = "0.0.0.0" } else { anyAddress = "::" }
-            let channel = try await DatagramBootstrap(group: loop)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            let channel = try await Self.socket(on: loop)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }
                 }

@@ -92,8 +92,11 @@ final class MediaTransport: Sendable {
         var shards: [MediaShard] = []
         do {
             for index in 0..<configuration.mediaLoops {
+                // SO_REUSEPORT alone: the shards share the port, and nobody else. With
+                // SO_REUSEADDR too, Linux counted the port as free for any other socket with
+                // SO_REUSEADDR binding port 0 (a client on this machine; the SDK's was one), whose
+                // datagrams to the server then came back to the server itself.
                 let channel = try await DatagramBootstrap(group: loops[index % loops.count])
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
                     .channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
                     // recvmmsg: up to this many datagrams per system call.
                     .channelOption(.datagramVectorReadMessageCount, value: 32)

@@ -87,6 +87,24 @@ import Testing
         await first.stop()
     }
 
+    /// No other program's socket shares the media port, even one that asks to (`SO_REUSEADDR`):
+    /// Linux's choice of a free port for such a socket (a client's bind to port 0) follows the
+    /// same rule, and a client socket handed the server's port as "free" had its checks answered
+    /// to the server itself (an SDK client's ICE timed out in a CI run). The shards still share
+    /// it among themselves (`SO_REUSEPORT`).
+    @Test func noOtherSocketSharesTheMediaPort() async throws {
+        let server = try await TestServer.start(mediaLoops: 2)
+        let port = server.server.mediaPort
+        #expect(try !SharingUDPSocket.binds(host: "127.0.0.1", port: port))
+        #expect(try !SharingUDPSocket.binds(host: "0.0.0.0", port: port))
+        // The check itself: a port that a sharing socket holds is shared.
+        let sharing = try SharingUDPSocket(host: "127.0.0.1", port: 0)
+        #expect(try SharingUDPSocket.binds(host: "127.0.0.1", port: sharing.port))
+        let host = try await server.joined("Host", role: .host)
+        _ = try await MediaTestClient.connect(host, on: server)
+        await server.stop()
+    }
+
     /// `--media-loops` and `CAUCUS_MEDIA_LOOPS` outside 1…cores, or not a number, stop
     /// `caucus serve` before it starts, with what is wrong; so does a media routing slice
     /// (`--media-routing-slice`, `CAUCUS_MEDIA_ROUTING_SLICE`) below 1 or not a number.

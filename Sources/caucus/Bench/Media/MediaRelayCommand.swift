@@ -22,7 +22,6 @@ struct MediaRelayCommand: AsyncParsableCommand {
         let decoded = try JSONDecoder().decode(Table.self, from: Data(contentsOf: URL(fileURLWithPath: table)))
         let fanout = Dictionary(uniqueKeysWithValues: decoded.fanout.compactMap { key, value in Int(key).map { ($0, value) } })
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.datagramVectorReadMessageCount, value: 32)
             // The server's media port asks for these (`MediaTransport.socketBufferBytes`): with
             // the kernel's default a burst of video overflowed the relay's socket.
