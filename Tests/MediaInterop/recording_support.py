@@ -190,6 +190,16 @@ def timeline(folder):
     return [json.loads(line) for line in (pathlib.Path(folder) / "timeline.jsonl").read_text().splitlines() if line]
 
 
+def files_started(folder, user):
+    """The kinds of `user`'s files the timeline has started so far, read while it is written (a
+    last line without its newline is still being written, and left out)."""
+    path = pathlib.Path(folder) / "timeline.jsonl"
+    if not path.exists():
+        return set()
+    lines = [json.loads(line) for line in path.read_text().split("\n")[:-1] if line]
+    return {line["kind"] for line in lines if line["event"] == "fileStarted" and line.get("user") == user}
+
+
 def stopped(folder):
     path = pathlib.Path(folder) / "timeline.jsonl"
     return path.exists() and any(line["event"] == "recordingStopped" for line in timeline(folder))

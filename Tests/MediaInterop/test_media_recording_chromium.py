@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from caucus_server import WAIT_SECONDS  # noqa: E402  (the paths are set just above)
 from chromium_page import PAGE, ServerAndBrowser, browser_log, call, write_picture, write_tone  # noqa: E402
-from recording_support import control, probe, session_folder, session_id, stopped, timeline, wait_for  # noqa: E402
+from recording_support import control, files_started, probe, session_folder, session_id, stopped, timeline, wait_for  # noqa: E402
 from asyncio_test_case import AsyncioTestCase  # noqa: E402  (beside this file)
 
 SESSION = "recording-chromium"
@@ -128,9 +128,13 @@ class ChromiumRecordingTests(ServerAndBrowser, AsyncioTestCase):
         control(self.server, f"/v1/sessions/{number}/recording/start", {"locations": [None]})
         started = time.monotonic()
         await asyncio.sleep(RECORD_SECONDS)
+        # A recorded track's frames wait for its first RTCP sender report (docs/recording.md), and
+        # Chromium sends one for audio every 5 s on average, at random from 2.5 to 7.5 s (video's
+        # every second): recording goes on until both files have started.
+        folder = session_folder(self.server, number) / "main"
+        await wait_for("both of the publisher's files to start", lambda: files_started(folder, user) >= {"audio", "video"})
         control(self.server, f"/v1/sessions/{number}/recording/stop", {"all": True})
         recorded = time.monotonic() - started
-        folder = session_folder(self.server, number) / "main"
         await wait_for("the timeline to end", lambda: stopped(folder))
 
         lines = timeline(folder)
