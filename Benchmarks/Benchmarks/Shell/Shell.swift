@@ -10,7 +10,8 @@ import CaucusSFU
 /// engine, each copy's SRTP protection into the outbox) and the outbox emptied, as the channel
 /// handler does for every datagram of a read batch. Only the socket is missing: the datagrams
 /// come from memory and are not sent (NIO's writes are not counted). Counts what one packet in
-/// costs, for one subscriber and for a room of twenty, audio and video.
+/// costs, for one subscriber and for a room of twenty, audio and video; and for video, a packet
+/// in with one subscriber's NACK for it answered from the retransmission cache.
 let benchmarks: @Sendable () -> Void = {
     AllocationCounting.configure()
     for kind in [StreamKind.audio, .video] {
@@ -28,6 +29,26 @@ let benchmarks: @Sendable () -> Void = {
                 guard copies == packets * subscribers else {
                     fatalError("every packet must reach every subscriber: \(copies) copies of \(packets) packets")
                 }
+            }
+        }
+    }
+    for subscribers in [1, 19] {
+        Benchmark("video datagram in and a NACK for it answered, \(subscribers) subscriber\(subscribers == 1 ? "" : "s")") { benchmark in
+            // A room of its own: its first subscriber's NACKs change nothing the others count.
+            let room = try ShellRoom.shared(kind: .video, subscribers: subscribers, label: "repairs")
+            let count = benchmark.scaledIterations.count
+            // The NACKs first: the first run's finds the slot with a packet of its own.
+            let nacks = try room.nacksOfTheFirstSubscriber(forTheNext: count)
+            let datagrams = room.publish(count)
+            let before = room.repairs
+            benchmark.startMeasurement()
+            for (datagram, nack) in zip(datagrams, nacks) {
+                room.forward(datagram)
+                room.answer(nack)
+            }
+            benchmark.stopMeasurement()
+            guard room.repairs - before >= count else {
+                fatalError("every NACK must be answered: \(room.repairs - before) repairs for \(count) NACKs")
             }
         }
     }
@@ -50,8 +71,8 @@ final class ShellRoom {
     // Safe: Benchmark runs a benchmark's closure on one thread at a time, one benchmark after
     // another, and only those closures touch `rooms`.
 
-    static func shared(kind: StreamKind, subscribers: Int) throws -> ShellRoom {
-        let name = "\(kind) \(subscribers)"
+    static func shared(kind: StreamKind, subscribers: Int, label: String = "") throws -> ShellRoom {
+        let name = "\(kind) \(subscribers) \(label)"
         if let room = rooms[name] { return room }
         let room = try ShellRoom(kind: kind, subscribers: subscribers)
         rooms[name] = room
@@ -61,16 +82,21 @@ final class ShellRoom {
     let core = MediaShardCore.detached(routingSlice: .max)
     let kind: StreamKind
     /// Every user's client, the publisher's first.
-    private let clients: [MediaClientPeer]
+    let clients: [MediaClientPeer]
     private var publisher: MediaClientPeer { clients[0] }
     private let publisherAddress = ShellRoom.address(of: 0)
     private var sequence: UInt16 = 0
     /// Goes on past the sequence number's wrap, as a real stream's does (a timestamp that fell
     /// back 63 million ticks with the wrap made the engine drop the packets as out of date).
     private var timestamp: UInt32 = 0
-    private var now = Duration.seconds(1_000)
+    private(set) var now = Duration.seconds(1_000)
     private(set) var packets = 0
     private(set) var copies = 0
+    /// Datagrams answering NACKs (``answer(_:)``).
+    var repairs = 0
+    /// The first subscriber's slot that carries the publisher: its SSRC, and the sequence number
+    /// its next copy gets (``nacksOfTheFirstSubscriber(forTheNext:)``).
+    var watchedSlot: (ssrc: UInt32, next: UInt16)?
 
     init(kind: StreamKind, subscribers: Int) throws {
         self.kind = kind
@@ -130,13 +156,20 @@ final class ShellRoom {
     @inline(__always)
     func forward(_ datagram: [UInt8]) {
         now += Self.step
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: datagram)
-        guard let replies = core.receiveDatagram(&scratch, from: publisherAddress, at: now), replies.isEmpty else {
-            fatalError("the shard did not take the publisher's packet as media")
-        }
+        enter(datagram, from: publisherAddress)
         packets += 1
         core.drainOutbox { datagrams, _ in copies += datagrams }
+    }
+
+    /// `datagram` from `source` into the core, as the channel handler hands it over; it must be
+    /// taken as media (no answer).
+    @inline(__always)
+    func enter(_ datagram: [UInt8], from source: TransportAddress) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: datagram)
+        guard let replies = core.receiveDatagram(&scratch, from: source, at: now), replies.isEmpty else {
+            fatalError("the shard did not take the datagram from \(source) as media")
+        }
     }
 
     /// The wire: what `client` sends reaches the core, what the core answers reaches the
@@ -157,7 +190,7 @@ final class ShellRoom {
         }
     }
 
-    private static func address(of user: Int) -> TransportAddress {
+    static func address(of user: Int) -> TransportAddress {
         TransportAddress(ip: IPAddress("10.0.1.\(user + 1)")!, port: 40_000)
     }
 
