@@ -29,9 +29,9 @@ extension ShellRoom {
     private func watchFirstSubscriber() throws -> (ssrc: UInt32, next: UInt16) {
         enter(publish(1)[0], from: Self.address(of: 0))
         for datagram in core.takeOutboxDatagrams() where datagram.destination == Self.address(of: 1) {
-            for case .rtp(let packet) in clients[1].receive(datagram.bytes, from: Self.serverAddress, now: now).events {
-                let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
-                return (ssrc, (UInt16(packet[2]) << 8 | UInt16(packet[3])) &+ 1)
+            for case .rtp(let bytes) in clients[1].receive(datagram.bytes, from: Self.serverAddress, now: now).events {
+                let packet = try RTPPacket(decoding: bytes)
+                return (packet.ssrc, packet.sequenceNumber &+ 1)
             }
         }
         throw ShellRoomError(message: "the first subscriber got no copy of the publisher's packet")
