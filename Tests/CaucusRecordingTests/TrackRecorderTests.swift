@@ -98,6 +98,24 @@ import Testing
         #expect(Self.clusters(recorder.finish(clock: clock)) == [expected[1]])
     }
 
+    /// A better sender report moves the clock's estimate 10 ms back in the middle of a file:
+    /// the file keeps the sender's 20 ms spacing rather than one 10 ms step (``FrameTiming``).
+    @Test func aBetterReportDoesNotJitterTheFile() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5)
+        var clock = try Self.clock(clockRate: 48_000)
+        var actions: [TrackRecorderAction] = []
+        for index in 0..<10 { actions += recorder.receive(Self.frame([0xFC, UInt8(index)], at: UInt32(index) * 960), clock: clock) }
+        // The second report, a second later, says RTP 48,000 was captured at 1,000.99 s: the
+        // first was stamped 10 ms late, so every timestamp now maps 10 ms earlier.
+        try clock.receive(
+            RTCPSenderReport(ssrc: 7, ntpTimestamp: (1_001 << 32) - (1 << 32) / 100, rtpTimestamp: 48_000, packetCount: 0, octetCount: 0),
+            publisher: "p", clockRate: 48_000, arrival: 6_000_000)
+        #expect(clock.time(ofRTP: 10 * 960, ssrc: 7) == 5_190_000)
+        for index in 10..<20 { actions += recorder.receive(Self.frame([0xFC, UInt8(index)], at: UInt32(index) * 960), clock: clock) }
+        let expected = try Self.expectedClusters((0..<20).map { (Int64($0) * 20, [0xFC, UInt8($0)]) })
+        #expect(Self.clusters(actions + recorder.finish(clock: clock)) == expected)
+    }
+
     /// A lost audio packet holds what follows back only ``TrackRecorder/audioPatience``
     /// packets: then the gap is left and the frames behind it are written.
     @Test func audioGivesUpOnAMissingPacketAfterHalfASecond() throws {

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from caucus_server import WAIT_SECONDS, CaucusServer  # noqa: E402  (the paths are set just above)
-from media_peers import VIDEO_SIZE  # noqa: E402
+from media_peers import VIDEO_RATE, VIDEO_SIZE  # noqa: E402
 from asyncio_test_case import AsyncioTestCase  # noqa: E402
 from recording_support import (  # noqa: E402
     BurstTrack, ClapSchedule, FlashTrack, burst_onsets, control, join, open_rooms, probe, session_folder, session_id,
@@ -181,9 +181,30 @@ class RecordingTests(AsyncioTestCase):
         size = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0",
                                str(folder / name)], capture_output=True, text=True, timeout=WAIT_SECONDS).stdout.strip()
         self.assertEqual(size, f"{VIDEO_SIZE[0]},{VIDEO_SIZE[1]}")
-        decode = subprocess.run(["ffmpeg", "-v", "error", "-i", str(folder / name), "-f", "null", "-"],
+        # FFmpeg decodes every frame, at the file's own times: `-enc_time_base -1` keeps them in
+        # ms. By default FFmpeg retimes frames onto a frame rate it guesses (10/1, 30/1, 121/12
+        # for this one) and, where a frame came less than a guessed frame after the one before
+        # (the file's times moved toward the clock, FrameTiming), gives two frames one time and
+        # says "non monotonically increasing dts", a statement about its guess, not the file.
+        # Two frames of one time in the file are still refused (the same message, in ms).
+        decode = subprocess.run(["ffmpeg", "-v", "error", "-i", str(folder / name), "-enc_time_base", "-1", "-f", "null", "-"],
                                 capture_output=True, text=True, timeout=WAIT_SECONDS)
         self.assertEqual((decode.returncode, decode.stderr), (0, ""), "FFmpeg decodes every frame")
+        counted = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-count_packets", "-select_streams", "v:0",
+                                  "-show_entries", "stream=nb_read_frames,nb_read_packets", "-of", "csv=p=0", str(folder / name)],
+                                 capture_output=True, text=True, timeout=WAIT_SECONDS).stdout.strip()
+        frames, packets = (int(value) for value in counted.split(","))
+        self.assertEqual(frames, packets, "a picture from every frame")
+        # The sender's spacing (100 ms at 10 fps), moved toward the clock by at most 1/16 of it
+        # per frame (FrameTiming): never a step of tens of ms, never two frames at one time.
+        times = [int(value) for value in subprocess.run(
+            ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "csv=p=0", str(folder / name)],
+            capture_output=True, text=True, timeout=WAIT_SECONDS).stdout.split()]
+        self.assertEqual(len(times), packets)
+        frame_ms = 1000 // VIDEO_RATE
+        spacing = [later - earlier for earlier, later in zip(times, times[1:])]
+        uneven = [gap for gap in spacing if min(abs(gap - frame_ms * count) for count in range(1, gap // frame_ms + 2)) > frame_ms // 16 + 1]
+        self.assertEqual(uneven, [], f"frames {frame_ms} ms apart (or a multiple, across a lost one): {spacing}")
 
         listed = control(self.server, f"/v1/sessions/{identifier}/recordings")
         entry = next(entry for entry in listed["recordings"] if entry["file"] == name)

@@ -8,11 +8,11 @@ import CaucusMedia
 /// - Frames are reassembled from RTP by CaucusMedia's ``FrameAssembler`` (VP8 and H.264 from
 ///   their payloads, Opus one packet per frame), in order, each once. H.264 access units are
 ///   written as length-prefixed NAL units (``H264TrackFormat``).
-/// - Times come from the ``LocationClock``: a frame is written at its capture time on the
-///   location's clock, relative to the file's start. Frames wait (up to
-///   ``maximumHeldFrames``, the oldest dropped first) until the track's first sender report
-///   makes its timestamps map. Within a file, times never go back (a frame mapped earlier
-///   than the last is written at the last's time).
+/// - Times come from the ``LocationClock``: a file starts at its first frame's capture time on
+///   the location's clock, and its frames keep the sender's spacing, moved toward the clock
+///   only when it disagrees by more than its estimate's jitter (``FrameTiming``); they
+///   strictly increase. Frames wait (up to ``maximumHeldFrames``, the oldest dropped first)
+///   until the track's first sender report makes its timestamps map.
 /// - Video starts at a keyframe: until one comes, frames are dropped and a keyframe is
 ///   requested (at once, then every half second of stream time). A lost frame makes what
 ///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
@@ -115,7 +115,8 @@ public struct TrackRecorder: Sendable {
     private struct OpenFile: Sendable {
         var index: Int
         var muxer: WebMMuxer
-        var clockOffset: Int64
+        /// Where its frames go: the sender's spacing, slewed toward the location's clock.
+        var timing: FrameTiming
         var codec: WebMTrack.Codec
         /// The cluster being filled: handed over whole (``TrackRecorderAction/writeCluster``)
         /// when the next one starts, so a file on disk always ends at a cluster's end.
@@ -317,11 +318,11 @@ public struct TrackRecorder: Sendable {
             }
         }
         if file == nil, let keyframeCodec {
-            actions += startFile(at: time, codec: keyframeCodec)
+            actions += startFile(at: time, timestamp: timestamp, codec: keyframeCodec)
         }
-        guard let clockOffset = file?.clockOffset else { return actions }
-        let last = file?.muxer.lastTimestamp ?? 0
-        let milliseconds = max((max(time - clockOffset, 0) + 500) / 1_000, last)
+        guard file != nil else { return actions }
+        let last = file!.muxer.lastTimestamp ?? 0
+        let milliseconds = file!.timing.milliseconds(ofRTP: timestamp, mapped: time)
         do throws(WebMMuxerError) {
             if let completed = try file!.append(bytes, isKeyframe: isKeyframe, at: milliseconds) {
                 actions.append(.writeCluster(completed, durationMilliseconds: last))
@@ -345,12 +346,13 @@ public struct TrackRecorder: Sendable {
         return [.requestKeyframe]
     }
 
-    private mutating func startFile(at time: Int64, codec trackCodec: WebMTrack.Codec) -> [TrackRecorderAction] {
+    private mutating func startFile(at time: Int64, timestamp: UInt32, codec trackCodec: WebMTrack.Codec) -> [TrackRecorderAction] {
         let track = WebMTrack(number: 1, uid: trackUID, codec: trackCodec, name: trackName)
         guard let muxer = try? WebMMuxer(tracks: [track], docType: trackCodec.docType, clusterSpan: clusterSpan) else { return [] }
         let index = nextFileIndex
         nextFileIndex += 1
-        file = OpenFile(index: index, muxer: muxer, clockOffset: time, codec: trackCodec)
+        file = OpenFile(
+            index: index, muxer: muxer, timing: FrameTiming(clockRate: codec.clockRate, rtpTimestamp: timestamp, origin: time), codec: trackCodec)
         return [.startFile(RecordingFileStart(index: index, header: muxer.header(), codec: trackCodec, clockOffset: time))]
     }
 

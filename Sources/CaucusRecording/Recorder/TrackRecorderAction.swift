@@ -21,7 +21,8 @@ public struct RecordingFileStart: Hashable, Sendable {
     public var header: WebMHeader
     public var codec: WebMTrack.Codec
     /// Where the file's time 0 lies on the location's clock, in microseconds: a block at `t`
-    /// ms in the file was captured at `clockOffset + t × 1000` on the location's clock.
+    /// ms in the file was captured at `clockOffset + t × 1000` on the location's clock (to
+    /// within ``FrameTiming/deadband`` while the clock's estimate settles).
     public var clockOffset: Int64
 
     /// `webm`, or `mkv` for what WebM does not hold (H.264).
