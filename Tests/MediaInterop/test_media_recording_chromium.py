@@ -4,8 +4,10 @@ of a real `caucus serve`. Chromium negotiates redundant audio (RFC 2198, `red/48
 server, so its audio arrives as Opus wrapped in RED: the recording must hold the plain Opus (the
 forwarding engine hands the recorder RED's primary encoding).
 
-The app's server records the main session through the control API for about 6 s, then stops.
-Asserted: the timeline has the publisher's `fileStarted` (audio and video) and `fileEnded` lines
+The app's server records the main session through the control API for about 6 s, starting
+10 s into Chromium's media (when its audio sender reports have slowed to one every 2.5–7.5 s),
+then stops. Asserted: both files start within 1.5 s of the start (each track is handed its
+last sender report when recording starts, instead of waiting for the next); the timeline has the publisher's `fileStarted` (audio and video) and `fileEnded` lines
 and ends with `recordingStopped`; `ffprobe` reads the audio as Opus and the video as VP8, each
 lasting the time recorded (within 2 s); FFmpeg decodes both without an error; the decoded audio
 is the tone (loud, its spectrum's peak at 440 Hz), and the decoded video's frames have the size
@@ -33,6 +35,12 @@ TONE_HZ = 440
 COLOUR = [220, 40, 40]
 SIZE = [160, 120]
 RECORD_SECONDS = 6
+# Chromium's media runs this long before recording starts: past its first, quicker, sender
+# reports, to when its audio sends one every 2.5-7.5 s.
+MEDIA_BEFORE_RECORDING_SECONDS = 10
+# How soon after recording starts both files must have started: a keyframe asked for and sent
+# (video), the next batch written (every 100 ms), and a loaded machine's slack.
+FILES_START_WITHIN_SECONDS = 1.5
 # How far a file's duration may be from the time it was recorded.
 DURATION_TOLERANCE = 2.0
 # The tone file's amplitude is 12000 of 32767 (-8.7 dBFS, RMS ~0.26); silence, or a decoder's
@@ -124,15 +132,24 @@ class ChromiumRecordingTests(ServerAndBrowser, AsyncioTestCase):
         self.assertEqual(sending["audio"]["codec"], "audio/red", f"Chromium's audio codec: {sending}")
         self.assertEqual(sending["video"]["codec"], "video/VP8", f"Chromium's video codec: {sending}")
 
+        await asyncio.sleep(MEDIA_BEFORE_RECORDING_SECONDS)
         number = session_id(self.server, SESSION)
         control(self.server, f"/v1/sessions/{number}/recording/start", {"locations": [None]})
         started = time.monotonic()
-        await asyncio.sleep(RECORD_SECONDS)
-        # A recorded track's frames wait for its first RTCP sender report (docs/recording.md), and
-        # Chromium sends one for audio every 5 s on average, at random from 2.5 to 7.5 s (video's
-        # every second): recording goes on until both files have started.
+        # A recorded track's frames wait for a sender report to place them on the location's
+        # clock (docs/recording.md), and Chromium's audio sends one every 5 s on average, at
+        # random from 2.5 to 7.5 s: the server hands each track its last one as recording
+        # starts, so neither file waits for the next.
         folder = session_folder(self.server, number) / "main"
-        await wait_for("both of the publisher's files to start", lambda: files_started(folder, user) >= {"audio", "video"})
+        began = {}
+        while len(began) < 2 and time.monotonic() - started < WAIT_SECONDS:
+            for kind in files_started(folder, user) - set(began):
+                began[kind] = round(time.monotonic() - started, 2)
+            await asyncio.sleep(0.05)
+        print(f"\nfiles started after recording began: {began} s", file=sys.stderr)
+        self.assertEqual(set(began), {"audio", "video"}, f"the publisher's files: {began}")
+        self.assertLess(max(began.values()), FILES_START_WITHIN_SECONDS, f"files started after recording began: {began} s")
+        await asyncio.sleep(RECORD_SECONDS - (time.monotonic() - started))
         control(self.server, f"/v1/sessions/{number}/recording/stop", {"all": True})
         recorded = time.monotonic() - started
         await wait_for("the timeline to end", lambda: stopped(folder))

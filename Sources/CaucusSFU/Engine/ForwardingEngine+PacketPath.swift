@@ -167,6 +167,7 @@ extension ForwardingEngine {
             case .senderReport(let report):
                 judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)
                 guard upTracks[report.ssrc]?.stream.publisher == user else { continue }
+                upTracks[report.ssrc]?.lastSenderReport = (report, now)
                 if !recording.isEmpty { tapForRecording(report, from: user) }
                 for destination in routes.destinations(of: report.ssrc) {
                     if let translated = subscribers[destination.subscriber]?.rewriters[destination.slot]?.translate(report) {

@@ -34,12 +34,28 @@ extension ForwardingEngine {
         public let report: RTCPSenderReport
         /// The SSRC the stream's packets carry now (a report of another layer says nothing of it).
         public let isForwardedLayer: Bool
+        /// When it arrived, for a report handed over again when its publisher's recording
+        /// starts; nil for one handed over as it arrives.
+        public let arrival: Duration?
     }
 
     /// The publishers (users) whose streams the shell records from now on; empty: none.
+    ///
+    /// A publisher recorded from now on has each of its streams' latest sender report handed
+    /// over at once, with its arrival: a recorded track waits for a report to place it on the
+    /// location's clock, and a sender may not send the next for seconds (Chromium's audio
+    /// sends one every 2.5–7.5 s), which a recording that starts would lose.
     public func record(_ publishers: Set<Int>) {
+        let added = publishers.subtracting(recording.publishers)
         recording.record(publishers)
         learnRecordingTaps()
+        guard !added.isEmpty else { return }
+        for (ssrc, track) in upTracks.sorted(by: { $0.key < $1.key }) where added.contains(track.stream.publisher) {
+            guard let (report, arrival) = track.lastSenderReport, let format = track.format else { continue }
+            outputs.append(.record(.senderReport(RecordedSenderReport(
+                stream: track.stream, clockRate: catalog.recordable[format].clockRate, report: report,
+                isForwardedLayer: ssrcsByStream[track.stream] == ssrc, arrival: arrival))))
+        }
     }
 
     /// The publishers recorded now.
@@ -71,6 +87,6 @@ extension ForwardingEngine {
         else { return }
         outputs.append(.record(.senderReport(RecordedSenderReport(
             stream: track.stream, clockRate: catalog.recordable[format].clockRate, report: report,
-            isForwardedLayer: ssrcsByStream[track.stream] == report.ssrc))))
+            isForwardedLayer: ssrcsByStream[track.stream] == report.ssrc, arrival: nil))))
     }
 }

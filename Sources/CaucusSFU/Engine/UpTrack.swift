@@ -19,6 +19,9 @@ struct UpTrack {
     var repair: Repair?
     /// The audio level extension's ID in its publisher's answer.
     var audioLevelID: UInt8?
+    /// Its latest RTCP sender report and when it came: what places it on a recording's clock,
+    /// handed to a recording that starts (a sender may not send the next for seconds).
+    var lastSenderReport: (report: RTCPSenderReport, arrival: Duration)?
 
     /// Where its packets' audio level is, and whose voice it is.
     var audioLevel: (id: UInt8, publisher: Int)? { audioLevelID.map { ($0, stream.publisher) } }

@@ -66,7 +66,8 @@ final class RecordedBatch: @unchecked Sendable {
             storage.append(contentsOf: packet.packet)
             items.append(.rtp(stream: packet.stream, codec: packet.codec, clockRate: packet.clockRate, bytes: start..<storage.count, arrival: arrival))
         case .senderReport(let report):
-            items.append(.senderReport(report, arrival: arrival))
+            // A report handed over again when recording started keeps the time it came.
+            items.append(.senderReport(report, arrival: report.arrival ?? arrival))
         case .speakers:
             break
         }

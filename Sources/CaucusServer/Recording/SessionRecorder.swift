@@ -66,6 +66,10 @@ final class SessionRecorder {
     private var locations: [RecordingLocation: LocationRecording] = [:]
     private var failures: [Failure] = []
     private var keyframesWanted: [PublishedStream] = []
+    /// The recorded publishers' latest sender reports, by SSRC, with when they came: handed to
+    /// the location a publisher is recorded in next (a move), whose clock has none of its
+    /// tracks and might wait seconds for the next (Chromium's audio: one every 2.5–7.5 s).
+    private var senderReports: [UInt32: (report: ForwardingEngine.RecordedSenderReport, arrival: Duration)] = [:]
     private let layout: RecordingLayout
     private let quota: RecordingQuota
     private let logger: Logger
@@ -85,7 +89,11 @@ final class SessionRecorder {
             case .startLocation(let location):
                 start(location, wallClock: handover.wallClock, now: now)
             case .recordPublisher(let user, let location):
-                locations[location]?.record(user)
+                guard let recording = locations[location] else { continue }
+                recording.record(user)
+                for (_, last) in senderReports.sorted(by: { $0.key < $1.key }) where last.report.stream.publisher == user {
+                    recording.receive(last.report, at: last.arrival)
+                }
             case .stopPublisher(let user, let location):
                 attempt(location) { (recording) throws(RecordingFileError) in try recording.finish(user, at: now) }
             case .timeline(let location, let what):
@@ -101,6 +109,7 @@ final class SessionRecorder {
             guard let recording = locations[person.location] else { continue }
             recorded[user] = RecordedPublisher(location: person.location, recording: recording, publishing: person.publishing)
         }
+        senderReports = senderReports.filter { recorded[$0.value.report.stream.publisher] != nil }
     }
 
     /// Writes a batch of what the engine handed over, in the order it came.
@@ -122,7 +131,9 @@ final class SessionRecorder {
             }
             account(recording)
         case .senderReport(let report):
-            recorded[report.stream.publisher]?.recording.receive(report, at: now)
+            guard let publisher = recorded[report.stream.publisher] else { return }
+            senderReports[report.report.ssrc] = (report, now)
+            publisher.recording.receive(report, at: now)
         }
     }
 
@@ -152,6 +163,7 @@ final class SessionRecorder {
         let stopping = locations.sorted(by: { $0.key < $1.key })
         locations.removeAll()
         recorded.removeAll()
+        senderReports.removeAll()
         for (location, recording) in stopping {
             do { try recording.stop(reason: reason, at: now) } catch { note(error, stopping: location) }
             account(recording)

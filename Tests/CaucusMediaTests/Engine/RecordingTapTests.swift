@@ -34,8 +34,39 @@ import Testing
         return found
     }
 
-    static func senderReport(ssrc: UInt32) -> [UInt8] {
-        RTCPPacket.senderReport(RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: 4_000, packetCount: 1, octetCount: 9)).encoded()
+    static func senderReport(ssrc: UInt32, rtpTimestamp: UInt32 = 4_000) -> [UInt8] {
+        RTCPPacket.senderReport(RTCPSenderReport(
+            ssrc: ssrc, ntpTimestamp: 0xE000_0000_8000_0000, rtpTimestamp: rtpTimestamp, packetCount: 1, octetCount: 9)).encoded()
+    }
+
+    /// A publisher recorded from now on has each stream's latest sender report handed over at
+    /// once, with when it came: a recording that starts need not wait for the next (seconds,
+    /// for Chromium's audio). A publisher recorded already has nothing handed over again.
+    @Test func aPublisherRecordedFromNowOnHasItsLatestReportsHandedOverWithTheirArrival() throws {
+        let engine = Self.engine()
+        engine.receive(rtcp: Self.senderReport(ssrc: 2), from: 2, at: .milliseconds(100))
+        engine.receive(rtcp: Self.senderReport(ssrc: 20), from: 2, at: .milliseconds(200))
+        engine.receive(rtcp: Self.senderReport(ssrc: 20, rtpTimestamp: 94_000), from: 2, at: .milliseconds(1_200))
+        engine.receive(rtcp: Self.senderReport(ssrc: 30), from: 3, at: .milliseconds(1_300))
+        engine.receive(rtcp: Self.senderReport(ssrc: 10, rtpTimestamp: 7), from: 2, at: .milliseconds(1_400))
+        #expect(Self.recorded(engine).isEmpty, "nobody is recorded yet")
+
+        func handed(_ media: [ForwardingEngine.RecordedMedia]) -> [String] {
+            media.map { media in
+                guard case .senderReport(let report) = media else { return "\(media)" }
+                return "\(report.stream.publisher)/\(report.stream.kind) \(report.report.ssrc)@\(report.report.rtpTimestamp) "
+                    + "\(report.clockRate) \(report.arrival.map { "\($0)" } ?? "now")"
+            }
+        }
+        engine.record([2])
+        #expect(handed(Self.recorded(engine)) == ["2/audio 2@4000 48000 0.1 seconds", "2/video 20@94000 90000 1.2 seconds"],
+                "user 2's latest of each stream, not user 1's SSRC 10 that user 2 named")
+        engine.record([2, 3])
+        #expect(handed(Self.recorded(engine)) == ["3/video 30@4000 90000 1.3 seconds"], "only the one recorded from now on")
+        engine.record([2, 3])
+        #expect(Self.recorded(engine).isEmpty)
+        engine.receive(rtcp: Self.senderReport(ssrc: 2, rtpTimestamp: 52_000), from: 2, at: .milliseconds(1_500))
+        #expect(handed(Self.recorded(engine)) == ["2/audio 2@52000 48000 now"], "one that comes while recorded, as it comes")
     }
 
     @Test func aRecordedPublishersPacketsAndReportsReachTheShellAndNobodyElses() throws {

@@ -52,19 +52,24 @@ import Testing
         var queue = RecordedMediaQueue()
         _ = Self.hand(Self.packet(1), to: &queue, at: .seconds(1))
         let report = RTCPSenderReport(ssrc: 0x1234, ntpTimestamp: 1 << 32, rtpTimestamp: 960, packetCount: 1, octetCount: 3)
-        _ = queue.append(.senderReport(.init(stream: Self.stream, clockRate: 48_000, report: report, isForwardedLayer: true)), arrival: .seconds(2))
-        _ = Self.hand(Self.packet(2), to: &queue, at: .seconds(3))
+        _ = queue.append(.senderReport(.init(stream: Self.stream, clockRate: 48_000, report: report, isForwardedLayer: true, arrival: nil)), arrival: .seconds(2))
+        // One handed over again when recording started keeps the time it came, not the hand-over's.
+        let earlier = RTCPSenderReport(ssrc: 0x1234, ntpTimestamp: 1 << 32, rtpTimestamp: 480, packetCount: 1, octetCount: 3)
+        _ = queue.append(
+            .senderReport(.init(stream: Self.stream, clockRate: 48_000, report: earlier, isForwardedLayer: true, arrival: .milliseconds(1_500))),
+            arrival: .seconds(3))
+        _ = Self.hand(Self.packet(2), to: &queue, at: .seconds(4))
         let taken = queue.take()
         let batch = try #require(taken)
         var order: [String] = []
-        batch.forEach { media, _ in
+        batch.forEach { media, arrival in
             switch media {
-            case .rtp(_, _, _, let datagram): order.append("rtp \(RTPHeaderFields.sequenceNumber(of: datagram) ?? 0)")
-            case .senderReport(let sent): order.append("report \(sent.report.rtpTimestamp)")
+            case .rtp(_, _, _, let datagram): order.append("rtp \(RTPHeaderFields.sequenceNumber(of: datagram) ?? 0) at \(arrival)")
+            case .senderReport(let sent): order.append("report \(sent.report.rtpTimestamp) at \(arrival)")
             }
         }
-        #expect(order == ["rtp 1", "report 960", "rtp 2"])
-        #expect(batch.count == 3)
+        #expect(order == ["rtp 1 at 1.0 seconds", "report 960 at 2.0 seconds", "report 480 at 1.5 seconds", "rtp 2 at 4.0 seconds"])
+        #expect(batch.count == 4)
     }
 
     @Test func thePoolHandsBackEmptiedBatchesAndKeepsOnlyAFew() {

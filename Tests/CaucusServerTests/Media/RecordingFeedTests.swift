@@ -128,7 +128,7 @@ import Testing
             feed = RecordingFeed(session: StoredSessionID(rawValue: 1), context: context)
             feed.update(handover(recorded: [.main]), engine: engine, now: start)
             let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: origin, packetCount: 0, octetCount: 0)
-            feed.receive(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true)), now: start)
+            feed.receive(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true, arrival: nil)), now: start)
         }
 
         deinit {

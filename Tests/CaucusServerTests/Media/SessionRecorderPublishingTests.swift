@@ -36,7 +36,7 @@ import Testing
         let stream = PublishedStream(publisher: 1, kind: .audio)
         let (ssrc, origin): (UInt32, UInt32) = (0x1234_5678, 90_000)
         let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: origin, packetCount: 0, octetCount: 0)
-        recorder.write(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true)), arrival: start)
+        recorder.write(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true, arrival: nil)), arrival: start)
         for index in 0..<50 {
             // A 20 ms CELT frame's TOC (config 31, mono) and a few bytes: the recorder never decodes.
             let packet = RTPPacket(
