@@ -26,21 +26,11 @@ import Testing
         let (ssrc, origin): (UInt32, UInt32) = (0x1234_5678, 90_000)
         let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: origin, packetCount: 0, octetCount: 0)
         recorder.write(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true, arrival: nil)), arrival: start)
-        func send(_ indices: Range<Int>) {
-            for index in indices {
-                let packet = RTPPacket(
-                    payloadType: 111, sequenceNumber: UInt16(index), timestamp: origin &+ UInt32(index * 960), ssrc: ssrc,
-                    payload: [0xF8, 0xFF, 0xFE, 0x01, 0x02])
-                recorder.write(
-                    .rtp(stream: stream, codec: "opus", clockRate: 48_000, datagram: packet.encoded()[...]),
-                    arrival: start + .milliseconds(20 * index))
-            }
-        }
-        send(0..<25)
+        recorder.writeOpus(0..<25, of: stream, ssrc: ssrc, origin: origin, from: start)
         // Half a second in, Ann moves into room 1; no sender report comes after.
         recorder.update(
             RecordingHandover(record: record, picture: picture(.room(1)), wallClock: 1_795_000_000_500), now: start + .milliseconds(500))
-        send(25..<50)
+        recorder.writeOpus(25..<50, of: stream, ssrc: ssrc, origin: origin, from: start)
         recorder.stopAll(reason: "stopped", now: start + .seconds(1))
         #expect(recorder.takeFailures().isEmpty)
 

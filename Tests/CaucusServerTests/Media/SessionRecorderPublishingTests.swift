@@ -37,15 +37,7 @@ import Testing
         let (ssrc, origin): (UInt32, UInt32) = (0x1234_5678, 90_000)
         let report = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: origin, packetCount: 0, octetCount: 0)
         recorder.write(.senderReport(.init(stream: stream, clockRate: 48_000, report: report, isForwardedLayer: true, arrival: nil)), arrival: start)
-        for index in 0..<50 {
-            // A 20 ms CELT frame's TOC (config 31, mono) and a few bytes: the recorder never decodes.
-            let packet = RTPPacket(
-                payloadType: 111, sequenceNumber: UInt16(index), timestamp: origin &+ UInt32(index * 960), ssrc: ssrc,
-                payload: [0xF8, 0xFF, 0xFE, 0x01, 0x02])
-            recorder.write(
-                .rtp(stream: stream, codec: "opus", clockRate: 48_000, datagram: packet.encoded()[...]),
-                arrival: start + .milliseconds(20 * index))
-        }
+        recorder.writeOpus(0..<50, of: stream, ssrc: ssrc, origin: origin, from: start)
         recorder.stopAll(reason: "stopped", now: start + .seconds(1))
         #expect(recorder.takeFailures().isEmpty)
         let folder = data + "/" + RecordingLayout.folderName + "/1/main"
