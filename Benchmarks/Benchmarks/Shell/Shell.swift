@@ -85,6 +85,9 @@ final class ShellRoom {
     let clients: [MediaClientPeer]
     private var publisher: MediaClientPeer { clients[0] }
     private let publisherAddress = ShellRoom.address(of: 0)
+    /// Made once: ``address(of:)`` parses its text, three allocations a call that the NACK
+    /// benchmark counted as the server's until they were traced (`--allocation-stacks`).
+    let firstSubscriberAddress = ShellRoom.address(of: 1)
     private var sequence: UInt16 = 0
     /// Goes on past the sequence number's wrap, as a real stream's does (a timestamp that fell
     /// back 63 million ticks with the wrap made the engine drop the packets as out of date).

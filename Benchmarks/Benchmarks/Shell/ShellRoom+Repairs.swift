@@ -20,7 +20,7 @@ extension ShellRoom {
     /// outbox, as the channel handler does.
     @inline(__always)
     func answer(_ nack: [UInt8]) {
-        enter(nack, from: Self.address(of: 1))
+        enter(nack, from: firstSubscriberAddress)
         core.drainOutbox { datagrams, _ in repairs += datagrams }
     }
 
