@@ -50,11 +50,9 @@ extension ForwardingEngine {
         recording.record(publishers)
         learnRecordingTaps()
         guard !added.isEmpty else { return }
-        for (ssrc, track) in upTracks.sorted(by: { $0.key < $1.key }) where added.contains(track.stream.publisher) {
-            guard let (report, arrival) = track.lastSenderReport, let format = track.format else { continue }
-            outputs.append(.record(.senderReport(RecordedSenderReport(
-                stream: track.stream, clockRate: catalog.recordable[format].clockRate, report: report,
-                isForwardedLayer: ssrcsByStream[track.stream] == ssrc, arrival: arrival))))
+        for (_, track) in upTracks.sorted(by: { $0.key < $1.key }) where added.contains(track.stream.publisher) {
+            guard let (report, arrival) = track.lastSenderReport else { continue }
+            handOver(report, of: track, arrival: arrival)
         }
     }
 
@@ -82,11 +80,15 @@ extension ForwardingEngine {
 
     /// Hands a recorded publisher's sender report to the shell.
     func tapForRecording(_ report: RTCPSenderReport, from user: Int) {
-        guard recording.publishers.contains(user), let track = upTracks[report.ssrc], track.stream.publisher == user,
-            let format = track.format
-        else { return }
+        guard recording.publishers.contains(user), let track = upTracks[report.ssrc], track.stream.publisher == user else { return }
+        handOver(report, of: track, arrival: nil)
+    }
+
+    /// `track`'s sender report to the shell, with when it came (nil: now), once its format is known.
+    private func handOver(_ report: RTCPSenderReport, of track: UpTrack, arrival: Duration?) {
+        guard let format = track.format else { return }
         outputs.append(.record(.senderReport(RecordedSenderReport(
             stream: track.stream, clockRate: catalog.recordable[format].clockRate, report: report,
-            isForwardedLayer: ssrcsByStream[track.stream] == report.ssrc, arrival: nil))))
+            isForwardedLayer: ssrcsByStream[track.stream] == report.ssrc, arrival: arrival))))
     }
 }
