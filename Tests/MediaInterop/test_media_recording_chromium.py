@@ -7,8 +7,9 @@ forwarding engine hands the recorder RED's primary encoding).
 The app's server records the main session through the control API for about 6 s, starting
 10 s into Chromium's media (when its audio sender reports have slowed to one every 2.5–7.5 s),
 then stops. Asserted: both files start within 1.5 s of the start (each track is handed its
-last sender report when recording starts, instead of waiting for the next); the timeline has the publisher's `fileStarted` (audio and video) and `fileEnded` lines
-and ends with `recordingStopped`; `ffprobe` reads the audio as Opus and the video as VP8, each
+last sender report when recording starts, instead of waiting for the next); the timeline has
+the publisher's `fileStarted` (audio and video) and `fileEnded` lines and ends with
+`recordingStopped`; `ffprobe` reads the audio as Opus and the video as VP8, each
 lasting the time recorded (within 2 s); FFmpeg decodes both without an error; the decoded audio
 is the tone (loud, its spectrum's peak at 440 Hz), and the decoded video's frames have the size
 the timeline states and the picture's red."""
