@@ -22,24 +22,9 @@ public enum RTCPPacket: Hashable, Sendable {
     /// Decodes a compound datagram, every packet or none: any malformed packet fails the whole.
     public static func decodeCompound(_ datagram: [UInt8]) throws(RTPDecodingError) -> [RTCPPacket] {
         var packets: [RTCPPacket] = []
-        var offset = 0
-        guard datagram.count >= 4 else { throw .truncated }
-        while offset < datagram.count {
-            guard datagram.count - offset >= 4 else { throw .truncated }
-            let first = datagram[offset]
-            guard first >> 6 == 2 else { throw .wrongVersion }
-            let packetType = datagram[offset + 1]
-            let length = (Int(datagram.loadBigEndianUInt16(at: offset + 2)) + 1) * 4
-            guard length <= datagram.count - offset else { throw .invalidLength }
-            var bodyEnd = offset + length
-            if first & 0x20 != 0 {
-                let padding = Int(datagram[bodyEnd - 1])
-                guard padding > 0, padding <= length - 4 else { throw .invalidPadding }
-                bodyEnd -= padding
-            }
-            let body = Array(datagram[(offset + 4)..<bodyEnd])
-            packets.append(try decode(packetType: packetType, count: first & 0x1F, body: body))
-            offset += length
+        var walk = try RTCPCompoundWalk(datagram)
+        while let header = try walk.next() {
+            packets.append(try decode(packetType: header.packetType, count: header.count, body: Array(datagram[header.body])))
         }
         return packets
     }
@@ -53,7 +38,7 @@ public enum RTCPPacket: Hashable, Sendable {
 
     public func encoded() -> [UInt8] { Self.encodeCompound([self]) }
 
-    private static func decode(packetType: UInt8, count: UInt8, body: [UInt8]) throws(RTPDecodingError) -> RTCPPacket {
+    static func decode(packetType: UInt8, count: UInt8, body: [UInt8]) throws(RTPDecodingError) -> RTCPPacket {
         var reader = BigEndianReader(body)
         let malformed = RTPDecodingError.malformedRTCP(packetType: packetType)
         switch packetType {

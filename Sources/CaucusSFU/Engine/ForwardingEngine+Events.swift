@@ -48,9 +48,15 @@ extension ForwardingEngine {
     /// A user's decrypted RTCP, as a subscriber (NACKs, keyframe requests, transport-cc) and as
     /// a publisher (sender reports).
     public func receive(rtcp packet: [UInt8], from user: Int, at now: Duration) {
-        let routed = route(rtcp: packet, from: user, now: now)
+        // The engine's one routing, moved out while it is filled (a copy would be copied again
+        // on its first write) and put back emptied with its storage kept.
+        var routed = RoutedRTCP()
+        swap(&routed, &routedRTCP)
+        route(rtcp: packet, from: user, now: now, into: &routed)
         queue(routed.rtcp)
         for copy in routed.retransmissions { outputs.append(.copy(copy, .repair)) }
+        routed.removeAll()
+        swap(&routed, &routedRTCP)
     }
 
     /// The engine's timers, to call every few milliseconds (the server's media tick): lost

@@ -25,6 +25,12 @@ extension ForwardingEngine {
         var retransmissions: [Copy] = []
 
         var isEmpty: Bool { rtcp.isEmpty && retransmissions.isEmpty }
+
+        /// Empties both, keeping their storage.
+        mutating func removeAll() {
+            rtcp.removeAll(keepingCapacity: true)
+            retransmissions.removeAll(keepingCapacity: true)
+        }
     }
 
     /// A publisher's decrypted RTP: calls `deliver` with each subscriber, the header its copy
@@ -153,15 +159,23 @@ extension ForwardingEngine {
     /// it takes RTX repairs, its reports' blocks help judge it (``RetransmissionAcceptance``).
     /// Receiver reports and REMB end here: the server answers for its own streams, and a
     /// publisher's congestion control sees the server, not each subscriber.
-    func route(rtcp packet: [UInt8], from user: Int, now: Duration) -> RoutedRTCP {
-        guard let packets = try? RTCPPacket.decodeCompound(packet) else { return RoutedRTCP() }
-        var routed = RoutedRTCP()
+    ///
+    /// Appends to `routed` (the engine passes the same one every time, emptied with its
+    /// storage kept: a NACK answered from the cache allocates nothing).
+    func route(rtcp packet: [UInt8], from user: Int, now: Duration, into routed: inout RoutedRTCP) {
+        guard let compound = try? RTCPCompound(packet) else { return }
         var keyframes: Set<UInt32> = []
-        for rtcp in packets {
+        for item in compound {
+            let rtcp: RTCPPacket
+            switch item {
+            case .genericNACK(let nack):
+                answer(nack.mediaSSRC, lost: nack.lostSequenceNumbers, from: user, now: now, into: &routed)
+                continue
+            case .decoded(let decoded): rtcp = decoded
+            }
             switch rtcp {
             case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
             case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
-            case .genericNACK(let nack): answer(nack, from: user, now: now, into: &routed)
             case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
             case .receiverReport(let report): judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)
             case .senderReport(let report):
@@ -186,20 +200,28 @@ extension ForwardingEngine {
                 routed.rtcp.append((stream.publisher, RTCPPacket.pictureLossIndication(senderSSRC: Self.routerSSRC, mediaSSRC: source).encoded()))
             }
         }
+    }
+
+    /// What `user`'s RTCP calls for, in a routing of its own (for tests).
+    func route(rtcp packet: [UInt8], from user: Int, now: Duration) -> RoutedRTCP {
+        var routed = RoutedRTCP()
+        route(rtcp: packet, from: user, now: now, into: &routed)
         return routed
     }
 
-    func answer(_ nack: RTCPGenericNACK, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
+    /// A NACK from `user` of `lost`, its slot `ssrc`'s numbers (read twice: a collection's
+    /// worth, or a NACK read in place).
+    func answer(_ ssrc: UInt32, lost: some Sequence<UInt16>, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
         guard let subscriber = subscribers[user],
-            let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == nack.mediaSSRC })
+            let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == ssrc })
         else { return }
-        judgeRetransmissions(of: subscriber, by: nack, from: user, at: now, into: &routed)
+        judgeRetransmissions(of: subscriber, nackedOn: ssrc, lost: lost, from: user, at: now, into: &routed)
         var missing: [(source: UInt32, lost: [UInt16])] = []
         // What the slot is routed from now: a user waiting for its slice of a handover keeps
         // its rewriter's source, but not the route from a stream it may no longer receive.
         let routedFrom = routes.sources(of: SlotDestination(subscriber: user, slot: slot))
         var missesStalePackets = false
-        for lost in nack.lostSequenceNumbers {
+        for lost in lost {
             if lost == rewriter.closing?.sequenceNumber,
                 let receiveSlot = subscriber.plan.receiveSlots.first(where: { $0.slot == slot }),
                 let closing = closingCopy(to: user, in: receiveSlot, header: rewriter.closing)
@@ -219,7 +241,7 @@ extension ForwardingEngine {
             {
                 let header = origin.header(originalTimestamp: Self.read32(cached, at: 4))
                 let rtx = nextRetransmission(to: user, in: slot)
-                if let rtx { subscriber.retransmissionAcceptance.repaired(ssrc: nack.mediaSSRC, sequenceNumber: lost, on: rtx.ssrc, at: now) }
+                if let rtx { subscriber.retransmissionAcceptance.repaired(ssrc: ssrc, sequenceNumber: lost, on: rtx.ssrc, at: now) }
                 // A stack that drops RTX repairs (aiortc) also asks for a lost packet only once,
                 // and again only when a new gap opens, seconds later at a few percent loss: a
                 // repair lost on the way would freeze its picture until then. Twice, both copies

@@ -36,8 +36,11 @@ extension ForwardingEngine {
     }
 
     /// Judges, by a subscriber's NACK, whether it takes the RTX repairs sent to it.
-    func judgeRetransmissions(of subscriber: Subscriber, by nack: RTCPGenericNACK, from user: Int, at now: Duration, into routed: inout RoutedRTCP) {
-        guard subscriber.retransmissionAcceptance.nacked(ssrc: nack.mediaSSRC, lost: nack.lostSequenceNumbers, at: now) else { return }
+    func judgeRetransmissions(
+        of subscriber: Subscriber, nackedOn ssrc: UInt32, lost: some Sequence<UInt16>, from user: Int, at now: Duration,
+        into routed: inout RoutedRTCP
+    ) {
+        guard subscriber.retransmissionAcceptance.nacked(ssrc: ssrc, lost: lost, at: now) else { return }
         afterJudging(subscriber, user: user, at: now, into: &routed)
     }
 
@@ -58,7 +61,7 @@ extension ForwardingEngine {
         guard !subscriber.retransmissionAcceptance.sendsRetransmissions else { return }
         subscriber.retransmissionStreams = [:]
         for (ssrc, lost) in subscriber.retransmissionAcceptance.takeUnconfirmedRepairs() {
-            answer(RTCPGenericNACK(senderSSRC: 0, mediaSSRC: ssrc, lost: lost), from: user, now: now, into: &routed)
+            answer(ssrc, lost: lost, from: user, now: now, into: &routed)
         }
     }
 }

@@ -60,6 +60,8 @@ public final class ForwardingEngine {
 
     /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
     var outputs: [ForwardingOutput] = []
+    /// What a user's RTCP calls for, kept between datagrams with its storage (``receive(rtcp:from:at:)``).
+    var routedRTCP = RoutedRTCP()
     public internal(set) var counters = ForwardingCounters()
 
     public init(speakers: SpeakerRanking.Configuration = .standard) {

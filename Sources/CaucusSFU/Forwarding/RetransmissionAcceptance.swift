@@ -163,7 +163,7 @@ public struct RetransmissionAcceptance: Sendable, Equatable {
     /// The subscriber NACKed `lost` of `ssrc` at `now`: judges every remembered repair of that
     /// slot that has had time to arrive. Returns whether the verdict changed.
     @discardableResult
-    public mutating func nacked(ssrc: UInt32, lost: [UInt16], at now: Duration) -> Bool {
+    public mutating func nacked(ssrc: UInt32, lost: some Sequence<UInt16>, at now: Duration) -> Bool {
         guard verdict == .undecided, !remembered.isEmpty else { return false }
         remembered.removeAll { repair in
             guard repair.ssrc == ssrc, now - repair.sentAt >= Self.settleTime else { return false }

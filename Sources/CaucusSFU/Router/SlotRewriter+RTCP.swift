@@ -41,13 +41,20 @@ extension SlotRewriter {
     /// Where a packet the slot sent as `outgoing` came from (the current run or one of the
     /// last few), for answering a NACK from the retransmission cache.
     public func origin(of outgoing: UInt16) -> PacketOrigin? {
-        for candidate in ([run].compactMap { $0 } + history.reversed())
-        where SerialNumber.contains(outgoing, from: candidate.firstOut, through: candidate.lastOut) {
-            return PacketOrigin(
-                source: candidate.source, sequenceNumber: outgoing &- candidate.sequenceOffset, outgoingSSRC: outgoingSSRC,
-                outgoingSequenceNumber: outgoing, timestampOffset: candidate.timestampOffset)
+        // The current run, then the older ones, newest first (without an array of them: a NACK
+        // answered allocates nothing).
+        if let run, let origin = origin(of: outgoing, in: run) { return origin }
+        for candidate in history.reversed() {
+            if let origin = origin(of: outgoing, in: candidate) { return origin }
         }
         return nil
+    }
+
+    private func origin(of outgoing: UInt16, in candidate: Run) -> PacketOrigin? {
+        guard SerialNumber.contains(outgoing, from: candidate.firstOut, through: candidate.lastOut) else { return nil }
+        return PacketOrigin(
+            source: candidate.source, sequenceNumber: outgoing &- candidate.sequenceOffset, outgoingSSRC: outgoingSSRC,
+            outgoingSequenceNumber: outgoing, timestampOffset: candidate.timestampOffset)
     }
 }
 

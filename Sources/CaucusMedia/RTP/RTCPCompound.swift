@@ -1,0 +1,54 @@
+/// A compound RTCP datagram read in place: checked whole when made (as
+/// ``RTCPPacket/decodeCompound(_:)``, any malformed packet fails it all), then read packet by
+/// packet, in order. A generic NACK — what a subscriber sends for every loss it sees — is
+/// read where it lies (``RTCPGenericNACKView``) instead of decoded into arrays, so answering
+/// one allocates nothing; every other packet is decoded as ``RTCPPacket``.
+public struct RTCPCompound: Sequence {
+    public enum Packet {
+        case genericNACK(RTCPGenericNACKView)
+        case decoded(RTCPPacket)
+    }
+
+    private let datagram: [UInt8]
+    /// Every packet but the generic NACKs, decoded in order when the datagram was checked.
+    private let decoded: [RTCPPacket]
+
+    public init(_ datagram: [UInt8]) throws(RTPDecodingError) {
+        var decoded: [RTCPPacket] = []
+        var walk = try RTCPCompoundWalk(datagram)
+        while let header = try walk.next() {
+            if RTCPGenericNACKView.isGenericNACK(header) {
+                guard RTCPGenericNACKView.isWellFormed(header.body) else { throw .malformedRTCP(packetType: header.packetType) }
+            } else {
+                decoded.append(try RTCPPacket.decode(packetType: header.packetType, count: header.count, body: Array(datagram[header.body])))
+            }
+        }
+        self.datagram = datagram
+        self.decoded = decoded
+    }
+
+    public func makeIterator() -> Iterator { Iterator(datagram: datagram, decoded: decoded) }
+
+    public struct Iterator: IteratorProtocol {
+        private let datagram: [UInt8]
+        private let decoded: [RTCPPacket]
+        private var walk: RTCPCompoundWalk?
+        private var nextDecoded = 0
+
+        init(datagram: [UInt8], decoded: [RTCPPacket]) {
+            self.datagram = datagram
+            self.decoded = decoded
+            self.walk = try? RTCPCompoundWalk(datagram)
+        }
+
+        public mutating func next() -> Packet? {
+            // The datagram was checked whole: the walk cannot fail now.
+            guard let header = try? walk?.next() else { return nil }
+            if RTCPGenericNACKView.isGenericNACK(header) {
+                return .genericNACK(RTCPGenericNACKView(datagram: datagram, body: header.body))
+            }
+            defer { nextDecoded += 1 }
+            return .decoded(decoded[nextDecoded])
+        }
+    }
+}
