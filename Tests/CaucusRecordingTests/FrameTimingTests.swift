@@ -64,6 +64,25 @@ import Testing
         #expect(times == [0, 100, 200, 300, 400, 2_500, 2_600, 2_700, 2_800, 2_900])
     }
 
+    /// A jump back is told apart (the recorder ends the file there): past the late-report
+    /// limit, not within it, and not a jump forward.
+    @Test func aJumpBackPastTheLateReportLimitIsReported() {
+        var timing = FrameTiming(clockRate: 90_000, rtpTimestamp: 0, origin: Self.origin)
+        _ = Self.write(5, shift: { _ in 0 }, timing: &timing)
+        let next = 5 * Self.frame
+        let exact = Self.origin + 500_000
+        #expect(!timing.jumpsBack(ofRTP: next, mapped: exact))
+        #expect(!timing.jumpsBack(ofRTP: next, mapped: exact - LocationClock.lateReportLimit))
+        #expect(timing.jumpsBack(ofRTP: next, mapped: exact - LocationClock.lateReportLimit - 1))
+        #expect(timing.jumpsBack(ofRTP: next, mapped: exact - 2_000_000))
+        #expect(!timing.jumpsBack(ofRTP: next, mapped: exact + 2_000_000))
+        // Measured from where the file is, corrections included: after a jump forward, the
+        // clock's new time is not a jump back.
+        _ = timing.milliseconds(ofRTP: next, mapped: exact + 2_000_000)
+        #expect(!timing.jumpsBack(ofRTP: 6 * Self.frame, mapped: exact + 2_100_000))
+        #expect(timing.jumpsBack(ofRTP: 6 * Self.frame, mapped: exact + 100_000))
+    }
+
     @Test func timesStrictlyIncreaseWhenTheClockGoesBackOrATimestampRepeats() {
         var timing = FrameTiming(clockRate: 90_000, rtpTimestamp: 0, origin: Self.origin)
         // Two frames of one timestamp, then the clock jumps 2 s back: nothing shares a time.

@@ -191,6 +191,61 @@ import Testing
         #expect(recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 27_000), clock: clock).isEmpty, "nothing after the end")
     }
 
+    /// A clock on which SSRC 7's RTP timestamp `rtp` (at `clockRate`) was captured at
+    /// `seconds` of the sender's clock, reported at `arrival` µs: `clock()`'s sender two
+    /// seconds back when `seconds` is 999 for RTP 48,000 at 48 kHz.
+    static func report(_ clock: inout LocationClock, rtp: UInt32, seconds: UInt64, clockRate: Int, arrival: Int64) throws {
+        try clock.receive(
+            RTCPSenderReport(ssrc: 7, ntpTimestamp: seconds << 32, rtpTimestamp: rtp, packetCount: 0, octetCount: 0),
+            publisher: "p", clockRate: clockRate, arrival: arrival)
+    }
+
+    /// The sender's clock steps two seconds back: written on in one file, the next two seconds
+    /// of frames would be 1 ms apart. The file ends there, and the next starts at the clock's
+    /// new time, its frames at their own spacing.
+    @Test func aSendersClockJumpingBackEndsTheFileAndStartsTheNext() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5)
+        var clock = try Self.clock(clockRate: 48_000)
+        var actions: [TrackRecorderAction] = []
+        for index in 0..<10 { actions += recorder.receive(Self.frame([0xFC, UInt8(index)], at: UInt32(index) * 960), clock: clock) }
+        try Self.report(&clock, rtp: 48_000, seconds: 999, clockRate: 48_000, arrival: 6_000_000)
+        let mapped = try #require(clock.time(ofRTP: 10 * 960, ssrc: 7))
+        #expect(mapped < 5_200_000 - LocationClock.lateReportLimit, "the clock maps frame 10 before frame 9: \(mapped)")
+        var after: [TrackRecorderAction] = []
+        for index in 10..<20 { after += recorder.receive(Self.frame([0xFC, UInt8(index)], at: UInt32(index) * 960), clock: clock) }
+        #expect(after.contains(.endFile(RecordingFileEnd(index: 0, durationMilliseconds: 180, reason: .clockJumpedBack))))
+        let start = try #require(Self.starts(after).first)
+        #expect(start.index == 1 && start.clockOffset == mapped)
+        // Each file holds its own ten frames, 20 ms apart.
+        let (first, second) = (actions + after.prefix { if case .endFile = $0 { false } else { true } }, after)
+        #expect(Self.clusters(first) == (try Self.expectedClusters((0..<10).map { (Int64($0) * 20, [0xFC, UInt8($0)]) })))
+        let end = recorder.finish(clock: clock)
+        #expect(Self.clusters(Array(second.drop { if case .startFile = $0 { false } else { true } }) + end)
+            == (try Self.expectedClusters((10..<20).map { (Int64($0 - 10) * 20, [0xFC, UInt8($0)]) })))
+        #expect(end.last == .endFile(RecordingFileEnd(index: 1, durationMilliseconds: 180, reason: .finished)))
+    }
+
+    /// Video whose sender's clock jumps back goes on in the next file from a keyframe, asked
+    /// for at once; the frames before it are dropped, as after a loss.
+    @Test func videoGoesOnFromAKeyframeAfterTheSendersClockJumpsBack() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
+        var clock = try Self.clock()
+        _ = recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 0), clock: clock)
+        _ = recorder.receive(Self.frame(Self.interframe, at: 9_000), clock: clock)
+        try Self.report(&clock, rtp: 90_000, seconds: 999, clockRate: 90_000, arrival: 6_000_000)
+        let jumped = recorder.receive(Self.frame(Self.interframe, at: 18_000), clock: clock)
+        #expect(Self.clusters(jumped).count == 1, "the first file's last cluster")
+        #expect(Array(jumped.dropFirst()) == [
+            .endFile(RecordingFileEnd(index: 0, durationMilliseconds: 100, reason: .clockJumpedBack)), .requestKeyframe,
+        ])
+        #expect(recorder.receive(Self.frame(Self.interframe, at: 27_000), clock: clock).isEmpty)
+        #expect(recorder.counters.framesWaitingForKeyframe == 2 && !recorder.isWriting)
+        let resumed = recorder.receive(Self.frame(Self.keyframe(width: 64, height: 64), at: 36_000), clock: clock)
+        let start = try #require(Self.starts(resumed).first)
+        #expect(start.index == 1 && start.clockOffset == clock.time(ofRTP: 36_000, ssrc: 7))
+        #expect(recorder.counters.framesWritten == 3)
+    }
+
     /// VP8 from RTP: a frame split over packets, reordered, reassembled by CaucusMedia's assembler.
     @Test func rtpPacketsAreAssembledIntoFrames() throws {
         var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, firstSequenceNumber: 100)

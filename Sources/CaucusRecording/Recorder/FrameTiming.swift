@@ -16,7 +16,9 @@
 ///   move toward the clock by at most 1/``slewDivisor`` of the stream time since the last
 ///   frame (≤ 6.25 ms per 100 ms frame, 1.25 ms per 20 ms audio packet) until they agree.
 /// - **A jump is followed at once.** Past ``LocationClock/lateReportLimit`` the sender's clock
-///   jumped (a paused source, a restarted encoder): the file steps to the clock.
+///   jumped (a paused source, a restarted encoder): the file steps to the clock. A jump back
+///   (``jumpsBack(ofRTP:mapped:)``) cannot be followed in one file, whose times only increase:
+///   the recorder ends the file there and starts the next at the clock's time.
 /// - **Times strictly increase**: a frame is written at least 1 ms after the one before, so
 ///   no two frames of a file share a time (two of one RTP timestamp are 1 ms apart).
 struct FrameTiming: Sendable {
@@ -48,6 +50,15 @@ struct FrameTiming: Sendable {
         self.clockRate = Int64(max(clockRate, 1))
         self.lastRTP = rtpTimestamp
         self.origin = origin
+    }
+
+    /// Whether the clock places the next frame, with `rtpTimestamp`, more than
+    /// ``LocationClock/lateReportLimit`` before where the file would put it: the sender's clock
+    /// jumped back. Followed in this file, the frames after it would be written 1 ms apart
+    /// until the clock caught up with the file again: seconds of media in milliseconds.
+    func jumpsBack(ofRTP rtpTimestamp: UInt32, mapped: Int64) -> Bool {
+        let spaced = (ticks + Int64(Int32(bitPattern: rtpTimestamp &- lastRTP))) * 1_000_000 / clockRate
+        return mapped - (origin + spaced + correction) < -LocationClock.lateReportLimit
     }
 
     /// The time (ms from the file's start) of the next frame, in order, with RTP timestamp

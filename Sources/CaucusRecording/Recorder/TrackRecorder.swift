@@ -17,7 +17,8 @@ import CaucusMedia
 ///   requested (at once, then every half second of stream time). A lost frame makes what
 ///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
 /// - A keyframe of another picture size ends the file and starts the next; so does an H.264
-///   keyframe of other parameter sets (its file's CodecPrivate would not describe it). An
+///   keyframe of other parameter sets (its file's CodecPrivate would not describe it), and the
+///   sender's clock jumping back (video going on at the next keyframe, asked for at once). An
 ///   H.264 keyframe starts a file only once an SPS and a PPS were seen (in it or before).
 /// - Nothing is ever filled in: a gap in the stream is a gap in the file. Audio waits for a
 ///   missing packet (reordered, or resent) at most ``audioPatience`` packets, about half a
@@ -315,6 +316,16 @@ public struct TrackRecorder: Sendable {
                 let (old, new) = (open.codec.pictureSize, keyframeCodec.pictureSize)
                 let sameSize = old?.width == new?.width && old?.height == new?.height
                 actions += endFile(reason: sameSize ? .parametersChanged : .resolutionChanged)
+            }
+        }
+        if let open = file, open.timing.jumpsBack(ofRTP: timestamp, mapped: time) {
+            actions += endFile(reason: .clockJumpedBack)
+            // Video goes on in the next file from a keyframe: this one, or the next, asked for now.
+            if keyframeCodec == nil {
+                waitingForKeyframe = true
+                counters.framesWaitingForKeyframe += 1
+                lastKeyframeRequest = timestamp
+                return actions + [.requestKeyframe]
             }
         }
         if file == nil, let keyframeCodec {

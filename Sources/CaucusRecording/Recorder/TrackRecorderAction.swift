@@ -15,7 +15,8 @@ public enum TrackRecorderAction: Hashable, Sendable {
 
 /// A file a ``TrackRecorder`` starts: enough for the timeline and a composer to place it.
 public struct RecordingFileStart: Hashable, Sendable {
-    /// 0 for the track's first file, then 1, 2, … (a resolution change starts a new one).
+    /// 0 for the track's first file, then 1, 2, … (a resolution change, or the sender's clock
+    /// jumping back, starts a new one).
     /// The file is `<base>-<index>.webm`, or `.mkv` when `codec` is H.264 (``fileExtension``).
     public var index: Int
     public var header: WebMHeader
@@ -39,6 +40,9 @@ public struct RecordingFileEnd: Hashable, Sendable {
         /// An H.264 keyframe of the same size but other parameter sets (SPS, PPS) came: the
         /// next file, whose CodecPrivate has them, holds it.
         case parametersChanged
+        /// The sender's clock jumped back (``LocationClock/lateReportLimit`` or more): the next
+        /// file starts at the clock's new time (video at the next keyframe, asked for at once).
+        case clockJumpedBack
     }
 
     public var index: Int
