@@ -209,19 +209,19 @@ extension ForwardingEngine {
         return routed
     }
 
-    /// A NACK from `user` of `lost`, its slot `ssrc`'s numbers (read twice: a collection's
-    /// worth, or a NACK read in place).
-    func answer(_ ssrc: UInt32, lost: some Sequence<UInt16>, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
+    /// A NACK from `user` of `numbers`, its slot `ssrc`'s (read twice, so a sequence that can
+    /// be: an array, or a NACK's numbers read in place).
+    func answer(_ ssrc: UInt32, lost numbers: some Sequence<UInt16>, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
         guard let subscriber = subscribers[user],
             let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == ssrc })
         else { return }
-        judgeRetransmissions(of: subscriber, nackedOn: ssrc, lost: lost, from: user, at: now, into: &routed)
+        judgeRetransmissions(of: subscriber, nackedOn: ssrc, lost: numbers, from: user, at: now, into: &routed)
         var missing: [(source: UInt32, lost: [UInt16])] = []
         // What the slot is routed from now: a user waiting for its slice of a handover keeps
         // its rewriter's source, but not the route from a stream it may no longer receive.
         let routedFrom = routes.sources(of: SlotDestination(subscriber: user, slot: slot))
         var missesStalePackets = false
-        for lost in lost {
+        for lost in numbers {
             if lost == rewriter.closing?.sequenceNumber,
                 let receiveSlot = subscriber.plan.receiveSlots.first(where: { $0.slot == slot }),
                 let closing = closingCopy(to: user, in: receiveSlot, header: rewriter.closing)
