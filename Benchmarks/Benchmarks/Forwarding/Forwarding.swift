@@ -22,6 +22,29 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    // Five packets in (audio: 100 ms of one publisher), then the first subscriber's
+    // transport-cc report of its five copies, read and fed to its downlink estimate.
+    for subscribers in [1, 19] {
+        Benchmark("audio 5 packets in and a transport-cc report, \(subscribers) subscriber\(subscribers == 1 ? "" : "s")") { benchmark in
+            let room = try ForwardingRoom(kind: .audio, subscribers: subscribers, transportCC: true)
+            let count = benchmark.scaledIterations.count
+            let reports = try room.transportCCReports(count: count, packetsPerReport: 5)
+            let first = room.lastTransportSequence!
+            benchmark.startMeasurement()
+            for report in reports {
+                for _ in 0..<5 { room.forwardNext() }
+                room.report(report)
+            }
+            benchmark.stopMeasurement()
+            // The reports named the numbers the copies got: one after another, as assumed.
+            guard room.lastTransportSequence == first &+ UInt16(truncatingIfNeeded: count * 5) else {
+                fatalError("the first subscriber's copies were not numbered one after another")
+            }
+            guard room.copies == room.packets * subscribers else {
+                fatalError("every packet must reach every subscriber: \(room.copies) copies of \(room.packets) packets")
+            }
+        }
+    }
 }
 
 /// An engine with a publisher (user 0, of `kind`: audio, or VP8 video whose every packet opens a
@@ -33,13 +56,17 @@ final class ForwardingRoom {
     let engine = ForwardingEngine()
     private let ring: [[UInt8]]
     private var next = 0
-    private var now = Duration.zero
+    private(set) var now = Duration.zero
     private(set) var packets = 0
     private(set) var copies = 0
     /// Stands for each user's signalling connection (only its identity matters to the engine).
     private let channels: [AnyObject]
 
-    init(kind: StreamKind, subscribers: Int) throws {
+    /// With `transportCC`, every offer also negotiates transport-wide congestion control and
+    /// the publisher's packets carry its number (as Chromium's do), so the engine numbers each
+    /// copy for its subscriber and estimates its downlink from its reports
+    /// (``transportCCReports(count:packetsPerReport:)``).
+    init(kind: StreamKind, subscribers: Int, transportCC: Bool = false) throws {
         let sdpKind: SDPOffer.Section.Kind = kind == .audio ? .audio : .video
         let certificate = try DTLSCertificate.generate(commonName: "bench")
         var nextSSRC: UInt32 = 1
@@ -53,7 +80,8 @@ final class ForwardingRoom {
                 : Array(repeating: .receiving(sdpKind), count: 3)
             let offer = SDPOffer(sections: sections, credentials: .random(), fingerprint: certificate.fingerprint)
             // The plan `caucus serve` makes: the offer's slots with what its answer chose.
-            let description = try SessionDescription(parsing: offer.text)
+            let text = transportCC ? Self.negotiatingTransportCC(offer.text) : offer.text
+            let description = try SessionDescription(parsing: text)
             var plan = MediaSlotPlan(offer: description) {
                 defer { nextSSRC += 1 }
                 return nextSSRC
@@ -78,9 +106,12 @@ final class ForwardingRoom {
             let sequence = UInt16(truncatingIfNeeded: index)
             let timestamp = UInt32(index) &* 960
             let payloadType = kind == .audio ? SDPOffer.opusPayloadType : SDPOffer.vp8PayloadType
-            var packet: [UInt8] = [0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+            var packet: [UInt8] = [transportCC ? 0x90 : 0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
             packet += withUnsafeBytes(of: timestamp.bigEndian, Array.init)
             packet += withUnsafeBytes(of: Self.publisherSSRC.bigEndian, Array.init)
+            // The publisher's transport-wide number (RFC 8285 one-byte form, ID 5), as
+            // Chromium sends on every packet: each copy carries the subscriber's own in it.
+            if transportCC { packet += [0xBE, 0xDE, 0x00, 0x01, 0x51, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0x00] }
             // VP8 (RFC 7741): S set, partition 0, then a keyframe's first byte (P clear).
             let payload: [UInt8] = kind == .audio ? [] : [0x10, 0x00]
             return packet + payload + [UInt8](repeating: 0xA4, count: kind == .audio ? 80 : 1_000)
@@ -90,6 +121,9 @@ final class ForwardingRoom {
         (packets, copies) = (0, 0)
     }
 
+    /// The transport-wide number the first subscriber's last copy got, where it has them.
+    private(set) var lastTransportSequence: UInt16?
+
     @inline(__always)
     func forwardNext() {
         engine.receive(rtp: ring[next], from: 0, at: now)
@@ -97,8 +131,17 @@ final class ForwardingRoom {
         now += .milliseconds(20)
         packets += 1
         engine.pollOutput { output in
-            if case .copy = output { copies += 1 }
+            guard case .copy(let copy, _) = output else { return }
+            copies += 1
+            if copy.subscriber == 1, let number = copy.transportSequence { lastTransportSequence = number }
         }
+    }
+
+    /// An offer's text with the transport-cc header extension in each of its media sections.
+    static func negotiatingTransportCC(_ text: String) -> String {
+        text.split(separator: "\r\n", omittingEmptySubsequences: false).flatMap { line in
+            line.hasPrefix("a=mid:") ? [String(line), "a=extmap:5 \(RTPExtensionURI.transportWideCC)"] : [String(line)]
+        }.joined(separator: "\r\n")
     }
 
     private final class Channel {}
