@@ -29,6 +29,23 @@ return {configured: configured && configured.map((server) => ({urls: [].concat(s
         given: window.caucusConsole?.connection?.iceServers ?? null, you: window.caucusConsole?.model?.you ?? null, state: media?.pc?.connectionState ?? null};
 """
 
+# Run in the reloaded page before its own scripts: what the server sends reaches the page only
+# once the camera and microphone have opened (and 200 ms more), so the page's media starts
+# before its resume reply is in, as on a fast machine with a slow network.
+HOLD_REPLIES_UNTIL_DEVICES = """
+(() => {
+  let devicesOpened;
+  const opened = new Promise((resolve) => { devicesOpened = resolve; });
+  const devices = navigator.mediaDevices;
+  const getUserMedia = devices.getUserMedia.bind(devices);
+  devices.getUserMedia = (constraints) => getUserMedia(constraints).finally(() => setTimeout(devicesOpened, 200));
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    set onmessage(handler) { super.onmessage = (message) => opened.then(() => handler(message)); }
+  };
+})();
+"""
+
 
 class ConsoleTURNTests(ConsoleTestCase):
     @classmethod
@@ -67,9 +84,12 @@ class ConsoleTURNTests(ConsoleTestCase):
         self.assertEqual(joined["configured"], joined["given"])
         first = self.check(joined["configured"], joined["you"], started)
 
-        # A reload resumes the seat: the new peer takes the resume reply's credentials.
+        # A reload resumes the seat: the new peer takes the resume reply's credentials, even
+        # when the devices open before that reply arrives (it is held here until they have).
         time.sleep(1.1)
+        held = host.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_REPLIES_UNTIL_DEVICES})
         host.reload()
+        host.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": held["identifier"]})
         host.wait(lambda: (host.driver.execute_script(PEER_CONFIGURATION)["given"] or [{}])[0].get("username") != joined["given"][0]["username"],
                   "fresh credentials from the resume reply")
         resumed = self.peer(host)

@@ -140,12 +140,29 @@ export class CaucusConnection extends EventTarget {
     return this.send(op, args);
   }
 
+  /** Resolves once the connection is connected (at once if it is); rejects if it closes. */
+  whenConnected() {
+    if (this.state === "connected") return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const listener = (event) => {
+        if (event.detail !== "connected" && event.detail !== "closed") return;
+        this.removeEventListener("state", listener);
+        if (event.detail === "connected") resolve();
+        else reject(new ProtocolError({ code: 0, name: "connectionLost", message: "The connection to the server closed." }));
+      };
+      this.addEventListener("state", listener);
+    });
+  }
+
   /**
    * The TURN servers for a new RTCPeerConnection: those of the last join or resume, or fresh
    * ones (getIceServers) when their credentials expire within a minute. The username's
-   * first field is its expiry in Unix seconds (docs/protocol.md, getIceServers).
+   * first field is its expiry in Unix seconds (docs/protocol.md, getIceServers). While the
+   * connection resumes (a reload's first moments, a dropped socket) it waits for the resume
+   * reply: the servers known before it may be none at all (a reloaded page starts without any).
    */
   async currentIceServers() {
+    await this.whenConnected();
     const expiry = Math.min(...this.iceServers.map((server) => Number(server.username.split(":")[0])));
     if (this.iceServers.length && !(expiry * 1000 - Date.now() > 60000)) {
       this.iceServers = (await this.request("getIceServers")).iceServers;
