@@ -1,11 +1,13 @@
 /// A compound RTCP datagram read in place: checked whole when made (as
 /// ``RTCPPacket/decodeCompound(_:)``, any malformed packet fails it all), then read packet by
-/// packet, in order. A generic NACK — what a subscriber sends for every loss it sees — is
-/// read where it lies (``RTCPGenericNACKView``) instead of decoded into arrays, so answering
-/// one allocates nothing; every other packet is decoded as ``RTCPPacket``.
+/// packet, in order. What a subscriber sends all the time is read where it lies instead of
+/// decoded into arrays: a generic NACK, for every loss it sees (``RTCPGenericNACKView``:
+/// answering one allocates nothing), and its transport-cc feedback (``RTCPTransportCCView``).
+/// Every other packet is decoded as ``RTCPPacket``.
 public struct RTCPCompound: Sequence {
     public enum Packet {
         case genericNACK(RTCPGenericNACKView)
+        case transportCC(RTCPTransportCCView)
         case decoded(RTCPPacket)
     }
 
@@ -14,11 +16,14 @@ public struct RTCPCompound: Sequence {
     private let decoded: [RTCPPacket]
 
     public init(_ datagram: [UInt8]) throws(RTPDecodingError) {
+        // Empty, and so unallocated, when every packet is read in place.
         var decoded: [RTCPPacket] = []
         var walk = try RTCPCompoundWalk(datagram)
         while let header = try walk.next() {
             if RTCPGenericNACKView.isGenericNACK(header) {
                 guard RTCPGenericNACKView.isWellFormed(header.body) else { throw .malformedRTCP(packetType: header.packetType) }
+            } else if RTCPTransportCCView.isTransportCC(header) {
+                guard RTCPTransportCCView.isWellFormed(header.body) else { throw .malformedRTCP(packetType: header.packetType) }
             } else {
                 decoded.append(try RTCPPacket.decode(packetType: header.packetType, count: header.count, body: Array(datagram[header.body])))
             }
@@ -46,6 +51,9 @@ public struct RTCPCompound: Sequence {
             guard let header = try? walk?.next() else { return nil }
             if RTCPGenericNACKView.isGenericNACK(header) {
                 return .genericNACK(RTCPGenericNACKView(datagram: datagram, body: header.body))
+            }
+            if RTCPTransportCCView.isTransportCC(header) {
+                return .transportCC(RTCPTransportCCView(datagram: datagram, body: header.body))
             }
             defer { nextDecoded += 1 }
             return .decoded(decoded[nextDecoded])

@@ -105,13 +105,25 @@ public struct DownlinkEstimator: Sendable {
 
     /// The subscriber's feedback, received at `now`.
     public mutating func receive(_ feedback: RTCPTransportFeedback, at now: Duration) {
-        var remoteArrival = Int64(feedback.referenceTime) * 64_000
-        var queueDelays: [Int64] = []
-        for (index, delta) in feedback.deltas.enumerated() {
+        receive(base: feedback.baseSequenceNumber, referenceTime: feedback.referenceTime, deltas: feedback.deltas, at: now)
+    }
+
+    /// The subscriber's feedback, read where it lies in its datagram, received at `now`.
+    public mutating func receive(_ feedback: RTCPTransportFeedbackView, at now: Duration) {
+        receive(base: feedback.baseSequenceNumber, referenceTime: feedback.referenceTime, deltas: feedback, at: now)
+    }
+
+    /// Feedback on the sequence numbers from `base`: one delta each (nil when not received).
+    private mutating func receive(base: UInt16, referenceTime: UInt32, deltas: some Sequence<Int16?>, at now: Duration) {
+        var remoteArrival = Int64(referenceTime) * 64_000
+        // The queueing delays' sum and count, for their average: no array per report.
+        var queueDelaySum: Int64 = 0
+        var queueDelayCount: Int64 = 0
+        for (index, delta) in deltas.enumerated() {
             // Every received number's delta counts towards the next arrival, known packet or not.
             if let delta { remoteArrival += Int64(delta) * 250 }
             let arrival = delta == nil ? nil : remoteArrival
-            let sequenceNumber = feedback.baseSequenceNumber &+ UInt16(truncatingIfNeeded: index)
+            let sequenceNumber = base &+ UInt16(truncatingIfNeeded: index)
             let slot = Int(sequenceNumber) % Self.history
             guard var packet = sent[slot], packet.sequenceNumber == sequenceNumber, !packet.reported else { continue }
             packet.reported = true
@@ -124,19 +136,21 @@ public struct DownlinkEstimator: Sendable {
             guard let arrival else { continue }
             let sentMicroseconds = Self.microseconds(packet.at)
             let delay = arrival - sentMicroseconds
-            queueDelays.append(delay - noteDelay(delay, sentAt: sentMicroseconds))
+            queueDelaySum += delay - noteDelay(delay, sentAt: sentMicroseconds)
+            queueDelayCount += 1
             arrivals.append((arrival, packet.size))
         }
-        guard let latest = results.map(\.sentAt).max() else { return }
+        // Read lazily, here and below: a report allocates nothing once the windows have grown.
+        guard let latest = results.lazy.map(\.sentAt).max() else { return }
         let window = Self.microseconds(configuration.rateWindow)
         results.removeAll { latest - $0.sentAt > configuration.rateWindow }
-        if let lastArrival = arrivals.map(\.at).max() {
+        if let lastArrival = arrivals.lazy.map(\.at).max() {
             arrivals.removeAll { lastArrival - $0.at > window }
-            deliveredRate = Int(Int64(arrivals.map(\.size).reduce(0, +)) * 8_000_000 / window)
+            deliveredRate = Int(Int64(arrivals.lazy.map(\.size).reduce(0, +)) * 8_000_000 / window)
         }
         let lost = results.lazy.filter { !$0.arrived }.count
         let loss = results.isEmpty ? 0 : Double(lost) / Double(results.count)
-        let averageQueueDelay = queueDelays.isEmpty ? 0 : queueDelays.reduce(0, +) / Int64(queueDelays.count)
+        let averageQueueDelay = queueDelayCount == 0 ? 0 : queueDelaySum / queueDelayCount
         let overused = averageQueueDelay > Self.microseconds(configuration.queueDelayLimit) || loss > configuration.lossLimit
         if overused {
             lastOveruse = now
@@ -183,7 +197,7 @@ public struct DownlinkEstimator: Sendable {
         }
         let oldest = second - Int64(configuration.baseWindow.components.seconds)
         delayMinima.removeAll { $0.second < oldest }
-        return delayMinima.map(\.delay).min() ?? delay
+        return delayMinima.lazy.map(\.delay).min() ?? delay
     }
 
     /// A duration in whole microseconds.

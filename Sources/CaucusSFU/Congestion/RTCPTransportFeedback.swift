@@ -66,41 +66,9 @@ public struct RTCPTransportFeedback: Hashable, Sendable {
 
     /// Reads the feedback from an RTPFB format-15 packet's fields; nil when malformed.
     public init?(senderSSRC: UInt32, mediaSSRC: UInt32, feedbackControlInformation fci: [UInt8]) {
-        guard fci.count >= 8 else { return nil }
-        let count = Int(fci[2]) << 8 | Int(fci[3])
-        var symbols: [UInt8] = []
-        var offset = 8
-        while symbols.count < count {
-            guard offset + 2 <= fci.count else { return nil }
-            let chunk = UInt16(fci[offset]) << 8 | UInt16(fci[offset + 1])
-            offset += 2
-            if chunk & 0x8000 == 0 {
-                // Run length: a symbol, repeated.
-                let symbol = UInt8(chunk >> 13 & 0b11)
-                symbols += [UInt8](repeating: symbol, count: min(Int(chunk & 0x1FFF), count - symbols.count))
-            } else if chunk & 0x4000 == 0 {
-                for index in 0..<14 where symbols.count < count { symbols.append(UInt8(chunk >> (13 - index) & 1)) }
-            } else {
-                for index in 0..<7 where symbols.count < count { symbols.append(UInt8(chunk >> (12 - 2 * index) & 0b11)) }
-            }
-        }
-        var deltas: [Int16?] = []
-        for symbol in symbols {
-            switch symbol {
-            case 1:
-                guard offset < fci.count else { return nil }
-                deltas.append(Int16(fci[offset]))
-                offset += 1
-            case 2:
-                guard offset + 2 <= fci.count else { return nil }
-                deltas.append(Int16(bitPattern: UInt16(fci[offset]) << 8 | UInt16(fci[offset + 1])))
-                offset += 2
-            case 0: deltas.append(nil)
-            default: return nil
-            }
-        }
+        guard let view = RTCPTransportFeedbackView(feedbackControlInformation: fci[...]) else { return nil }
         self.init(
-            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: UInt16(fci[0]) << 8 | UInt16(fci[1]),
-            referenceTime: UInt32(fci[4]) << 16 | UInt32(fci[5]) << 8 | UInt32(fci[6]), feedbackCount: fci[7], deltas: deltas)
+            senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, baseSequenceNumber: view.baseSequenceNumber,
+            referenceTime: view.referenceTime, feedbackCount: view.feedbackCount, deltas: Array(view))
     }
 }

@@ -62,7 +62,7 @@ struct SubscriberDownlinks {
     func estimates(_ user: Int) -> Bool { downlinks[user] != nil }
 
     /// `user`'s transport-cc feedback on what the server sent it.
-    mutating func receive(_ feedback: RTCPTransportFeedback, from user: Int, at now: Duration) {
+    mutating func receive(_ feedback: RTCPTransportFeedbackView, from user: Int, at now: Duration) {
         // In place, by index, as ``stamp(to:size:at:cluster:)``.
         guard let index = downlinks.index(forKey: user) else { return }
         downlinks.values[index].estimator.receive(feedback, at: now)

@@ -31,14 +31,11 @@ extension ForwardingEngine {
         return downlinks.stamp(to: subscriber, size: size, at: now, cluster: cluster)
     }
 
-    /// A subscriber's transport-cc feedback on what the server sent it.
-    func receiveDownlinkFeedback(_ feedback: RTCPOpaqueFeedback, from user: Int, now: Duration) {
-        guard feedback.packetType == RTCPFeedbackType.transport, feedback.format == RTCPTransportFeedback.format,
-            downlinks.estimates(user),
-            let decoded = RTCPTransportFeedback(
-                senderSSRC: feedback.senderSSRC, mediaSSRC: feedback.mediaSSRC, feedbackControlInformation: feedback.feedbackControlInformation)
+    /// A subscriber's transport-cc feedback on what the server sent it, read in place.
+    func receiveDownlinkFeedback(_ feedback: RTCPTransportCCView, from user: Int, now: Duration) {
+        guard downlinks.estimates(user), let view = RTCPTransportFeedbackView(feedbackControlInformation: feedback.feedbackControlInformation)
         else { return }
-        downlinks.receive(decoded, from: user, at: now)
+        downlinks.receive(view, from: user, at: now)
     }
 
     /// On the media loop's timer: probes due, and every ``SubscriberDownlinks/layerChoiceInterval``

@@ -161,7 +161,8 @@ extension ForwardingEngine {
     /// publisher's congestion control sees the server, not each subscriber.
     ///
     /// Appends to `routed` (the engine passes the same one every time, emptied with its
-    /// storage kept: a NACK answered from the cache allocates nothing).
+    /// storage kept: a NACK answered from the cache allocates nothing, nor does a transport-cc
+    /// report read, both read where they lie in the datagram).
     func route(rtcp packet: [UInt8], from user: Int, now: Duration, into routed: inout RoutedRTCP) {
         guard let compound = try? RTCPCompound(packet) else { return }
         var keyframes: Set<UInt32> = []
@@ -171,12 +172,14 @@ extension ForwardingEngine {
             case .genericNACK(let nack):
                 answer(nack.mediaSSRC, lost: nack.lostSequenceNumbers, from: user, now: now, into: &routed)
                 continue
+            case .transportCC(let feedback):
+                receiveDownlinkFeedback(feedback, from: user, now: now)
+                continue
             case .decoded(let decoded): rtcp = decoded
             }
             switch rtcp {
             case .pictureLossIndication(_, let mediaSSRC): keyframes.insert(mediaSSRC)
             case .fullIntraRequest(let request): keyframes.formUnion(request.entries.map(\.ssrc))
-            case .feedback(let feedback): receiveDownlinkFeedback(feedback, from: user, now: now)
             case .receiverReport(let report): judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)
             case .senderReport(let report):
                 judgeRetransmissions(of: user, byReport: report.reports, at: now, into: &routed)

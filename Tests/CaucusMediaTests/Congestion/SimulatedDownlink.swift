@@ -62,6 +62,15 @@ struct SimulatedDownlink {
             feedbackCount: feedbackCount, deltas: deltas)
     }
 
+    /// The feedback as the engine reads it: encoded, found in its datagram and read there.
+    static func readInPlace(_ feedback: RTCPTransportFeedback) -> RTCPTransportFeedbackView {
+        let datagram = feedback.encoded()
+        guard case .transportCC(let packet)? = try? RTCPCompound(datagram).first(where: { _ in true }),
+            let view = RTCPTransportFeedbackView(feedbackControlInformation: packet.feedbackControlInformation)
+        else { preconditionFailure("feedback this link made could not be read: \(datagram)") }
+        return view
+    }
+
     /// A probe's cluster: `bytes` in 500-byte packets, back to back at `now`.
     mutating func sendCluster(_ estimator: inout DownlinkEstimator, _ cluster: ProbeCluster, bytes: Int, at now: Duration) {
         for _ in 0..<max(2, bytes / 500) {
@@ -82,7 +91,7 @@ struct SimulatedDownlink {
             send(estimator.stamp(size: size, at: now), size: size, at: now)
             now += spacing
             while nextFeedback <= now {
-                if let feedback = feedback(at: nextFeedback) { estimator.receive(feedback, at: nextFeedback) }
+                if let feedback = feedback(at: nextFeedback) { estimator.receive(Self.readInPlace(feedback), at: nextFeedback) }
                 nextFeedback += .milliseconds(100)
             }
         }
