@@ -12,7 +12,7 @@ public struct RTCPCompound: Sequence {
     }
 
     private let datagram: [UInt8]
-    /// Every packet but the generic NACKs, decoded in order when the datagram was checked.
+    /// Every packet but those read in place, decoded in order when the datagram was checked.
     private let decoded: [RTCPPacket]
 
     public init(_ datagram: [UInt8]) throws(RTPDecodingError) {

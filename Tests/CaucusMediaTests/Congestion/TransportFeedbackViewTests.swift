@@ -58,12 +58,13 @@ import Testing
     }
 
     @Test func randomInformationIsReadAsThePlainReadingReadsIt() async {
-        // A status count of 0–40, then bytes: the chunks' kinds and symbols at random, deltas
-        // and trailing bytes at random, cut anywhere; placed after a random prefix.
-        await propertyCheck(count: 3_000, input: Gen.uint8().array(of: 0...60), Gen.uint8().array(of: 0...12), Gen.int(in: 0...40)) {
-            bytes, prefix, count in
+        // A status count of 0–40 or 256–296 (a high byte too), then bytes: the chunks' kinds
+        // and symbols at random, deltas and trailing bytes at random, cut anywhere; placed
+        // after a random prefix.
+        await propertyCheck(count: 3_000, input: Gen.uint8().array(of: 0...60), Gen.uint8().array(of: 0...12), Gen.int(in: 0...40), Gen.bool) {
+            bytes, prefix, count, long in
             var fci = Array(bytes.prefix(8))
-            if fci.count >= 4 { fci[2] = 0; fci[3] = UInt8(count) }
+            if fci.count >= 4 { fci[2] = long ? 1 : 0; fci[3] = UInt8(count) }
             fci += bytes.dropFirst(8)
             let datagram = prefix + fci
             let read = Self.read(datagram[prefix.count...])

@@ -42,6 +42,8 @@ export class MediaSession extends EventTarget {
     this.audioElements = [];
     this.soundBlocked = false;
     this.starting = null;
+    // Set by close(): what a negotiation still under way then obtains is let go, not kept.
+    this.closed = false;
   }
 
   /** Asks for the devices (once per page) and negotiates; safe to call again after a refusal. */
@@ -83,7 +85,14 @@ export class MediaSession extends EventTarget {
     this.changed();
     if (!this.local || this.problem) {
       for (const track of this.local?.getTracks() ?? []) track.stop();
-      this.local = await this.openDevices();
+      const opened = await this.openDevices();
+      // The page left the session while the devices opened (a refused resume, a permission
+      // prompt answered late): the camera and microphone go off again at once.
+      if (this.closed) {
+        for (const track of opened?.getTracks() ?? []) track.stop();
+        return;
+      }
+      this.local = opened;
     }
     this.audioTrack = this.local?.getAudioTracks()[0] ?? null;
     this.videoTrack = this.local?.getVideoTracks()[0] ?? null;
@@ -92,6 +101,7 @@ export class MediaSession extends EventTarget {
     // On a network that lets through nothing but TCP to a TURN server, media goes by the
     // TURN servers the server named, with this user's own time-limited credentials.
     const iceServers = await this.connection.currentIceServers();
+    if (this.closed) return;
     this.closePeer();
     const pc = new RTCPeerConnection({ bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers });
     this.pc = pc;
@@ -277,6 +287,7 @@ export class MediaSession extends EventTarget {
   }
 
   close() {
+    this.closed = true;
     this.closePeer();
     for (const track of this.local?.getTracks() ?? []) track.stop();
     this.screen?.stop();
