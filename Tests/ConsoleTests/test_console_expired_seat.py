@@ -1,11 +1,13 @@
 """A reloaded page whose seat the server no longer holds (the resume is refused) goes back to
 the landing and says so; and its camera and microphone, still opening when the refusal came
 (a permission prompt answered late), go off again at once instead of staying on behind a
-page that left the session."""
+page that left the session. A page whose dropped connection's resume is refused says so and
+stays closed: it does not go on opening sockets to resume a seat that is gone."""
 
+import time
 import unittest
 
-from console_support import ConsoleTestCase
+from console_support import CaucusServer, ConsoleTestCase
 
 # Run in the reloaded page before its own scripts: getUserMedia answers only once the page
 # shows the refusal, and every stream it gives is kept for the test to look at.
@@ -48,6 +50,53 @@ class ExpiredSeatTests(ConsoleTestCase):
         page.wait(lambda: "has expired" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
         page.wait(lambda: page.driver.execute_script(TRACKS), "the devices, opened after the refusal")
         page.wait(lambda: all(state == "ended" for state in page.driver.execute_script(TRACKS)), "every track the page obtained, stopped")
+
+
+# Counts the sockets the page opens (run before the page's own scripts).
+COUNT_SOCKETS = """
+(() => {
+  window.__sockets = 0;
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      window.__sockets += 1;
+    }
+  };
+})();
+"""
+
+JOIN_DEADLINE_SECONDS = 2
+
+
+class RefusedResumeTests(ConsoleTestCase):
+    @classmethod
+    def setUpClass(cls):
+        # A socket that has not joined is closed after this: the refused resume's socket too.
+        cls.server = CaucusServer(arguments=["--join-deadline", str(JOIN_DEADLINE_SECONDS)])
+        cls.browsers = []
+
+    def test_a_refused_resume_closes_the_page_for_good(self):
+        page = self.page("Host")
+        counting = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_SOCKETS})
+        try:
+            page.join("Refused", "Hope", "host")
+        finally:
+            page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": counting["identifier"]})
+        # The connection drops holding a secret the server does not know: its resume is refused.
+        page.driver.execute_script("""
+            const connection = window.caucusConsole.connection;
+            connection.secret = connection.secret.split("").reverse().join("");
+            connection.socket.close();
+        """)
+        page.wait(lambda: "away too long" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
+        opened = page.driver.execute_script("return window.__sockets")
+        self.assertEqual(page.driver.execute_script("return window.caucusConsole.connection?.state ?? 'closed'"), "closed")
+        # Past the refused socket's join deadline and the first retry's delay after it: no
+        # socket more, and the page still says the seat is gone.
+        time.sleep(JOIN_DEADLINE_SECONDS + 2)
+        self.assertEqual(page.driver.execute_script("return window.__sockets"), opened)
+        self.assertIn("away too long", page.driver.execute_script("return document.body.innerText"))
 
 
 if __name__ == "__main__":

@@ -223,6 +223,8 @@ export class CaucusConnection extends EventTarget {
       }));
     }
     this.pending.clear();
+    // A closed connection stays closed: its seat is gone (a refused resume) or given up.
+    if (this.state === "closed") return;
     // A first join closed 4009 tries again by itself (`join`).
     if (close.code === CROWDED && !this.secret && !this.leaving) return;
     // A resume in progress retries by itself.
@@ -257,6 +259,8 @@ export class CaucusConnection extends EventTarget {
     } catch (error) {
       if (error instanceof ProtocolError && error.name === "resumeRefused") {
         this.setState("closed");
+        // Nothing more goes on it: the server need not wait for its join deadline.
+        this.socket?.close(1000);
         this.dispatchEvent(new CustomEvent("closed", { detail: "You were away too long and lost your place in the session." }));
         return;
       }
