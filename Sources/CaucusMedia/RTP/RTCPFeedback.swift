@@ -4,6 +4,9 @@ public enum RTCPFeedbackType {
     public static let transport: UInt8 = 205
     /// Payload-specific feedback: PLI (1), FIR (4), REMB (15).
     public static let payloadSpecific: UInt8 = 206
+    /// The RTPFB format of transport-wide congestion control feedback
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1).
+    public static let transportCCFormat: UInt8 = 15
 }
 
 /// Full intra request: each entry asks one media sender for a keyframe.
@@ -103,5 +106,5 @@ public struct RTCPOpaqueFeedback: Hashable, Sendable {
     }
 
     /// True for transport-wide congestion control feedback (RTPFB format 15).
-    public var isTransportCC: Bool { packetType == RTCPFeedbackType.transport && format == 15 }
+    public var isTransportCC: Bool { packetType == RTCPFeedbackType.transport && format == RTCPFeedbackType.transportCCFormat }
 }

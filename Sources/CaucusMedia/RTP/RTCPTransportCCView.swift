@@ -14,7 +14,7 @@ public struct RTCPTransportCCView {
     }
 
     static func isTransportCC(_ header: RTCPCompoundWalk.Header) -> Bool {
-        header.packetType == RTCPFeedbackType.transport && header.count == 15
+        header.packetType == RTCPFeedbackType.transport && header.count == RTCPFeedbackType.transportCCFormat
     }
 
     /// Both SSRCs: what ``RTCPPacket/decodeCompound(_:)`` asks of any feedback packet.
@@ -25,7 +25,7 @@ public struct RTCPTransportCCView {
     /// The same feedback, decoded (as ``RTCPPacket/decodeCompound(_:)`` gives it).
     public var decoded: RTCPOpaqueFeedback {
         RTCPOpaqueFeedback(
-            packetType: RTCPFeedbackType.transport, format: 15, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC,
+            packetType: RTCPFeedbackType.transport, format: RTCPFeedbackType.transportCCFormat, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC,
             feedbackControlInformation: Array(feedbackControlInformation))
     }
 }

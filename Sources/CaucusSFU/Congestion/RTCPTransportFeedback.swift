@@ -20,7 +20,7 @@ public struct RTCPTransportFeedback: Hashable, Sendable {
     /// reference time).
     public var deltas: [Int16?]
 
-    public static let format: UInt8 = 15
+    public static let format: UInt8 = RTCPFeedbackType.transportCCFormat
 
     public init(senderSSRC: UInt32, mediaSSRC: UInt32, baseSequenceNumber: UInt16, referenceTime: UInt32, feedbackCount: UInt8, deltas: [Int16?]) {
         self.senderSSRC = senderSSRC
