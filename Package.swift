@@ -215,6 +215,7 @@ let package = Package(
                 "CaucusServer", "CaucusAuth", "CaucusCore", "CaucusPostgresTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Tests/CaucusTestSupport"
         ),

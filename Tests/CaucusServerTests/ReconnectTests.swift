@@ -49,6 +49,47 @@ import Testing
         await server.stop()
     }
 
+    /// The standard grace, in full: a seat is held 30 s after its socket drops (a resume 29 s
+    /// later takes it back), and no longer. The server's clock is moved forward by the test
+    /// (`SkippingClock`): the session's timer waits on it, so the 30 s take no real time.
+    @Test func theStandardGraceHoldsASeatThirtySecondsAndNoLonger() async throws {
+        #expect(SessionLimits.standard.reconnectGraceSeconds == 30)
+        let clock = SkippingClock()
+        let server = try await TestServer.start(clock: clock.serverClock)
+        let host = try await server.joined("Teacher", role: .host)
+        let ann = try await server.joined("Ann")
+        let secret = try #require(await ann.secret)
+        await ann.close()
+        _ = try await ann.closed()
+        _ = try await within("Ann reconnecting") { try await host.event("userReconnecting") }
+
+        clock.skip(.seconds(29))
+        // Time for a timer wrongly due by now to fire (a wait looks at the clock every 10 ms).
+        try await Task.sleep(for: .milliseconds(200))
+        let back = try await TestClient.connect(to: server)
+        let resumed = try await back.request("resume", ["secret": secret, "lastSeq": 0])
+        #expect(resumed["user"] as? Int == 2, "the seat was still held after 29 s: \(resumed)")
+        _ = try await within("Ann resumed") { try await host.event("userResumed") }
+
+        try await back.request("ping")
+        await back.close()
+        _ = try await back.closed()
+        let reconnecting = try await within("Ann reconnecting again") { try await host.event("userReconnecting") }
+        let since = try #require(reconnecting["at"] as? Int)
+        let until = try #require((reconnecting["event"] as? JSON)?["until"] as? Int, "\(reconnecting)")
+        #expect(until - since == 30_000, "the seat is held until 30 s after the drop")
+        clock.skip(.seconds(29))
+        try await Task.sleep(for: .milliseconds(200))
+        try await host.request("chat", ["text": "still held"])
+        #expect(await host.keptEvents().filter { TestClient.type(of: $0) == "userLeft" }.isEmpty, "held 29 s")
+        clock.skip(.seconds(1))
+        let left = try await within("the grace runs out") { try await host.event("userLeft") }
+        #expect((left["event"] as? JSON)?["reason"] as? String == "timedOut")
+        let leftAt = try #require(left["at"] as? Int)
+        #expect(leftAt >= until, "left at \(leftAt), held until \(until)")
+        await server.stop()
+    }
+
     @Test func aBadOrExpiredResumeSecretIsRefused() async throws {
         var limits = SessionLimits.standard
         limits.reconnectGraceSeconds = 1

@@ -14,9 +14,9 @@ public final class RunningServer: Sendable {
     public let apps: [AppCredentials]
     private let task: Task<Void, any Error>
 
-    /// Starts a server for `apps`; `configure` adjusts the configuration first.
+    /// Starts a server for `apps` on `clock`; `configure` adjusts the configuration first.
     public static func start(
-        apps: [AppCredentials], dataDirectory: String? = nil,
+        apps: [AppCredentials], dataDirectory: String? = nil, clock: ServerClock = .wall,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> RunningServer {
         let folder = dataDirectory ?? temporaryFolder()
@@ -24,7 +24,7 @@ public final class RunningServer: Sendable {
         configure(&configuration)
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        let server = try await SessionServer.open(configuration, logger: logger)
+        let server = try await SessionServer.open(configuration, logger: logger, clock: clock)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = server.application { port in continuation.yield(port) }
         let task = Task { try await application.runService(gracefulShutdownSignals: []) }

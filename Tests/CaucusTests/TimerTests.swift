@@ -5,23 +5,28 @@ import Testing
 
 /// A breakout timer through the SDK: started with a duration, extended, warned about, and
 /// run out, after which everyone is back in the main session.
+///
+/// Ten minutes of breakout in a second or so: the server runs on a clock the test moves
+/// forward (`SkippingClock`), and the session's timers wait on that clock. Were they to wait
+/// on real time, no warning would come within the events' 15 s.
 @Suite struct TimerTests {
     @Test func aTimerWarnsBeforeItsEndThenStopsAndEveryoneIsBack() async throws {
-        let server = try await TestServer.start()
+        let clock = SkippingClock()
+        let server = try await TestServer.start(clock: clock.serverClock)
         let host = try await server.client("Teacher", session: "Timed", role: .host)
         let ann = try await server.client("Ann", session: "Timed")
         let ben = try await server.client("Ben", session: "Timed")
-        try await host.session.updateSettings(SettingsChange(countdownSeconds: 0, timerWarningSeconds: [1]))
-        #expect(try host.snapshot.settings.timerWarningSeconds == [1], "the caller's snapshot is right when the call returns")
+        try await host.session.updateSettings(SettingsChange(countdownSeconds: 0, timerWarningSeconds: [120, 30]))
+        #expect(try host.snapshot.settings.timerWarningSeconds == [120, 30], "the caller's snapshot is right when the call returns")
         try await ann.log.next("the settings") { if case .settingsChanged(let settings) = $0 { settings.countdownSeconds == 0 ? true : nil } else { nil } }
-        #expect(try ann.snapshot.settings.timerWarningSeconds == [1], "and everyone's once the event arrives")
+        #expect(try ann.snapshot.settings.timerWarningSeconds == [120, 30], "and everyone's once the event arrives")
         try await #require(host.session.subsessionHelper).addToPreList("Only")
         try await #require(host.session.subsessionHelper).commit()
         let manager = try #require(host.session.subsessionManager)
 
-        try await manager.start(durationSeconds: 2, autoAssign: true)
+        try await manager.start(durationSeconds: 600, autoAssign: true)
         let first = try #require(try host.snapshot.timer)
-        #expect(first.pendingWarnings == [.seconds(1)])
+        #expect(Set(first.pendingWarnings) == [.seconds(120), .seconds(30)])
         for participant in [ann, ben] {
             let room = try await participant.log.next("moved in") { if case .moved(let room?) = $0 { room.name } else { nil } }
             #expect(room == "Only")
@@ -33,16 +38,27 @@ import Testing
             if case .timerChanged(let timer?) = $0, timer.endsAt == extended.endsAt { true } else { nil }
         }
 
+        // 601 s in all: the first warning 120 s before the end, the second 30 s before it.
+        clock.skip(.seconds(481))
         for client in [host, ann, ben] {
-            let warning = try await client.log.next("the warning") { if case .timerWarning(let remaining) = $0 { remaining } else { nil } }
-            #expect(warning == .seconds(1))
+            let warning = try await client.log.next("the first warning") { if case .timerWarning(let remaining) = $0 { remaining } else { nil } }
+            #expect(warning == .seconds(120))
+            #expect(try client.snapshot.status == .started, "still running after the first warning")
+        }
+        clock.skip(.seconds(90))
+        for client in [host, ann, ben] {
+            let warning = try await client.log.next("the second warning") { if case .timerWarning(let remaining) = $0 { remaining } else { nil } }
+            #expect(warning == .seconds(30))
+        }
+        clock.skip(.seconds(30))
+        for client in [host, ann, ben] {
             try await client.log.next("the stop") { SeedWalkthroughTests.status($0) == .stopped ? true : nil }
             let snapshot = try client.snapshot
             #expect(snapshot.status == .stopped)
             #expect(snapshot.timer == nil)
             #expect(snapshot.users.allSatisfy { $0.location == .main })
         }
-        // In order: started, the warning, then stopped.
+        // In order: started, the warnings, then stopped.
         let order = ann.log.all.compactMap { event -> String? in
             switch event {
             case .subsessionStatusChanged(let status, _) where status != .committed: status.rawValue
@@ -50,7 +66,7 @@ import Testing
             default: nil
             }
         }
-        #expect(order == ["started", "warning", "stopped"])
+        #expect(order == ["started", "warning", "warning", "stopped"])
         await server.stop()
     }
 }

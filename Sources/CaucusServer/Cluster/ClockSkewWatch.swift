@@ -11,7 +11,7 @@ import ServiceLifecycle
 struct ClockSkewWatch: Service {
     let store: any ClusterStore
     let cluster: ClusterConfiguration
-    let clock: @Sendable () -> Instant
+    let clock: ServerClock
     let logger: Logger
 
     /// Half the margin a node keeps between giving its sessions up and its lease's end: within
@@ -20,7 +20,7 @@ struct ClockSkewWatch: Service {
 
     /// This node's clock minus the database's (positive when the node is ahead), and the
     /// round trip it was measured over: the skew is known to within half of it.
-    static func measure(store: any ClusterStore, clock: () -> Instant) async throws -> (skew: Duration, roundTrip: Duration) {
+    static func measure(store: any ClusterStore, clock: ServerClock) async throws -> (skew: Duration, roundTrip: Duration) {
         let before = clock().milliseconds
         let database = try await store.storeClock().milliseconds
         let after = clock().milliseconds

@@ -23,7 +23,7 @@ struct LeaseKeeper: Service {
     let cluster: ClusterConfiguration
     let held: HeldNodeLease
     let reachability: StoreReachability
-    let clock: @Sendable () -> Instant
+    let clock: ServerClock
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -65,7 +65,7 @@ struct LeaseKeeper: Service {
     private func keepRenewing(reporting renewing: AsyncStream<[StoredSessionID: LeaseEpoch]?>.Continuation) async {
         defer { renewing.finish() }
         while !Task.isCancelled {
-            try? await Task.sleep(for: cluster.leaseDuration / 3)
+            try? await clock.sleep(for: cluster.leaseDuration / 3)
             guard !Task.isCancelled else { return }
             renewing.yield(await renew())
         }
@@ -86,7 +86,7 @@ struct LeaseKeeper: Service {
     /// enough that they are given up well within the margin (`HeldNodeLease.margin`).
     private func watchDeadline() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: cluster.leaseDuration / 20)
+            try? await clock.sleep(for: cluster.leaseDuration / 20)
             guard !Task.isCancelled else { return }
             guard await held.isDue(at: clock()) else { continue }
             let sessions = await registry.all().filter { $0.leaseEpoch != nil }

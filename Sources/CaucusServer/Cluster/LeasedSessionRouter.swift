@@ -24,14 +24,14 @@ actor LeasedSessionRouter: SessionRouter {
     let reachability: StoreReachability
     /// Read at each lease decision, never earlier: a request may have waited (for a takeover
     /// under way, under load) long enough that the time it arrived is no longer "now".
-    let clock: @Sendable () -> Instant
+    let clock: ServerClock
     let logger: Logger
     /// Takeovers under way, so that many resumes arriving at once rebuild a session once.
     private var takingOver: [StoredSessionID: Task<SessionPlacement?, any Error>] = [:]
 
     init(
         registry: SessionRegistry, store: any ClusterStore, cluster: ClusterConfiguration, apps: [String: AppCredentials], replayDepth: Int,
-        held: HeldNodeLease, reachability: StoreReachability, metrics: ServerMetrics, clock: @escaping @Sendable () -> Instant, logger: Logger
+        held: HeldNodeLease, reachability: StoreReachability, metrics: ServerMetrics, clock: ServerClock, logger: Logger
     ) {
         self.held = held
         self.reachability = reachability

@@ -44,7 +44,7 @@ public final class SessionServer: Sendable {
     /// The health listener's connections (`healthPort`): a few, each with the same deadline.
     let healthAdmission: JoinAdmission
     let logger: Logger
-    let clock: @Sendable () -> Instant
+    let clock: ServerClock
     /// The console's personal links on their way into a session (development app).
     let personalClaims = ConsolePersonalClaims()
     /// The console's classes: opened, ended, their host links' generations (in the store).
@@ -57,7 +57,7 @@ public final class SessionServer: Sendable {
     /// Opens the data folder and store, and rebuilds the sessions that were live.
     public static func open(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "caucus"),
-        clock: @escaping @Sendable () -> Instant = Instant.wallClock
+        clock: ServerClock = .wall
     ) async throws -> SessionServer {
         // First: a certificate that cannot be served ends the start before anything is opened.
         if configuration.httpRedirectPort != nil && configuration.tls == nil {
@@ -150,7 +150,7 @@ public final class SessionServer: Sendable {
     private init(
         configuration: ServerConfiguration, apps: [AppCredentials], development: (app: AppCredentials, created: Bool)?,
         store: any SessionStore, storeService: PostgresSessionStore?, secrets: ResumeSecrets, media: MediaTransport, tls: ServedCertificate?,
-        logger: Logger, clock: @escaping @Sendable () -> Instant
+        logger: Logger, clock: ServerClock
     ) {
         self.tls = tls
         self.storeService = storeService

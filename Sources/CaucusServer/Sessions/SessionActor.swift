@@ -228,9 +228,10 @@ actor SessionActor {
                 scheduleTick(at: deadline)
             case .startRosterWindow(let window):
                 rosterTask?.cancel()
+                let clock = environment.clock
                 rosterTask = StoreDeadline.unbounded {
                     Task { [weak self] in
-                        try? await Task.sleep(for: window)
+                        try? await clock.sleep(for: window)
                         guard !Task.isCancelled else { return }
                         await self?.endRosterWindow()
                     }
@@ -333,12 +334,12 @@ actor SessionActor {
         tickTask?.cancel()
         tickTask = nil
         guard let deadline else { return }
-        let delay = max(0, deadline.milliseconds - environment.clock().milliseconds)
+        let clock = environment.clock
         // The session's timer outlives whatever request scheduled it (a takeover's, bounded by
         // the lease's horizon): it inherits no store deadline.
         tickTask = StoreDeadline.unbounded {
             Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(delay))
+                try? await clock.sleep(until: deadline)
                 guard !Task.isCancelled else { return }
                 await self?.tick()
             }

@@ -5,7 +5,7 @@ import Logging
 /// What a live session needs from the server around it.
 struct SessionEnvironment: Sendable {
     let store: any SessionStore
-    let clock: @Sendable () -> Instant
+    let clock: ServerClock
     let secrets: ResumeSecrets
     let metrics: ServerMetrics
     let logger: Logger

@@ -12,10 +12,11 @@ final class TestServer: Sendable {
         limits: SessionLimits = .standard, outboundQueueLimit: Int = 1024, maxFrameBytes: Int = 64 * 1024,
         dataDirectory: String? = nil, keepAliveInterval: Duration = .seconds(30),
         rosterWindow: Duration = .milliseconds(5), mediaLoops: Int? = nil, mediaPort: Int = 0,
-        maxSessions: Int = AppCredentials.standardMaxSessions, configure: (inout ServerConfiguration) -> Void = { _ in }
+        maxSessions: Int = AppCredentials.standardMaxSessions, clock: ServerClock = .wall,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let app = AppCredentials(key: "test-app", secret: "test-secret-\(UUID().uuidString)", limits: limits, maxSessions: maxSessions)
-        let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory) { configuration in
+        let running = try await RunningServer.start(apps: [app], dataDirectory: dataDirectory, clock: clock) { configuration in
             configuration.outboundQueueLimit = outboundQueueLimit
             configuration.maxFrameBytes = maxFrameBytes
             configuration.keepAliveInterval = keepAliveInterval

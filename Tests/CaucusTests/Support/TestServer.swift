@@ -13,10 +13,11 @@ final class TestServer: Sendable {
 
     /// `configure` adjusts the configuration last (the media tests move the media address).
     static func start(
-        limits: SessionLimits = .standard, replayWindow: Int = 10_000, configure: (inout ServerConfiguration) -> Void = { _ in }
+        limits: SessionLimits = .standard, replayWindow: Int = 10_000, clock: ServerClock = .wall,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let app = AppCredentials(key: "sdk-test-app", secret: "sdk-test-secret-\(UUID().uuidString)", limits: limits)
-        let running = try await RunningServer.start(apps: [app], dataDirectory: temporaryFolder(prefix: "caucus-sdk-test-")) {
+        let running = try await RunningServer.start(apps: [app], dataDirectory: temporaryFolder(prefix: "caucus-sdk-test-"), clock: clock) {
             configuration in
             configuration.maxFrameBytes = 1 << 20
             configuration.replayWindow = replayWindow
