@@ -69,4 +69,41 @@ import Testing
         #expect(order == ["started", "warning", "warning", "stopped"])
         await server.stop()
     }
+
+    /// The standard countdown (60 s) after a stop: everyone stays in their room, told the time
+    /// it ends, until it ends, and is back in the main session then.
+    @Test func aStopWithTheStandardCountdownBringsEveryoneBackWhenItEndsNotBefore() async throws {
+        let clock = SkippingClock()
+        let server = try await TestServer.start(clock: clock.serverClock)
+        let host = try await server.client("Teacher", session: "Counted", role: .host)
+        let ann = try await server.client("Ann", session: "Counted")
+        #expect(try host.snapshot.settings.countdown == .seconds(60), "the standard countdown")
+        try await #require(host.session.subsessionHelper).addToPreList("Only")
+        try await #require(host.session.subsessionHelper).commit()
+        let manager = try #require(host.session.subsessionManager)
+        try await manager.start(autoAssign: true)
+        try await ann.log.next("moved in") { if case .moved(let room?) = $0 { room.name } else { nil } }
+
+        try await manager.stop()
+        let stopsAt = try #require(try host.snapshot.stopsAt)
+        let ahead = stopsAt.timeIntervalSince1970 * 1000 - Double(clock.now().milliseconds)
+        #expect((59_000...60_000).contains(ahead), "ends 60 s after the stop: \(ahead) ms ahead")
+        try await ann.log.next("stopping") { SeedWalkthroughTests.status($0) == .stopping ? true : nil }
+        #expect(try ann.snapshot.stopsAt == stopsAt, "everyone is told when it ends")
+
+        clock.skip(.seconds(59))
+        // Time for a countdown wrongly over by now to end (a wait looks at the clock every 10 ms).
+        try await Task.sleep(for: .milliseconds(200))
+        try await manager.broadcast("one second left")
+        try await ann.log.next("the broadcast") { if case .broadcast = $0 { true } else { nil } }
+        #expect(try ann.snapshot.status == .stopping, "still counting down after 59 s")
+        #expect(try ann.snapshot.location != .main, "still in the room after 59 s")
+
+        clock.skip(.seconds(1))
+        for client in [host, ann] {
+            try await client.log.next("the stop") { SeedWalkthroughTests.status($0) == .stopped ? true : nil }
+            #expect(try client.snapshot.users.allSatisfy { $0.location == .main })
+        }
+        await server.stop()
+    }
 }
