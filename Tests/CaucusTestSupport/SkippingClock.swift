@@ -15,11 +15,20 @@ public final class SkippingClock: Sendable {
         Instant(milliseconds: Instant.wallClock().milliseconds + skipped.withLockedValue { $0 })
     }
 
-    /// Moves the clock forward: timers that fall due by then fire within a few milliseconds.
+    /// Moves the clock forward: timers that fall due by then fire some 10 ms later (the time a
+    /// waiting timer takes to look at the clock again).
     public func skip(_ duration: Duration) {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         precondition(milliseconds >= 0, "a clock moves forward only")
         skipped.withLockedValue { $0 += milliseconds }
+    }
+
+    /// Moves the clock forward until it reads `instant` (nothing if it already does).
+    public func skip(to instant: Instant) {
+        skipped.withLockedValue { skipped in
+            let now = Instant.wallClock().milliseconds + skipped
+            skipped += max(0, instant.milliseconds - now)
+        }
     }
 
     /// The clock as a server takes it.
