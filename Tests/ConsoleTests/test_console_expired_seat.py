@@ -1,8 +1,10 @@
 """A reloaded page whose seat the server no longer holds (the resume is refused) goes back to
 the landing and says so; and its camera and microphone, still opening when the refusal came
 (a permission prompt answered late), go off again at once instead of staying on behind a
-page that left the session. A page whose dropped connection's resume is refused says so and
-stays closed: it does not go on opening sockets to resume a seat that is gone."""
+page that left the session; the refused socket is closed by the page at once. A page whose
+dropped connection's resume is refused says so and stays closed: the calls made while it
+reconnected fail with the refusal, and it does not go on opening sockets to resume a seat that
+is gone."""
 
 import time
 import unittest
@@ -29,6 +31,20 @@ DEVICES_OPEN_AFTER_THE_REFUSAL = """
 })();
 """
 
+# Keeps every socket the page opens (run before the page's own scripts).
+KEEP_SOCKETS = """
+(() => {
+  window.__socketList = [];
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      window.__socketList.push(this);
+    }
+  };
+})();
+"""
+
 TRACKS = "return (window.__opened ?? []).flatMap((stream) => stream.getTracks().map((track) => track.readyState));"
 
 
@@ -50,6 +66,24 @@ class ExpiredSeatTests(ConsoleTestCase):
         page.wait(lambda: "has expired" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
         page.wait(lambda: page.driver.execute_script(TRACKS), "the devices, opened after the refusal")
         page.wait(lambda: all(state == "ended" for state in page.driver.execute_script(TRACKS)), "every track the page obtained, stopped")
+
+    def test_a_refused_seat_closes_its_socket_at_once(self):
+        page = self.page("Host")
+        page.join("Gone", "Hope", "host")
+        page.driver.execute_script("""
+            const seat = JSON.parse(sessionStorage.getItem("caucus.seat"));
+            seat.secret = seat.secret.split("").reverse().join("");
+            sessionStorage.setItem("caucus.seat", JSON.stringify(seat));
+        """)
+        kept = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_SOCKETS})
+        page.reload()
+        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": kept["identifier"]})
+        page.wait(lambda: "has expired" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
+        # Well within the server's join deadline (10 s), after which it would close it itself.
+        time.sleep(2)
+        states = page.driver.execute_script("return window.__socketList.map((socket) => socket.readyState)")
+        self.assertTrue(states, "the reloaded page opened a socket to resume")
+        self.assertEqual(states, [3] * len(states), "every socket the page opened is closed (WebSocket.CLOSED)")
 
 
 # Counts the sockets the page opens (run before the page's own scripts).
@@ -84,12 +118,20 @@ class RefusedResumeTests(ConsoleTestCase):
         finally:
             page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": counting["identifier"]})
         # The connection drops holding a secret the server does not know: its resume is refused.
+        # A chat sent while it reconnects waits for the resume, then fails with the refusal.
         page.driver.execute_script("""
             const connection = window.caucusConsole.connection;
+            window.__queued = "not sent";
+            connection.addEventListener("state", (event) => {
+              if (event.detail !== "reconnecting" || window.__queued !== "not sent") return;
+              window.__queued = "waiting";
+              connection.request("chat", { text: "anyone?" }).then(() => { window.__queued = "sent"; }, (error) => { window.__queued = error.name; });
+            });
             connection.secret = connection.secret.split("").reverse().join("");
             connection.socket.close();
         """)
         page.wait(lambda: "away too long" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
+        page.wait(lambda: page.driver.execute_script("return window.__queued") == "resumeRefused", "the waiting chat, failed with the refusal")
         opened = page.driver.execute_script("return window.__sockets")
         self.assertEqual(page.driver.execute_script("return window.caucusConsole.connection?.state ?? 'closed'"), "closed")
         # Past the refused socket's join deadline and the first retry's delay after it: no

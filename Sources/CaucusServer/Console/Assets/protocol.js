@@ -113,7 +113,14 @@ export class CaucusConnection extends EventTarget {
     this.lastSeq = lastSeq;
     this.setState("reconnecting");
     await this.open();
-    const result = await this.send("resume", { secret, lastSeq });
+    let result;
+    try {
+      result = await this.send("resume", { secret, lastSeq });
+    } catch (error) {
+      // The page goes back to its landing (its caller says why): nothing is left waiting.
+      if (error instanceof ProtocolError && error.name === "resumeRefused") this.refused(error);
+      throw error;
+    }
     this.user = result.user;
     this.iceServers = result.iceServers ?? [];
     if (result.snapshot) {
@@ -258,14 +265,23 @@ export class CaucusConnection extends EventTarget {
       for (const call of this.waiting.splice(0)) this.send(call.op, call.args).then(call.resolve, call.reject);
     } catch (error) {
       if (error instanceof ProtocolError && error.name === "resumeRefused") {
-        this.setState("closed");
-        // Nothing more goes on it: the server need not wait for its join deadline.
-        this.socket?.close(1000);
+        this.refused(error);
         this.dispatchEvent(new CustomEvent("closed", { detail: "You were away too long and lost your place in the session." }));
         return;
       }
       if (this.state === "reconnecting") this.scheduleResume();
     }
+  }
+
+  /**
+   * The seat is gone (its resume was refused): the connection closes for good. Its socket
+   * closes now (nothing more goes on it: the server need not wait for its join deadline), and
+   * the calls made while it reconnected fail with the refusal instead of waiting for ever.
+   */
+  refused(error) {
+    this.setState("closed");
+    this.socket?.close(1000);
+    for (const call of this.waiting.splice(0)) call.reject(error);
   }
 
   setState(state) {
