@@ -86,20 +86,6 @@ class ExpiredSeatTests(ConsoleTestCase):
         self.assertEqual(states, [3] * len(states), "every socket the page opened is closed (WebSocket.CLOSED)")
 
 
-# Counts the sockets the page opens (run before the page's own scripts).
-COUNT_SOCKETS = """
-(() => {
-  window.__sockets = 0;
-  const NativeWebSocket = window.WebSocket;
-  window.WebSocket = class extends NativeWebSocket {
-    constructor(...args) {
-      super(...args);
-      window.__sockets += 1;
-    }
-  };
-})();
-"""
-
 JOIN_DEADLINE_SECONDS = 2
 
 
@@ -112,7 +98,7 @@ class RefusedResumeTests(ConsoleTestCase):
 
     def test_a_refused_resume_closes_the_page_for_good(self):
         page = self.page("Host")
-        counting = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_SOCKETS})
+        counting = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_SOCKETS})
         try:
             page.join("Refused", "Hope", "host")
         finally:
@@ -132,12 +118,12 @@ class RefusedResumeTests(ConsoleTestCase):
         """)
         page.wait(lambda: "away too long" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
         page.wait(lambda: page.driver.execute_script("return window.__queued") == "resumeRefused", "the waiting chat, failed with the refusal")
-        opened = page.driver.execute_script("return window.__sockets")
+        opened = page.driver.execute_script("return window.__socketList.length")
         self.assertEqual(page.driver.execute_script("return window.caucusConsole.connection?.state ?? 'closed'"), "closed")
         # Past the refused socket's join deadline and the first retry's delay after it: no
         # socket more, and the page still says the seat is gone.
         time.sleep(JOIN_DEADLINE_SECONDS + 2)
-        self.assertEqual(page.driver.execute_script("return window.__sockets"), opened)
+        self.assertEqual(page.driver.execute_script("return window.__socketList.length"), opened)
         self.assertIn("away too long", page.driver.execute_script("return document.body.innerText"))
 
 
