@@ -49,36 +49,33 @@ TRACKS = "return (window.__opened ?? []).flatMap((stream) => stream.getTracks().
 
 
 class ExpiredSeatTests(ConsoleTestCase):
-    def test_a_refused_resume_leaves_no_camera_on(self):
-        page = self.page("Host")
-        page.join("Expired", "Hope", "host")
-        page.wait(lambda: page.driver.execute_script("return window.caucusConsole?.media?.pc?.connectionState") == "connected",
-                  "the console's media peer, connected")
-        # A seat the server does not know: the same saved seat with another secret.
+    @staticmethod
+    def reload_with_a_seat_the_server_does_not_know(page, script):
+        """Saves the same seat with another secret, reloads the page with `script` run before
+        its own, and waits for the refusal to show."""
         page.driver.execute_script("""
             const seat = JSON.parse(sessionStorage.getItem("caucus.seat"));
             seat.secret = seat.secret.split("").reverse().join("");
             sessionStorage.setItem("caucus.seat", JSON.stringify(seat));
         """)
-        held = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": DEVICES_OPEN_AFTER_THE_REFUSAL})
+        added = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
         page.reload()
-        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": held["identifier"]})
+        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
         page.wait(lambda: "has expired" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
+
+    def test_a_refused_resume_leaves_no_camera_on(self):
+        page = self.page("Host")
+        page.join("Expired", "Hope", "host")
+        page.wait(lambda: page.driver.execute_script("return window.caucusConsole?.media?.pc?.connectionState") == "connected",
+                  "the console's media peer, connected")
+        self.reload_with_a_seat_the_server_does_not_know(page, DEVICES_OPEN_AFTER_THE_REFUSAL)
         page.wait(lambda: page.driver.execute_script(TRACKS), "the devices, opened after the refusal")
         page.wait(lambda: all(state == "ended" for state in page.driver.execute_script(TRACKS)), "every track the page obtained, stopped")
 
     def test_a_refused_seat_closes_its_socket_at_once(self):
         page = self.page("Host")
         page.join("Gone", "Hope", "host")
-        page.driver.execute_script("""
-            const seat = JSON.parse(sessionStorage.getItem("caucus.seat"));
-            seat.secret = seat.secret.split("").reverse().join("");
-            sessionStorage.setItem("caucus.seat", JSON.stringify(seat));
-        """)
-        kept = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_SOCKETS})
-        page.reload()
-        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": kept["identifier"]})
-        page.wait(lambda: "has expired" in page.driver.execute_script("return document.body.innerText"), "the refusal, shown")
+        self.reload_with_a_seat_the_server_does_not_know(page, KEEP_SOCKETS)
         # Well within the server's join deadline (10 s), after which it would close it itself.
         time.sleep(2)
         states = page.driver.execute_script("return window.__socketList.map((socket) => socket.readyState)")
