@@ -120,6 +120,17 @@ import Glibc
             }
         }
 
+        // The host and Ben never lost theirs either; if one did, what it was told says why (a
+        // refusal's message) rather than a later call's "Not in a session".
+        for (name, client) in [("Teacher", host), ("Ben", ben)] {
+            let told = client.log.all.filter {
+                switch $0 {
+                case .sessionLeft, .error: true
+                default: false
+                }
+            }
+            #expect(!told.contains { if case .sessionLeft = $0 { true } else { false } }, "\(name) lost the session: \(told)")
+        }
         // Resumed each time, never joined again nor resynchronized, never lost the session.
         let all = ann.log.all
         #expect(all.filter { if case .sessionJoined = $0 { true } else { false } }.count == 1)
