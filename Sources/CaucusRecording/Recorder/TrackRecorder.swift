@@ -312,13 +312,15 @@ public struct TrackRecorder: Sendable {
                 return requestKeyframeIfDue(at: timestamp)
             }
             waitingForKeyframe = false
-            if let keyframeCodec, let open = file, open.codec != keyframeCodec {
-                let (old, new) = (open.codec.pictureSize, keyframeCodec.pictureSize)
+            if let keyframeCodec, let openCodec = file?.codec, openCodec != keyframeCodec {
+                let (old, new) = (openCodec.pictureSize, keyframeCodec.pictureSize)
                 let sameSize = old?.width == new?.width && old?.height == new?.height
                 actions += endFile(reason: sameSize ? .parametersChanged : .resolutionChanged)
             }
         }
-        if let open = file, open.timing.jumpsBack(ofRTP: timestamp, mapped: time) {
+        // Read through the optional, not bound to a copy: a copy of the open file would retain
+        // (then release) its muxer's and cluster's buffers for every frame.
+        if file?.timing.jumpsBack(ofRTP: timestamp, mapped: time) == true {
             actions += endFile(reason: .clockJumpedBack)
             // Video goes on in the next file from a keyframe: this one, or the next, asked for now.
             if keyframeCodec == nil {

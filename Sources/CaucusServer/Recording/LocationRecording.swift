@@ -105,14 +105,14 @@ final class LocationRecording {
     /// A recorded publisher's packet. A stream's first packet starts its recorder (a video one
     /// asks for a keyframe at once); a packet on a new SSRC (a new peer, another simulcast
     /// layer) ends the stream's file and starts the next.
-    func receive(_ datagram: ArraySlice<UInt8>, of stream: PublishedStream, codec name: String, at now: Duration) throws(RecordingFileError) {
+    func receive(_ datagram: ArraySlice<UInt8>, of stream: PublishedStream, codec: TrackRecorder.Codec?, at now: Duration) throws(RecordingFileError) {
         guard let ssrc = RTPHeaderFields.ssrc(of: datagram) else { return }
         // The common case reads nothing more: a stream with a track is recorded here
         // (``finish(_:at:)`` removes a publisher's tracks).
         if let track = tracks[stream], track.recorder.ssrc == ssrc {
             return try receive(datagram, on: track, stream, at: now)
         }
-        guard publishers.contains(stream.publisher), let codec = Self.codec(name) else { return }
+        guard publishers.contains(stream.publisher), let codec else { return }
         if let ended = tracks.removeValue(forKey: stream) {
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
@@ -205,6 +205,8 @@ final class LocationRecording {
         }
     }
 
+    /// The recorder's codec for a name the engine hands over (``ForwardingEngine/RecordedPacket``);
+    /// nil for one it does not write.
     static func codec(_ name: String) -> TrackRecorder.Codec? {
         switch name {
         case "opus": .opus

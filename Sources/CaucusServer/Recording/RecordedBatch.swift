@@ -1,3 +1,4 @@
+import CaucusRecording
 import CaucusSFU
 import NIOConcurrencyHelpers
 
@@ -30,13 +31,16 @@ final class RecordedBatchPool: Sendable {
 final class RecordedBatch: @unchecked Sendable {
     /// One recorded item as the writer reads it.
     enum Media {
-        /// A packet: its stream, its codec's name and clock rate, its datagram (after SRTP).
-        case rtp(stream: PublishedStream, codec: String, clockRate: Int, datagram: ArraySlice<UInt8>)
+        /// A packet: its stream, its codec (nil: one the recorder does not write) and clock
+        /// rate, its datagram (after SRTP).
+        case rtp(stream: PublishedStream, codec: TrackRecorder.Codec?, clockRate: Int, datagram: ArraySlice<UInt8>)
         case senderReport(ForwardingEngine.RecordedSenderReport)
     }
 
+    /// Plain values only (the codec by case, not by name): an item is copied out of the array
+    /// with no reference to retain and release.
     private enum Item {
-        case rtp(stream: PublishedStream, codec: String, clockRate: Int, bytes: Range<Int>, arrival: Duration)
+        case rtp(stream: PublishedStream, codec: TrackRecorder.Codec?, clockRate: Int, bytes: Range<Int>, arrival: Duration)
         case senderReport(ForwardingEngine.RecordedSenderReport, arrival: Duration)
     }
 
@@ -64,7 +68,9 @@ final class RecordedBatch: @unchecked Sendable {
         case .rtp(let packet):
             let start = storage.count
             storage.append(contentsOf: packet.packet)
-            items.append(.rtp(stream: packet.stream, codec: packet.codec, clockRate: packet.clockRate, bytes: start..<storage.count, arrival: arrival))
+            items.append(.rtp(
+                stream: packet.stream, codec: LocationRecording.codec(packet.codec), clockRate: packet.clockRate, bytes: start..<storage.count,
+                arrival: arrival))
         case .senderReport(let report):
             // A report handed over again when recording started keeps the time it came.
             items.append(.senderReport(report, arrival: report.arrival ?? arrival))

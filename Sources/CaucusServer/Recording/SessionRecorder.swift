@@ -12,15 +12,14 @@ struct RecordingHandover: Sendable {
     let wallClock: Int64
 }
 
-/// A recorded user as the packet path needs it: its location, the location's recording (one
-/// reference to follow per packet, no lookup by location name) and the kinds it publishes.
+/// A recorded user as the packet path needs it: the recording of its location (one reference
+/// to follow per packet, no lookup by location name; the location is the recording's) and the
+/// kinds it publishes. Nothing else: each packet copies it out of the dictionary.
 struct RecordedPublisher {
-    let location: RecordingLocation
     let recording: LocationRecording
     private let kinds: UInt8
 
-    init(location: RecordingLocation, recording: LocationRecording, publishing: Set<TimelineEvent.MediaKind>) {
-        self.location = location
+    init(recording: LocationRecording, publishing: Set<TimelineEvent.MediaKind>) {
         self.recording = recording
         kinds = (publishing.contains(.audio) ? 1 : 0) | (publishing.contains(.video) ? 2 : 0) | (publishing.contains(.screen) ? 4 : 0)
     }
@@ -107,7 +106,7 @@ final class SessionRecorder {
         recorded = [:]
         for (user, person) in roster.picture.people {
             guard let recording = locations[person.location] else { continue }
-            recorded[user] = RecordedPublisher(location: person.location, recording: recording, publishing: person.publishing)
+            recorded[user] = RecordedPublisher(recording: recording, publishing: person.publishing)
         }
         senderReports = senderReports.filter { recorded[$0.value.report.stream.publisher] != nil }
     }
@@ -126,7 +125,7 @@ final class SessionRecorder {
             // publishing (a mute) is not forwarded, and must not be recorded either.
             guard let publisher = recorded[stream.publisher], publisher.publishes(stream.kind) else { return }
             let recording = publisher.recording
-            attempt(recording, in: publisher.location) { (recording) throws(RecordingFileError) in
+            attempt(recording) { (recording) throws(RecordingFileError) in
                 try recording.receive(datagram, of: stream, codec: codec, at: now)
             }
             account(recording)
@@ -189,19 +188,18 @@ final class SessionRecorder {
     /// Runs `body` on `location`'s recording; a file error stops the location.
     private func attempt(_ location: RecordingLocation, _ body: (LocationRecording) throws(RecordingFileError) -> Void) {
         guard let recording = locations[location] else { return }
-        attempt(recording, in: location, body)
+        attempt(recording, body)
     }
 
     /// The same, with the location's recording already at hand (the packet path's one lookup).
-    private func attempt(
-        _ recording: LocationRecording, in location: RecordingLocation, _ body: (LocationRecording) throws(RecordingFileError) -> Void
-    ) {
+    private func attempt(_ recording: LocationRecording, _ body: (LocationRecording) throws(RecordingFileError) -> Void) {
         do throws(RecordingFileError) {
             try body(recording)
             if recording.wantsKeyframes { keyframesWanted += recording.takeKeyframesWanted() }
         } catch {
+            let location = recording.location
             locations[location] = nil
-            recorded = recorded.filter { $0.value.location != location }
+            recorded = recorded.filter { $0.value.recording !== recording }
             try? recording.stop(reason: Self.reason(error).rawValue, at: MediaClock.now())
             account(recording)
             logger.error("Recording stopped: a file cannot be written.", metadata: ["location": "\(location.name)", "error": "\(error)"])

@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusRecording
 @testable import CaucusSFU
 @testable import CaucusServer
 import Testing
@@ -36,7 +37,7 @@ import Testing
         var read: [([UInt8], Duration)] = []
         batch.forEach { media, arrival in
             if case .rtp(let stream, let codec, let clockRate, let datagram) = media {
-                #expect(stream == Self.stream && codec == "opus" && clockRate == 48_000)
+                #expect(stream == Self.stream && codec == .opus && clockRate == 48_000, "the codec named \"opus\", as the recorder takes it")
                 read.append((Array(datagram), arrival))
             }
         }
@@ -46,6 +47,20 @@ import Testing
         #expect(queue.isEmpty)
         let after = queue.take()
         #expect(after == nil, "nothing waits after the batch was taken")
+    }
+
+    @Test func eachPacketCarriesItsCodecAsTheRecorderTakesItAndNoneForOneItDoesNotWrite() throws {
+        var queue = RecordedMediaQueue()
+        for name in ["opus", "vp8", "h264", "g722"] {
+            _ = queue.append(.rtp(.init(stream: Self.stream, codec: name, clockRate: 48_000, packet: Self.packet(1))), arrival: .seconds(1))
+        }
+        let taken = queue.take()
+        let batch = try #require(taken)
+        var codecs: [TrackRecorder.Codec?] = []
+        batch.forEach { media, _ in
+            if case .rtp(_, let codec, _, _) = media { codecs.append(codec) }
+        }
+        #expect(codecs == [.opus, .vp8, .h264, nil])
     }
 
     @Test func aSenderReportKeepsItsPlaceAmongThePackets() throws {

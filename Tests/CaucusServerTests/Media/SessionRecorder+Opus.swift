@@ -1,4 +1,5 @@
 import CaucusMedia
+import CaucusRecording
 @testable import CaucusSFU
 @testable import CaucusServer
 
@@ -11,7 +12,7 @@ extension SessionRecorder {
             let packet = RTPPacket(
                 payloadType: 111, sequenceNumber: UInt16(index), timestamp: origin &+ UInt32(index * 960), ssrc: ssrc,
                 payload: [0xF8, 0xFF, 0xFE, 0x01, 0x02])
-            write(.rtp(stream: stream, codec: "opus", clockRate: 48_000, datagram: packet.encoded()[...]), arrival: start + .milliseconds(20 * index))
+            write(.rtp(stream: stream, codec: .opus, clockRate: 48_000, datagram: packet.encoded()[...]), arrival: start + .milliseconds(20 * index))
         }
     }
 }
