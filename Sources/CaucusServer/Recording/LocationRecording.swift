@@ -145,6 +145,8 @@ final class LocationRecording {
     }
 
     func takeBytesWritten() -> Int {
+        // Asked after every packet, and most write nothing: read, not written back.
+        guard bytesWritten > 0 else { return 0 }
         defer { bytesWritten = 0 }
         return bytesWritten
     }
