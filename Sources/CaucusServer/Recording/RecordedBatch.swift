@@ -37,8 +37,9 @@ final class RecordedBatch: @unchecked Sendable {
         case senderReport(ForwardingEngine.RecordedSenderReport)
     }
 
-    /// Plain values only (the codec by case, not by name): an item is copied out of the array
-    /// with no reference to retain and release.
+    /// A packet's item holds plain values only (the codec by case, not by name): it is read out
+    /// of the array with no reference to retain and release. (A sender report's holds arrays;
+    /// there is one every few seconds per stream.)
     private enum Item {
         case rtp(stream: PublishedStream, codec: TrackRecorder.Codec?, clockRate: Int, bytes: Range<Int>, arrival: Duration)
         case senderReport(ForwardingEngine.RecordedSenderReport, arrival: Duration)
