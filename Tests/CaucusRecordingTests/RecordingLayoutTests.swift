@@ -36,10 +36,14 @@ struct RecordingLayoutTests {
         }
         #expect(RecordingLayout.kind(ofFileName: "u1-video-3.mkv") == .video)
         // WebM and Matroska files of one track share one sequence of indexes.
-        #expect(RecordingLayout.index(ofFileName: "u1-video-3.mkv", baseName: "u1-video") == 3)
-        #expect(RecordingLayout.index(ofFileName: "u1-video-12.webm", baseName: "u1-video") == 12)
-        for other in ["u1-video-3.mp4", "u11-video-3.mkv", "u1-video-.mkv", "u1-video-x.mkv", "u1-video-3", "u1-audio-3.webm", "u1-video-٣.mkv"] {
-            #expect(RecordingLayout.index(ofFileName: other, baseName: "u1-video") == nil, "\(other)")
+        func parts(_ name: String) -> (String, Int)? {
+            RecordingLayout.baseNameAndIndex(ofFileName: name).map { (String($0.baseName), $0.index) }
+        }
+        #expect(parts("u1-video-3.mkv")! == ("u1-video", 3))
+        #expect(parts("u1-video-12.webm")! == ("u1-video", 12))
+        #expect(parts("_-x-audio-0.webm")! == ("_-x-audio", 0), "a base name's own dashes stay in it")
+        for other in ["u1-video-3.mp4", "u1-video-.mkv", "u1-video-x.mkv", "u1-video-3", "-3.webm", "u1-video-٣.mkv", "timeline.jsonl"] {
+            #expect(parts(other) == nil, "\(other)")
         }
         #expect(RecordingLayout.kind(ofFileName: "u1-audio-0.webm") == .audio)
         #expect(RecordingLayout.kind(ofFileName: "u1-screen-12.webm") == .screen)

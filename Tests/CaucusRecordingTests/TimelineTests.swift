@@ -56,6 +56,39 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 2)
     }
 
+    /// A timeline is gone on with from its first line alone (its `wallClock` stays the clock's
+    /// 0), however long the rest; a file without a whole first line of ours is not gone on with.
+    @Test func aTimelineIsGoneOnWithFromItsFirstLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-timeline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("timeline.jsonl").path
+        let timeline = try TimelineFile(creatingAt: path, location: "main", wallClock: 7)
+        // Past the first read (4 KiB) and the first line's limit: only the first line is read.
+        for index in 0..<3_000 { try timeline.append(TimelineEvent(time: Int64(index), .spoke(user: "u\(index)"))) }
+        timeline.close()
+        let (again, wallClock) = try #require(try TimelineFile.continuing(at: path))
+        #expect(wallClock == 7)
+        try again.append(TimelineEvent(time: 3_000, .left(user: "u1")))
+        again.close()
+        let lines = try TimelineReader.lines(Data(contentsOf: URL(fileURLWithPath: path)), strict: true)
+        #expect(lines.count == 3_002 && lines.last?.event == "left")
+
+        let other = folder.appendingPathComponent("other.jsonl").path
+        for refused in [
+            #"{"t":0,"event":"spoke","user":"u1"}"# + "\n",  // not recordingStarted
+            #"{"t":0,"event":"recordingStarted","version":1,"location":"main","wallClock":7}"#,  // cut off: no newline
+            #"{"t":0,"event":"recordingStarted","version":1,"location":""# + String(repeating: "x", count: TimelineFile.firstLineLimit)
+                + #"","wallClock":7}"# + "\n",  // too long to be ours
+            "",
+        ] {
+            try? FileManager.default.removeItem(atPath: other)
+            #expect(FileManager.default.createFile(atPath: other, contents: Data(refused.utf8)))
+            #expect(try TimelineFile.continuing(at: other) == nil, "\(refused.prefix(80))")
+        }
+        #expect(try TimelineFile.continuing(at: folder.appendingPathComponent("missing.jsonl").path) == nil)
+    }
+
     /// /dev/full fails every write with ENOSPC: a full disk is its own code.
     @Test func aFullDiskSaysSo() throws {
         let descriptor = open("/dev/full", O_WRONLY)

@@ -123,13 +123,13 @@ public struct RecordingLayout: Sendable {
         return TimelineEvent.MediaKind(rawValue: String(parts[parts.count - 2]))
     }
 
-    /// The index of a media file of `baseName` (`u7-video-3.mkv` of `u7-video`: 3), or nil.
-    /// WebM and Matroska files of one base name share one sequence of indexes.
-    public static func index(ofFileName name: String, baseName: String) -> Int? {
-        guard let stem = mediaStem(of: name), stem.hasPrefix(baseName + "-") else { return nil }
-        let digits = stem.dropFirst(baseName.count + 1)
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
-        return Int(digits)
+    /// A media file's base name and index (`u7-video-3.mkv`: `u7-video`, 3), or nil for any
+    /// other name. WebM and Matroska files of one base name share one sequence of indexes.
+    public static func baseNameAndIndex(ofFileName name: String) -> (baseName: Substring, index: Int)? {
+        guard let stem = mediaStem(of: name), let dash = stem.lastIndex(of: "-"), dash > stem.startIndex else { return nil }
+        let digits = stem[stem.index(after: dash)...]
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let index = Int(digits) else { return nil }
+        return (stem[..<dash], index)
     }
 
     /// A path's real file: the file exists, is a regular file and no part of the path below

@@ -50,6 +50,11 @@ final class LocationRecording {
     var loudest: Int?
     /// Bytes written to files since the last ``takeBytesWritten()``.
     private var bytesWritten = 0
+    /// The next free index of each base name's files (`u7-audio`: 3 after `u7-audio-2.webm`):
+    /// from one listing of the folder when a track first starts (files recorded before, here or
+    /// by a server that had the session), then kept up as files start. Files are never
+    /// overwritten, and a track's start does not list a folder that grows every round.
+    private var nextFileIndexes: [String: Int]?
 
     /// Opens the location's folder (with `session.json` the first time) and its timeline: a new
     /// one whose clock starts now, or the one already there (the location recorded before, by
@@ -174,12 +179,16 @@ final class LocationRecording {
         try perform(actions, of: track.output, stream, at: now)
     }
 
-    /// One past the highest index of the base name's files already in the folder (recorded
-    /// before, here or by another server): files are never overwritten.
+    /// One past the highest index of the base name's files in the folder.
     private func nextFileIndex(base: String) -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let used = names.compactMap { RecordingLayout.index(ofFileName: $0, baseName: base) }
-        return (used.max() ?? -1) + 1
+        if let known = nextFileIndexes { return known[base, default: 0] }
+        var found: [String: Int] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let (base, index) = RecordingLayout.baseNameAndIndex(ofFileName: name) else { continue }
+            found[String(base)] = max(found[String(base), default: 0], index + 1)
+        }
+        nextFileIndexes = found
+        return found[base, default: 0]
     }
 
     private func perform(_ actions: [TrackRecorderAction], of track: TrackOutput, _ stream: PublishedStream, at now: Duration)
@@ -193,6 +202,9 @@ final class LocationRecording {
                 keyframesWanted.append(stream)
             case .fileStarted(let name, let start):
                 bytesWritten += start.header.bytes.count
+                if let next = nextFileIndexes?[track.files.baseName, default: 0], next <= start.index {
+                    nextFileIndexes?[track.files.baseName] = start.index + 1
+                }
                 let size = start.codec.pictureSize
                 try timeline.append(TimelineEvent(
                     time: start.clockOffset / 1_000,
