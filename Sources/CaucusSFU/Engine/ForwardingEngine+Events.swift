@@ -59,12 +59,14 @@ extension ForwardingEngine {
         swap(&routed, &routedRTCP)
     }
 
-    /// The engine's timers, to call every few milliseconds (the server's media tick): lost
-    /// publisher packets asked for again, transport-cc feedback, simulcast layers ranked,
-    /// downlinks probed and their layers chosen, speakers ranked (a large location's new order,
-    /// and a simulcast layer's many receivers, recomputed in slices of about `slice`, as a
-    /// handover is: ``isRoutingPending``).
+    /// The engine's periodic work, now (the shell calls it when ``nextDeadline`` says so,
+    /// through ``handleDeadline(now:slice:)``; a test may call it at any time): lost publisher
+    /// packets asked for again, transport-cc feedback, simulcast layers ranked, downlinks
+    /// probed and their layers chosen, speakers ranked (a large location's new order, and a
+    /// simulcast layer's many receivers, recomputed in slices of about `slice`, as a handover
+    /// is: ``isRoutingPending``). Due again ``periodicInterval`` on.
     public func handleTimeout(now: Duration, slice: Int = .max) {
+        periodic.ran(at: now)
         queue(tick(now: now))
         if let changes = rankSimulcastLayers(now: now, slice: slice) { perform(changes) }
         let (probes, layerChanges) = tickDownlinks(now: now)
@@ -73,12 +75,7 @@ extension ForwardingEngine {
         if !speakers.isEmpty { perform(evaluateSpeakers(now: now, slice: slice)) }
     }
 
-    /// When lost publisher packets fall due to be asked for again (``UpstreamLoss/retryInterval``
-    /// after the last ask, 30 ms): the shell wakes for ``handleRepairs(now:)`` then instead of
-    /// waiting for its tick. nil when nothing upstream is missing.
-    public var nextRepairDeadline: Duration? { repairDeadline }
-
-    /// The repairs due at `now` only (what ``handleTimeout(now:slice:)`` also does on the tick):
+    /// The repairs due at `now` only (what ``handleTimeout(now:slice:)`` also does):
     /// NACKs asked again, keyframes for the numbers given up.
     public func handleRepairs(now: Duration) {
         queue(repairsDue(now: now))

@@ -42,8 +42,10 @@ public final class ForwardingEngine {
     var pendingRouting = PendingRouting()
     var keyframeRequests = KeyframeRequests()
     var upstreamNACKs = UpstreamNACKs()
-    /// When the next upstream ask falls due (``nextRepairDeadline``).
+    /// When the next upstream ask falls due (part of ``nextDeadline``).
     var repairDeadline: Duration?
+    /// When the periodic work falls due (``handleTimeout(now:slice:)``): from the first peer on.
+    var periodic = PeriodicSchedule(interval: ForwardingEngine.periodicInterval)
     /// Publishers' RTX SSRCs → what their packets restore (``RetransmissionSources``).
     var retransmissionSources = RetransmissionSources()
     /// Transport-cc feedback to the publishers that negotiated it (``PublisherFeedback``).
@@ -74,6 +76,7 @@ public final class ForwardingEngine {
     /// what it publishes (its SSRCs are new; in slices of about `slice` when they are many).
     func add(_ user: Int, plan: MediaSlotPlan, now: Duration, slice: Int = .max) -> Changes {
         if let old = subscribers[user] { unroute(user, old) }
+        periodic.start(at: now)
         retransmissionSources.forget(user)
         simulcast.forget(user)
         subscribers[user] = Subscriber(plan: plan, catalog: &catalog)

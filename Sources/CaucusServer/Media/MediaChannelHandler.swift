@@ -26,13 +26,14 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Datagrams that reached another shard's socket and were claimed here.
     private(set) var handedOver = 0
     private let metrics: MediaMetrics
+    /// How often the peers' deadlines are swept (`ServerConfiguration.mediaTickInterval`).
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
     /// The next routing slice, when one is waiting (`continueRouting`); none once the channel
     /// is inactive.
     private var routingSlice: Scheduled<Void>?
-    /// The wake-up for the router's next repair deadline, when one is set (`scheduleRepairs`).
-    private var repairWake: Scheduled<Void>?
+    /// The wake-up for the engines' next deadline, and when it fires (`scheduleEngineWake`).
+    private var engineWake: (task: Scheduled<Void>, at: Duration)?
     private var isActive = false
     /// Datagrams written since the last flush.
     private var pendingFlush = false
@@ -76,9 +77,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         tick = context.eventLoop.scheduleRepeatedTask(initialDelay: tickInterval, delay: tickInterval) { _ in
             let handler = loopBoundSelf.value
-            handler.send(handler.core.handleTimeout(now: MediaClock.now()))
-            handler.continueRouting()
-            handler.scheduleRepairs()
+            handler.send(handler.core.handlePeerDeadlines(now: MediaClock.now()))
         }
         context.fireChannelActive()
     }
@@ -89,8 +88,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
         isActive = false
         routingSlice?.cancel()
         routingSlice = nil
-        repairWake?.cancel()
-        repairWake = nil
+        engineWake?.task.cancel()
+        engineWake = nil
         if !isClosing {
             // SwiftNIO closes a datagram channel on a write error it cannot pin on one datagram,
             // and does not say which; the likeliest with runs is a kernel refusing them.
@@ -156,7 +155,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
         writeOutbox(context: context)
         flushIfNeeded(context: context)
         handOver()
-        scheduleRepairs()
+        scheduleEngineWake()
     }
 
     /// Queues an unclaimed datagram for the next shard to try, or counts it when none is left.
@@ -221,6 +220,7 @@ final class MediaChannelHandler: ChannelInboundHandler {
             write(replies, context: context)
             writeOutbox(context: context)
             flushIfNeeded(context: context)
+            scheduleEngineWake()
         } else {
             table.countUnclaimed()
         }
@@ -235,24 +235,29 @@ final class MediaChannelHandler: ChannelInboundHandler {
         writeOutbox(context: context)
         flushIfNeeded(context: context)
         handOver()
-        scheduleRepairs()
+        scheduleEngineWake()
         context.fireChannelReadComplete()
     }
 
-    /// Wakes the loop when the router's next repair falls due (a lost packet asked for again
-    /// after 30 ms), rather than at the next tick (50 ms by default): one timer at a time, at
-    /// the earliest deadline (a later ask never falls due before an earlier one).
-    func scheduleRepairs() {
-        guard isActive, repairWake == nil, let due = core.repairDeadline, let context else { return }
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let delay = max(.zero, due - MediaClock.now())
-        repairWake = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
-            let handler = handler.value
-            handler.repairWake = nil
-            handler.core.handleRepairs(now: MediaClock.now())
-            handler.send([])
-            handler.scheduleRepairs()
+    /// Wakes the loop when the engines' next deadline falls due (`MediaShardCore.nextEngineDeadline`:
+    /// a lost packet asked for again 30 ms after the ask, the periodic work every 50 ms): one
+    /// timer at a time, moved earlier when an earlier deadline comes (a loss before the
+    /// periodic work).
+    func scheduleEngineWake() {
+        guard isActive, let due = core.nextEngineDeadline, let context else { return }
+        if let wake = engineWake {
+            guard due < wake.at else { return }
+            wake.task.cancel()
         }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let task = context.eventLoop.scheduleTask(in: TimeAmount(max(.zero, due - MediaClock.now()))) {
+            let handler = handler.value
+            handler.engineWake = nil
+            handler.core.handleEngineDeadlines(now: MediaClock.now())
+            handler.send([])
+            handler.continueRouting()
+        }
+        engineWake = (task, due)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -278,12 +283,15 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Enough for the loop to read what arrived between two routing slices.
     static let routingSliceDelay = TimeAmount.microseconds(50)
 
-    /// Writes from outside a read (signalling, the timer), flushed at once. Call on the loop.
+    /// Writes from outside a read (signalling, the timers), flushed at once; the engines' wake
+    /// follows what changed (a new session's first peer starts its periodic work). Call on
+    /// the loop.
     func send(_ datagrams: [AddressedDatagram]) {
         guard let context else { return }
         write(datagrams, context: context)
         writeOutbox(context: context)
         flushIfNeeded(context: context)
+        scheduleEngineWake()
     }
 
     private func write(_ datagrams: [AddressedDatagram], context: ChannelHandlerContext) {

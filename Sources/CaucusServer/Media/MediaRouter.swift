@@ -50,9 +50,10 @@ final class MediaRouter {
     private let routingSlice: Int
     /// Where recordings go and whom a stopped one is reported to.
     private let recording: RecordingContext
-    /// The earliest of the engines' repair deadlines as last seen (a NACK to ask again): the
-    /// channel handler wakes then for ``handleRepairs(now:)`` rather than at its next tick.
-    private(set) var repairDeadline: Duration?
+    /// The earliest of the engines' deadlines as last seen (`ForwardingEngine.nextDeadline`: a
+    /// NACK to ask again, the periodic work): the channel handler wakes then for
+    /// ``handleDeadlines(now:)``. Nil while no session has a peer.
+    private(set) var nextDeadline: Duration?
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [ForwardedDatagram] = []
     /// The outbox's bytes, back to back: one buffer (one allocation) for what a read batch
@@ -192,7 +193,6 @@ final class MediaRouter {
         switch event {
         case .rtp(let packet):
             session.engine.receive(rtp: packet, from: key.user.rawValue, at: now)
-            if let due = session.engine.nextRepairDeadline { repairDeadline = repairDeadline.map { min($0, due) } ?? due }
         case .rtcp(let packet): session.engine.receive(rtcp: packet, from: key.user.rawValue, at: now)
         case .connected: session.engine.peerConnected(key.user.rawValue, now: now)
         case .closed: return
@@ -200,19 +200,27 @@ final class MediaRouter {
         perform(session, key.session, now: now)
     }
 
-    /// The engines' timers. A large location's new speaker order is recomputed in slices, as a
-    /// handover is (`continueRouting`).
-    func tick(now: Duration) {
-        defer { repairDeadline = earliestRepairDeadline() }
+    /// What the engines have due by `now` (``nextDeadline``): in each session whose engine
+    /// asked to be woken by then, its periodic work with the shell's own (the recording's
+    /// keyframe requests, a large location's new speaker order recomputed in slices as a
+    /// handover is: `continueRouting`), or only its repairs.
+    func handleDeadlines(now: Duration) {
+        defer { nextDeadline = earliestDeadline() }
         for (id, session) in sessions {
+            guard let due = session.engine.nextDeadline, due <= now else { continue }
+            guard session.engine.isPeriodicWorkDue(at: now) else {
+                session.engine.handleDeadline(now: now)
+                perform(session, id, now: now)
+                continue
+            }
             // Keyframes the recorders wait for: asked through the engine, paced with every other
-            // request (the outputs go with the timeout's below).
+            // request (the outputs go with the periodic work's below).
             for stream in session.recorder?.tick(now: now) ?? [] { session.engine.requestKeyframe(of: stream, now: now) }
             let (started, recomputations) = (ContinuousClock.now, session.engine.recomputations)
-            session.engine.handleTimeout(now: now, slice: routingSlice)
+            session.engine.handleDeadline(now: now, slice: routingSlice)
             perform(session, id, now: now)
-            // A tick that recomputed slots (a new speaker order, a layer) held the loop for
-            // routing as a handover does: timed with them.
+            // Periodic work that recomputed slots (a new speaker order, a layer) held the loop
+            // for routing as a handover does: timed with them.
             if session.engine.recomputations != recomputations {
                 metrics.routingUpdateDuration.record(duration: ContinuousClock.now - started)
             }
@@ -220,23 +228,20 @@ final class MediaRouter {
         }
     }
 
-    /// The repairs that fell due before the tick (``ForwardingEngine/handleRepairs(now:)``), in
-    /// the sessions whose engines asked to be woken by now.
-    func handleRepairs(now: Duration) {
-        defer { repairDeadline = earliestRepairDeadline() }
-        for (id, session) in sessions {
-            guard let due = session.engine.nextRepairDeadline, due <= now else { continue }
-            session.engine.handleRepairs(now: now)
-            perform(session, id, now: now)
-        }
+    private func noteDeadline(of session: Session) {
+        guard let due = session.engine.nextDeadline else { return }
+        nextDeadline = nextDeadline.map { min($0, due) } ?? due
     }
 
-    private func earliestRepairDeadline() -> Duration? {
-        sessions.values.lazy.compactMap(\.engine.nextRepairDeadline).min()
+    private func earliestDeadline() -> Duration? {
+        sessions.values.lazy.compactMap(\.engine.nextDeadline).min()
     }
 
     /// Does what `session`'s engine asks: copies and RTCP protected and queued, slot maps sent.
     private func perform(_ session: Session, _ id: StoredSessionID, now: Duration) {
+        // Whatever the engine was given may have set an earlier deadline (a loss sets a repair's,
+        // a session's first peer starts the periodic work).
+        noteDeadline(of: session)
         // Counted here and added once: a counter's update per copy showed in the profile.
         var forwarded = 0
         var bytes = 0

@@ -36,22 +36,30 @@ import NIOCore
         return replies
     }
 
-    /// The timer: the engines' periodic work (feedback, probes, layers, speakers, repairs),
-    /// then the peers' deadlines (DTLS retransmissions, consent); returns the peers' datagrams.
-    func handleTimeout(now: Duration) -> [AddressedDatagram] {
-        router.tick(now: now)
+    /// What the engines have due by `now`: their periodic work (feedback, probes, layers,
+    /// speakers, repairs) or their repairs alone (`MediaRouter.handleDeadlines`). The channel
+    /// handler calls it at ``nextEngineDeadline``.
+    func handleEngineDeadlines(now: Duration) {
+        router.handleDeadlines(now: now)
+    }
+
+    /// When the engines next need ``handleEngineDeadlines(now:)``; nil while no session has a peer.
+    var nextEngineDeadline: Duration? { router.nextDeadline }
+
+    /// The peers' deadlines (DTLS retransmissions, consent), swept by the channel handler every
+    /// `mediaTickInterval`; returns the peers' datagrams.
+    func handlePeerDeadlines(now: Duration) -> [AddressedDatagram] {
         let datagrams = table.handleDeadlines(now: now)
         deliverMedia(at: now)
         return datagrams
     }
 
-    /// The repairs due by `now` (`MediaRouter.repairDeadline`), between two ticks.
-    func handleRepairs(now: Duration) {
-        router.handleRepairs(now: now)
+    /// Both at once, for a test that moves its own clock: the engines' deadlines, then the
+    /// peers'; returns the peers' datagrams.
+    func handleTimeout(now: Duration) -> [AddressedDatagram] {
+        handleEngineDeadlines(now: now)
+        return handlePeerDeadlines(now: now)
     }
-
-    /// When the router next wants `handleRepairs`; nil when nothing upstream is missing.
-    var repairDeadline: Duration? { router.repairDeadline }
 
     /// Hands the waiting copies and RTCP to `write` (see `MediaRouter.takeOutbox`).
     func takeOutbox(_ write: (_ datagrams: [ForwardedDatagram], _ bytes: ByteBuffer) -> Void) {

@@ -110,10 +110,10 @@ final class InMemoryShard {
         send([try #require(client.peer.protect(rtcp: RTCPPacket.encodeCompound(packets)))], from: client)
     }
 
-    /// The core's timer (its engines' periodic work, its peers' deadlines), and the repairs due.
+    /// The core's timers: what its engines have due (`nextEngineDeadline`: repairs, the
+    /// periodic work), and its peers' deadlines.
     func tick() {
         deliver(toClients: core.handleTimeout(now: now))
-        core.handleRepairs(now: now)
         flush()
     }
 

@@ -1,0 +1,66 @@
+import CaucusCore
+import CaucusMedia
+import CaucusSFU
+import Testing
+@_spi(Benchmarks) @testable import CaucusServer
+
+/// The shard's timer follows its engines (`MediaShardCore.nextEngineDeadline`, which the
+/// channel handler wakes for): none before a session has a peer, the periodic work on the
+/// engines' 50 ms grid, and a lost packet's ask again 30 ms after the first, before the grid's
+/// next instant. Driven in memory (`InMemoryShard`) with real peers on the test's clock.
+@Suite struct MediaShardDeadlineTests {
+    typealias Shard = MediaShardCoreTests
+
+    /// The NACKs for `ssrc` that the shard sent Ada's client, counted.
+    static func nacks(of ssrc: UInt32, to client: InMemoryShard.Client) -> Int {
+        client.receivedRTCP.reduce(0) { count, compound in
+            count + ((try? RTCPPacket.decodeCompound(compound)) ?? []).filter {
+                if case .genericNACK(let nack) = $0 { nack.mediaSSRC == ssrc } else { false }
+            }.count
+        }
+    }
+
+    @Test func theShardWakesWhenItsEnginesSayAndTheirWorkRunsThenOnly() throws {
+        let shard = try InMemoryShard()
+        let interval = ForwardingEngine.periodicInterval
+        #expect(shard.core.nextEngineDeadline == nil, "no session has a peer: nothing to wake for")
+
+        try shard.connect(Shard.ada, sections: [.publishing(.video, ssrc: Shard.adaSSRC)])
+        try shard.connect(Shard.bo, sections: [.receiving(.video)])
+        shard.route([
+            Shard.ada: (Shard.roomA, []), Shard.bo: (Shard.roomA, [PublishedStream(publisher: Shard.ada, kind: .video)]),
+        ])
+        let periodic = try #require(shard.core.nextEngineDeadline, "a peer starts the engine's periodic work")
+        #expect(periodic > shard.now && periodic <= shard.now + interval)
+        // A whole second is a whole number of intervals: on the grid when its fraction is.
+        #expect(periodic.components.attoseconds % (interval.components.attoseconds) == 0, "on the engines' grid: \(periodic)")
+
+        // Ada's 101 is lost: asked for at once, and again 30 ms later unless it comes.
+        shard.fate = { toServer, _, datagram in
+            toServer && DatagramKind(classifying: datagram) == .rtp && Shard.sequence(of: datagram) == 101 ? .lose : .deliver
+        }
+        for sequence in UInt16(100)..<103 {
+            try shard.publish(Shard.frame(Shard.adaSSRC, sequence, mark: 0xAD, keyframe: sequence == 100), from: Shard.ada)
+        }
+        let ada = try #require(shard.clients[Shard.ada])
+        #expect(Self.nacks(of: Shard.adaSSRC, to: ada) == 1)
+        let retry = shard.now + UpstreamLoss.retryInterval
+        let next = try #require(shard.core.nextEngineDeadline)
+        #expect(next == min(periodic, retry), "the earlier of the periodic work and the ask again")
+
+        // Woken at each deadline it names, and only then, until the ask again has gone out.
+        var wakes: [Duration] = []
+        while Self.nacks(of: Shard.adaSSRC, to: ada) < 2, wakes.count < 5, let due = shard.core.nextEngineDeadline {
+            shard.advance(by: due - shard.now - .milliseconds(1))
+            shard.tick()
+            #expect(shard.core.nextEngineDeadline == due, "nothing ran a millisecond before its deadline")
+            shard.advance(by: .milliseconds(1))
+            shard.tick()
+            wakes.append(due)
+            #expect(shard.core.nextEngineDeadline.map { $0 > due } == true, "the deadline moved on once its work ran")
+        }
+        #expect(Self.nacks(of: Shard.adaSSRC, to: ada) == 2)
+        #expect(wakes.last == retry, "asked again at its deadline: \(wakes)")
+        #expect(wakes.allSatisfy { $0 == retry || $0 == periodic || $0 == periodic + interval }, "\(wakes)")
+    }
+}
