@@ -3,11 +3,18 @@
 /// the engine. Two kinds of work fall due: the repairs (a lost publisher packet asked for again
 /// ``UpstreamLoss/retryInterval`` after the last ask, 30 ms), whenever a loss sets one, and
 /// the periodic work (``handleTimeout(now:slice:)``) every ``periodicInterval`` from the
-/// first peer on, on a grid shared by every engine (``PeriodicSchedule``).
+/// first peer on, on a grid shared by every engine of that interval (``PeriodicSchedule``).
 extension ForwardingEngine {
-    /// How often the periodic work runs: transport-cc feedback goes to the publishers at this
-    /// pace (browsers send theirs every 50–100 ms), and layers and speakers are ranked at it.
-    public static let periodicInterval = Duration.milliseconds(50)
+    /// How often the periodic work runs unless the engine is made with another interval (the
+    /// server's `mediaTickInterval`): transport-cc feedback goes to the publishers at this pace
+    /// (browsers send theirs every 50–100 ms), and layers and speakers are ranked at it.
+    public static let standardPeriodicInterval = Duration.milliseconds(50)
+
+    /// How often the periodic work runs.
+    public var periodicInterval: Duration { periodic.interval }
+
+    /// When the periodic work last ran (nil: never).
+    public var lastPeriodicRun: Duration? { periodic.lastRun }
 
     /// When the engine next needs ``handleDeadline(now:slice:)``; nil before its first peer.
     public var nextDeadline: Duration? {

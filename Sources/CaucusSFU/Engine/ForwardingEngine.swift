@@ -45,7 +45,7 @@ public final class ForwardingEngine {
     /// When the next upstream ask falls due (part of ``nextDeadline``).
     var repairDeadline: Duration?
     /// When the periodic work falls due (``handleTimeout(now:slice:)``): from the first peer on.
-    var periodic = PeriodicSchedule(interval: ForwardingEngine.periodicInterval)
+    var periodic: PeriodicSchedule
     /// Publishers' RTX SSRCs → what their packets restore (``RetransmissionSources``).
     var retransmissionSources = RetransmissionSources()
     /// Transport-cc feedback to the publishers that negotiated it (``PublisherFeedback``).
@@ -66,8 +66,10 @@ public final class ForwardingEngine {
     var routedRTCP = RoutedRTCP()
     public internal(set) var counters = ForwardingCounters()
 
-    public init(speakers: SpeakerRanking.Configuration = .standard) {
+    /// `periodicInterval`: how often the periodic work runs (``nextDeadline``).
+    public init(speakers: SpeakerRanking.Configuration = .standard, periodicInterval: Duration = ForwardingEngine.standardPeriodicInterval) {
         self.speakers = LocationSpeakers(configuration: speakers)
+        periodic = PeriodicSchedule(interval: periodicInterval)
     }
 
     public var isEmpty: Bool { subscribers.isEmpty }

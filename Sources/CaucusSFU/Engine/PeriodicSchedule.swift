@@ -6,6 +6,8 @@ struct PeriodicSchedule: Sendable {
     let interval: Duration
     /// Nil until ``start(at:)``.
     private(set) var due: Duration?
+    /// When the work last ran (``ran(at:)``); nil: never.
+    private(set) var lastRun: Duration?
 
     init(interval: Duration) {
         precondition(interval > .zero, "a periodic interval is positive")
@@ -24,6 +26,7 @@ struct PeriodicSchedule: Sendable {
     /// The work ran at `now`: due again at the next grid instant after it (one run for
     /// several intervals missed, not one per interval).
     mutating func ran(at now: Duration) {
+        lastRun = now
         due = next(after: now)
     }
 

@@ -80,7 +80,9 @@ public struct ServerConfiguration: Sendable {
     public var recordingQuota: Int64?
     /// How long a connected peer keeps its media without a new ICE check (RFC 7675: 30 s).
     public var mediaConsentTimeout: Duration
-    /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent).
+    /// How often the media port's timer runs the peers' deadlines (DTLS retransmissions, consent),
+    /// and each session's forwarding engine its periodic work (transport-cc feedback, layers,
+    /// speakers; its repairs run at their own deadlines).
     public var mediaTickInterval: Duration
     /// Several nodes on one PostgreSQL store (`storeURL`): this node's address and the lease
     /// duration. Nil: one node, which serves every session of its store.

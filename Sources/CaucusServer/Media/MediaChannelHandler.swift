@@ -5,8 +5,8 @@ import NIOCore
 /// One media shard's channel handler: the socket around the shard's core
 /// (`MediaShardCore`). Each datagram goes to the core, and what the peers answer is written at
 /// once and what the router forwards flushed once per read batch (`channelReadComplete`), so a
-/// `recvmmsg` batch becomes one `sendmmsg`. A repeating timer on the same loop runs the core's
-/// deadlines.
+/// `recvmmsg` batch becomes one `sendmmsg`. A repeating timer on the same loop runs the peers'
+/// deadlines; another follows the engines' (`scheduleEngineWake`).
 ///
 /// A datagram no peer of this shard claims goes to the shard that should have it: the one its
 /// ICE ufrag names (a binding request), the one that claimed its source address before, or
@@ -26,7 +26,8 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// Datagrams that reached another shard's socket and were claimed here.
     private(set) var handedOver = 0
     private let metrics: MediaMetrics
-    /// How often the peers' deadlines are swept (`ServerConfiguration.mediaTickInterval`).
+    /// How often the peers' deadlines are swept, and the engines' periodic work runs
+    /// (`ServerConfiguration.mediaTickInterval`).
     private let tickInterval: TimeAmount
     private var tick: RepeatedTask?
     /// The next routing slice, when one is waiting (`continueRouting`); none once the channel
@@ -53,15 +54,16 @@ final class MediaChannelHandler: ChannelInboundHandler {
     private var tcpConnections: [TransportAddress: MediaTCPConnection] = [:]
 
     init(
-        shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: TimeAmount, segmentationOffload: Bool, routingSlice: Int,
+        shard: Int, table: MediaPeerTable, metrics: MediaMetrics, tickInterval: Duration, segmentationOffload: Bool, routingSlice: Int,
         recording: RecordingContext, logger: Logger
     ) {
-        self.core = MediaShardCore(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
+        self.core = MediaShardCore(
+            table: table, metrics: metrics, routingSlice: routingSlice, recording: recording, periodicInterval: tickInterval)
         self.logger = logger
         self.segmentationOffload = segmentationOffload
         self.shard = shard
         self.metrics = metrics
-        self.tickInterval = tickInterval
+        self.tickInterval = TimeAmount(tickInterval)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -18,7 +18,7 @@ final class MediaRouter {
     /// One session's engine and what only the shell knows: its users' connections, and the
     /// numbers its locations have in the engine.
     private final class Session {
-        let engine = ForwardingEngine()
+        let engine: ForwardingEngine
         var connections: [Int: ClientConnection] = [:]
         var locationNumbers: [Location: Int] = [:]
         /// The engine's counts already reported as metrics.
@@ -28,6 +28,10 @@ final class MediaRouter {
         var heldFrames: [(connection: ClientConnection, frame: ByteBuffer)]?
         /// Its recording, from the first recording handover (`RecordingFeed`).
         var recorder: RecordingFeed?
+
+        init(periodicInterval: Duration) {
+            engine = ForwardingEngine(periodicInterval: periodicInterval)
+        }
 
         func number(of location: Location) -> Int {
             if let known = locationNumbers[location] { return known }
@@ -52,7 +56,7 @@ final class MediaRouter {
     private let recording: RecordingContext
     /// The earliest of the engines' deadlines as last seen (`ForwardingEngine.nextDeadline`: a
     /// NACK to ask again, the periodic work): the channel handler wakes then for
-    /// ``handleDeadlines(now:)``. Nil while no session has a peer.
+    /// ``handleDeadlines(now:)``. Nil before any session has had a peer.
     private(set) var nextDeadline: Duration?
     /// Datagrams to write (forwarded RTP, RTCP), taken by the channel handler.
     private var outbox: [ForwardedDatagram] = []
@@ -61,8 +65,15 @@ final class MediaRouter {
     private var outboxBytes = ByteBufferAllocator().buffer(capacity: MediaRouter.outboxCapacity)
     static let outboxCapacity = 16_384
 
-    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext) {
+    /// How often each session's engine does its periodic work (`ServerConfiguration.mediaTickInterval`).
+    private let periodicInterval: Duration
+
+    init(
+        table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext,
+        periodicInterval: Duration = ForwardingEngine.standardPeriodicInterval
+    ) {
         self.recording = recording
+        self.periodicInterval = periodicInterval
         self.table = table
         self.metrics = metrics
         self.routingSlice = routingSlice
@@ -82,7 +93,7 @@ final class MediaRouter {
     // MARK: - Peers and sessions
 
     func addPeer(_ key: MediaPeerKey, plan: MediaSlotPlan, now: Duration) {
-        let session = sessions[key.session] ?? Session()
+        let session = sessions[key.session] ?? Session(periodicInterval: periodicInterval)
         sessions[key.session] = session
         routing(session, key.session, now: now) { session.engine.addPeer(key.user.rawValue, plan: plan, now: now, slice: routingSlice) }
     }
@@ -94,6 +105,9 @@ final class MediaRouter {
 
     func recomputations(of session: StoredSessionID) -> Int? { sessions[session]?.engine.recomputations }
 
+    /// When the session's engine last did its periodic work (nil: never, or no such session).
+    func lastPeriodicRun(of session: StoredSessionID) -> Duration? { sessions[session]?.engine.lastPeriodicRun }
+
     func removeSession(_ session: StoredSessionID, now: Duration) {
         sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: "ended", now: now)
         routingPending.remove(session)
@@ -103,7 +117,7 @@ final class MediaRouter {
     func record(_ id: StoredSessionID, _ handover: RecordingHandover, now: Duration) {
         // A session with neither peers nor recording is not made for a picture recording nothing.
         guard sessions[id] != nil || !handover.picture.recorded.isEmpty else { return }
-        let session = sessions[id] ?? Session()
+        let session = sessions[id] ?? Session(periodicInterval: periodicInterval)
         sessions[id] = session
         let recorder = session.recorder ?? RecordingFeed(session: id, context: recording)
         session.recorder = recorder

@@ -18,9 +18,15 @@ import NIOCore
     let table: MediaPeerTable
     let router: MediaRouter
 
-    init(table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext) {
+    /// `periodicInterval`: how often each session's engine does its periodic work
+    /// (`ServerConfiguration.mediaTickInterval`).
+    init(
+        table: MediaPeerTable, metrics: MediaMetrics, routingSlice: Int, recording: RecordingContext,
+        periodicInterval: Duration = ForwardingEngine.standardPeriodicInterval
+    ) {
         self.table = table
-        self.router = MediaRouter(table: table, metrics: metrics, routingSlice: routingSlice, recording: recording)
+        self.router = MediaRouter(
+            table: table, metrics: metrics, routingSlice: routingSlice, recording: recording, periodicInterval: periodicInterval)
     }
 
     // MARK: - Datagrams and time
@@ -43,7 +49,8 @@ import NIOCore
         router.handleDeadlines(now: now)
     }
 
-    /// When the engines next need ``handleEngineDeadlines(now:)``; nil while no session has a peer.
+    /// When the engines next need ``handleEngineDeadlines(now:)``; nil before any session has had
+    /// a peer.
     var nextEngineDeadline: Duration? { router.nextDeadline }
 
     /// The peers' deadlines (DTLS retransmissions, consent), swept by the channel handler every

@@ -77,7 +77,7 @@ final class MediaTransport: Sendable {
         let routingSlice = configuration.mediaRoutingSlice
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
-        let tickInterval = TimeAmount(configuration.mediaTickInterval)
+        let tickInterval = configuration.mediaTickInterval
         guard
             let segmentationOffload = configuration.mediaSegmentationOffload.isUsed(
                 kernelRelease: MediaSegmentationOffload.runningKernelRelease, supported: System.supportsUDPSegmentationOffload)

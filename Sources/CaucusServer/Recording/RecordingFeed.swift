@@ -10,8 +10,8 @@ import NIOConcurrencyHelpers
 ///
 /// What the recorder asks back goes two ways: a location it stopped on its own (a full disk, the
 /// quota) is reported to the session from the writer (``RecordingContext/report(_:_:)``); the
-/// keyframes its recorders wait for wait in a box the loop empties on its tick
-/// (``tick(now:)``), for the engine to ask the publishers. Confined to the media loop.
+/// keyframes its recorders wait for wait in a box the loop empties with the session's periodic
+/// work (``tick(now:)``), for the engine to ask the publishers. Confined to the media loop.
 final class RecordingFeed {
     private var queue: RecordedMediaQueue
     private let pool = RecordedBatchPool()

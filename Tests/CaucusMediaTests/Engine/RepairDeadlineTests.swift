@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func anEngineNeedsTheTimeFromItsFirstPeerOnEveryIntervalOnOneGrid() {
-        let interval = ForwardingEngine.periodicInterval
+        let interval = ForwardingEngine.standardPeriodicInterval
         let engine = ForwardingEngine()
         #expect(engine.nextDeadline == nil, "no peer: nothing to do")
         engine.addPeer(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .milliseconds(12))
@@ -36,22 +36,29 @@ import Testing
 
         #expect(!engine.isPeriodicWorkDue(at: interval - .milliseconds(1)))
         engine.handleDeadline(now: interval - .milliseconds(1))
-        #expect(engine.nextDeadline == interval, "nothing ran before it was due")
+        #expect(engine.lastPeriodicRun == nil, "nothing ran before it was due")
         #expect(engine.isPeriodicWorkDue(at: interval))
         engine.handleDeadline(now: interval)
+        #expect(engine.lastPeriodicRun == interval)
         #expect(engine.nextDeadline == interval * 2)
         // A late wake runs the work once and lands on the grid again.
         engine.handleDeadline(now: interval * 3 + .milliseconds(7))
+        #expect(engine.lastPeriodicRun == interval * 3 + .milliseconds(7))
         #expect(engine.nextDeadline == interval * 4)
         // Peers come and go; the schedule keeps its grid.
         engine.addPeer(2, plan: Routing.plan(audioSSRC: 2, videoSSRC: 20), now: interval * 3 + .milliseconds(9))
         #expect(engine.nextDeadline == interval * 4)
+
+        // The server's media interval, when set, is the engine's.
+        let slow = ForwardingEngine(periodicInterval: .seconds(2))
+        slow.addPeer(1, plan: Routing.plan(audioSSRC: 1, videoSSRC: 10), now: .milliseconds(12))
+        #expect(slow.nextDeadline == .seconds(2))
     }
 
     @Test func aLostPacketIsAskedForAgainAtTheDeadlineTheEngineNamesAndNotBefore() throws {
         let (engine, _, _, _) = RTX.twoWatchingOne()
         _ = try Self.nacks(from: engine)
-        let interval = ForwardingEngine.periodicInterval
+        let interval = ForwardingEngine.standardPeriodicInterval
         #expect(engine.repairDeadline == nil && engine.nextDeadline == interval, "nothing is missing: the periodic work only")
 
         let lost = Duration.milliseconds(40)
