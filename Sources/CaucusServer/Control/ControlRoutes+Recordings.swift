@@ -1,9 +1,11 @@
 import CaucusAuth
 import CaucusCore
 import CaucusRecording
+import CaucusStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import NIOPosix
 
 /// The control API's recordings routes (docs/recording.md, "Getting them"): a session's
 /// recordings listed, each file served with HTTP Range, and deleted, all from this node's
@@ -15,10 +17,18 @@ extension SessionServer {
     /// `GET /v1/sessions/{id}/recordings`.
     func listRecordings(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
         let session = try await recordingsSession(context, app)
+        let layout = recordingLayout
+        // The folders and timelines are read on NIO's thread pool: a large session's, or one on
+        // a slow shared disk, would otherwise hold one of the threads every session runs on.
+        let listing = try await NIOThreadPool.singleton.runIfActive { Self.listing(of: session, in: layout) }
+        return Self.json(listing)
+    }
+
+    private static func listing(of session: Int64, in layout: RecordingLayout) -> RecordingsListing {
         var recordings: [RecordingSummary] = []
         var timelines: [TimelineSummary] = []
-        for location in recordingLayout.locations(of: session) {
-            let folder = recordingLayout.locationFolder(session: session, location: location)
+        for location in layout.locations(of: session) {
+            let folder = layout.locationFolder(session: session, location: location)
             // Lenient: a line a crash or a full disk spoilt costs that line, not the listing.
             guard let read = try? RecordedLocation.read(folder: folder, strict: false) else { continue }
             let base = "/v1/sessions/\(session)/recordings/\(location.name)/"
@@ -26,14 +36,21 @@ extension SessionServer {
                 timelines.append(TimelineSummary(location: location.name, file: RecordingLayout.timelineFileName, size: bytes, url: base + RecordingLayout.timelineFileName))
             }
             for file in read.files {
+                // A damaged timeline's numbers may not add up: no time rather than a trap.
+                let startedAt = file.start.flatMap { start in
+                    read.wallClock.flatMap { wallClock in
+                        let (sum, overflow) = wallClock.addingReportingOverflow(start)
+                        return overflow ? nil : sum
+                    }
+                }
                 recordings.append(
                     RecordingSummary(
                         location: location.name, file: file.name, user: file.user, kind: file.kind?.rawValue, codec: file.codec,
-                        start: file.start, startedAt: file.start.flatMap { start in read.wallClock.map { $0 + start } },
-                        duration: file.durationMilliseconds, size: file.bytes, ended: file.ended, url: base + file.name))
+                        start: file.start, startedAt: startedAt, duration: file.durationMilliseconds, size: file.bytes, ended: file.ended,
+                        url: base + file.name))
             }
         }
-        return Self.json(RecordingsListing(session: session, recordings: recordings, timelines: timelines))
+        return RecordingsListing(session: session, recordings: recordings, timelines: timelines)
     }
 
     /// `GET /v1/sessions/{id}/recordings/{location}/{file}`: the file, streamed from disk,
@@ -65,7 +82,13 @@ extension SessionServer {
             return refusal
         }
         // Read in chunks as the client takes them: never the whole file in memory.
-        let body = try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        let body: ResponseBody
+        do {
+            body = try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // Deleted between the look above and the open: as if it had never been there.
+            throw CaucusError(.notFound, "No file \(name) in the recordings of \(location.name).")
+        }
         return Response(status: status, headers: headers, body: body)
     }
 
@@ -73,39 +96,73 @@ extension SessionServer {
     /// `DELETE /v1/sessions/{id}/recordings/{location}` (one).
     func deleteRecordings(_ context: BasicRequestContext, _ app: AppCredentials, oneLocation: Bool) async throws -> Response {
         let session = try await recordingsSession(context, app)
+        let layout = recordingLayout
         let locations: [RecordingLocation]
         if oneLocation {
             let location = try Self.recordingLocation(context)
-            guard RecordingLayout.isRealFolder(recordingLayout.locationFolder(session: session, location: location)) else {
+            // The session's folder too must be a real one: a link planted there is never followed.
+            guard RecordingLayout.isRealFolder(layout.sessionFolder(session)),
+                RecordingLayout.isRealFolder(layout.locationFolder(session: session, location: location))
+            else {
                 throw CaucusError(.notFound, "No recordings of \(location.name) in this session.")
             }
             locations = [location]
         } else {
-            locations = recordingLayout.locations(of: session)
+            locations = layout.locations(of: session)
         }
         // Files still being written would be lost with their folder: stop recording first.
-        if let live = await registry.sessions(of: app.key).first(where: { $0.id.rawValue == session }) {
-            let recorded = Set(await live.state.recordedLocations.map(SessionActor.recordingLocation))
-            if let busy = oneLocation ? locations.first(where: recorded.contains) : recorded.sorted().first {
-                var refused = Self.failure(
-                    CaucusError(.alreadyRecording, "\(busy.name) is being recorded: stop recording it before deleting its recordings."), status: nil)
-                refused.status = .conflict
-                return refused
-            }
+        if let refusal = try await deletionRefusal(session, app, of: locations, oneLocation: oneLocation) {
+            var refused = Self.failure(CaucusError(.alreadyRecording, refusal), status: nil)
+            refused.status = .conflict
+            return refused
         }
-        defer { media.recording.quota.forget(app: app.key) }
-        var deleted: [String] = []
-        for location in locations {
-            do {
-                // Removes links themselves, never what they point to.
-                try FileManager.default.removeItem(atPath: recordingLayout.locationFolder(session: session, location: location))
-                deleted.append(location.name)
-            } catch {
-                logger.error("deleting the recordings of session \(session) \(location.name) failed: \(error)")
-                throw CaucusError.serverFailure
+        let quota = media.recording.quota
+        let logger = logger
+        // Removed, and the app's use measured again, on NIO's thread pool: a large folder (or a
+        // slow shared disk) would otherwise hold one of the threads every session runs on.
+        let deleted = try await NIOThreadPool.singleton.runIfActive { () throws(CaucusError) -> [String] in
+            defer { quota.measureAgain(app: app.key, layout: layout) }
+            var deleted: [String] = []
+            for location in locations {
+                do {
+                    // Removes links themselves, never what they point to.
+                    try FileManager.default.removeItem(atPath: layout.locationFolder(session: session, location: location))
+                    deleted.append(location.name)
+                } catch {
+                    logger.error("deleting the recordings of session \(session) \(location.name) failed: \(error)")
+                    throw CaucusError.serverFailure
+                }
             }
+            return deleted
         }
         return Self.json(RecordingsDeletion(session: session, deleted: deleted))
+    }
+
+    /// Why `locations` of the session (any of its locations, unless `oneLocation`) may not be
+    /// deleted now: the session, live here, records one of them; or it is live on another node,
+    /// which may be writing into this folder (a shared one) and whose recording this node
+    /// cannot see. nil: nothing of it is being written.
+    private func deletionRefusal(
+        _ session: Int64, _ app: AppCredentials, of locations: [RecordingLocation], oneLocation: Bool
+    ) async throws -> String? {
+        let placement: SessionPlacement?
+        do {
+            placement = try await router.place(StoredSessionID(rawValue: session))
+        } catch {
+            logger.error("session \(session) could not be found or taken over: \(error)")
+            throw CaucusError.serverFailure
+        }
+        switch placement {
+        case .here(let live) where live.app == app.key:
+            let recorded = Set(await live.state.recordedLocations.map(SessionActor.recordingLocation))
+            guard let busy = oneLocation ? locations.first(where: recorded.contains) : recorded.sorted().first else { return nil }
+            return "\(busy.name) is being recorded: stop recording it before deleting its recordings."
+        case .elsewhere(let node):
+            return "Session \(session) is live on node \(node), which may be recording it into this folder: "
+                + "delete its recordings there, or once it has ended."
+        case .here, nil:
+            return nil
+        }
     }
 
     /// The session the path names, when this app may reach its recordings: its `session.json`

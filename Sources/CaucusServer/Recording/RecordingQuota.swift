@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// How many bytes of recordings each app may keep in this server's data folder
 /// (`--recording-quota`), shared by every media loop. An app's use is measured once from the
 /// folder (every session whose `session.json` names it), then counted as files are written;
-/// a deletion through the control API has it measured again. Without a limit it counts nothing.
+/// a deletion through the control API has it measured again at once. Without a limit it counts nothing.
 final class RecordingQuota: Sendable {
     /// Bytes per app; nil: no limit.
     let limit: Int64?
@@ -31,9 +31,17 @@ final class RecordingQuota: Sendable {
         }
     }
 
-    /// `app`'s recordings changed on disk (deleted): measured again when next needed.
-    func forget(app: String) {
-        used.withLockedValue { $0[app] = nil }
+    /// `app`'s recordings changed on disk (deleted): measured again at once. Not left to be
+    /// measured when next needed: a recording going on counts its next bytes at once
+    /// (``add(_:app:)``), which would then count from nothing, and every byte left on disk
+    /// would drop out of the quota for good. Blocks on the folder's listing: call it off the
+    /// session actors' threads (the control API runs it on NIO's thread pool).
+    func measureAgain(app: String, layout: RecordingLayout) {
+        guard limit != nil else { return }
+        // Bytes written while the folder is walked are either in the walk (written before
+        // their file's size is read) or lost to the quota: at most a batch's worth.
+        let measured = Self.measure(app: app, layout: layout)
+        used.withLockedValue { $0[app] = measured }
     }
 
     /// The bytes `app` keeps now, measured from the folder the first time.
