@@ -24,6 +24,25 @@ import Testing
         zip(times.dropFirst(), times).map { $0 - $1 }
     }
 
+    /// A publisher whose timestamps and sender reports run on by 2^31 − 1 ticks a frame (about
+    /// 6.6 hours of video each), clock and file agreeing, so no frame jumps back and no file
+    /// ends: past 9.2 × 10^12 ticks (4,295 frames) ticks × 1,000,000 would leave 64 bits.
+    @Test func timestampsThatRunOnByBillionsOfTicksAFrameNeitherTrapNorGoBack() {
+        let step: UInt32 = 0x7FFF_FFFF
+        let origin: Int64 = -4_294_967_295_000_000
+        var timing = FrameTiming(clockRate: 90_000, rtpTimestamp: 0, origin: origin)
+        var last: Int64 = -1
+        for index in 0..<6_000 {
+            let rtp = UInt32(truncatingIfNeeded: index) &* step
+            let mapped = origin + Int64(index) * Int64(step) * 1_000 / 90
+            #expect(!timing.jumpsBack(ofRTP: rtp, mapped: mapped))
+            let time = timing.milliseconds(ofRTP: rtp, mapped: mapped)
+            #expect(time > last, "frame \(index) at \(time) ms, after \(last)")
+            last = time
+        }
+        #expect(last >= FrameTiming.maximumTicks / 90, "the file's times went on to its span's end: \(last)")
+    }
+
     @Test func theSendersSpacingIsKeptWhileTheClockJitters() {
         var timing = FrameTiming(clockRate: 90_000, rtpTimestamp: 0, origin: Self.origin)
         // The estimate steps back and forth by up to 10 ms, as sender reports come and go.

@@ -21,7 +21,15 @@
 ///   the recorder ends the file there and starts the next at the clock's time.
 /// - **Times strictly increase**: a frame is written at least 1 ms after the one before, so
 ///   no two frames of a file share a time (two of one RTP timestamp are 1 ms apart).
+/// - **A file spans at most ``maximumTicks``** of its RTP clock (about 141 days of video): a
+///   sender whose timestamps (and sender reports) run on by billions of ticks a frame would
+///   otherwise take the arithmetic past 64 bits, and the server with it. Past it, frames
+///   are written 1 ms apart.
 struct FrameTiming: Sendable {
+    /// How many RTP ticks from its first frame a file's times count: 2^40, so that every
+    /// product here (ticks × 1,000,000) stays far inside 64 bits.
+    static let maximumTicks: Int64 = 1 << 40
+
     /// How far the clock may be from the file's times before they are moved toward it: about
     /// the jitter of the clock's estimate (steps of 1 to 10 ms measured with aiortc), and a
     /// quarter of what two tracks may disagree by in sync (40 ms), so two tracks each left
@@ -57,7 +65,7 @@ struct FrameTiming: Sendable {
     /// jumped back. Followed in this file, the frames after it would be written 1 ms apart
     /// until the clock caught up with the file again: seconds of media in milliseconds.
     func jumpsBack(ofRTP rtpTimestamp: UInt32, mapped: Int64) -> Bool {
-        let spaced = (ticks + Int64(Int32(bitPattern: rtpTimestamp &- lastRTP))) * 1_000_000 / clockRate
+        let spaced = Self.bounded(ticks + Int64(Int32(bitPattern: rtpTimestamp &- lastRTP))) * 1_000_000 / clockRate
         return mapped - (origin + spaced + correction) < -LocationClock.lateReportLimit
     }
 
@@ -66,7 +74,7 @@ struct FrameTiming: Sendable {
     mutating func milliseconds(ofRTP rtpTimestamp: UInt32, mapped: Int64) -> Int64 {
         let step = Int64(Int32(bitPattern: rtpTimestamp &- lastRTP))
         lastRTP = rtpTimestamp
-        ticks += step
+        ticks = Self.bounded(ticks + step)
         let spaced = ticks * 1_000_000 / clockRate
         let error = mapped - (origin + spaced + correction)
         if abs(error) > LocationClock.lateReportLimit {
@@ -82,5 +90,9 @@ struct FrameTiming: Sendable {
         let written = lastMilliseconds.map { max(time, $0 + 1) } ?? time
         lastMilliseconds = written
         return written
+    }
+
+    private static func bounded(_ ticks: Int64) -> Int64 {
+        min(max(ticks, -maximumTicks), maximumTicks)
     }
 }
