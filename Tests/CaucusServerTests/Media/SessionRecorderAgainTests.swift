@@ -64,4 +64,25 @@ import Testing
             #expect(abs(line.t - expected) <= 40, "\(line.file ?? "") starts at \(line.t) ms, not \(expected)")
         }
     }
+
+    /// A location whose timeline lost its first line as it was written (the disk full, or the
+    /// server killed right after making the file) starts again when next recorded: the file,
+    /// which holds no whole line, gives way to a new timeline.
+    @Test(arguments: ["", #"{"t":0,"event":"recordingSta"#])
+    func aTimelineCutOffInItsFirstLineGivesWayToANewOne(left: String) throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-recorder-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let layout = RecordingLayout(dataDirectory: data)
+        let record = RecordingSessionRecord(app: "development", session: 1, name: "class", createdAt: 0)
+        let timeline = try layout.prepare(record, location: .main) + "/" + RecordingLayout.timelineFileName
+        #expect(FileManager.default.createFile(atPath: timeline, contents: Data(left.utf8)))
+        let recorder = SessionRecorder(layout: layout, quota: RecordingQuota(limit: nil), logger: Logger(label: "test"))
+        let picture = RecordingRoster.Picture(recorded: [.main], people: [1: .init(name: "Ann", location: .main, publishing: [.audio])])
+        recorder.update(RecordingHandover(record: record, picture: picture, wallClock: 1_795_000_000_000), now: .seconds(1_000))
+        #expect(recorder.takeFailures().isEmpty)
+        recorder.stopAll(reason: "stopped", now: .seconds(1_001))
+        let lines = try TimelineReader.lines(Data(contentsOf: URL(fileURLWithPath: timeline)), strict: true)
+        #expect(lines.first?.event == "recordingStarted" && lines.first?.wallClock == 1_795_000_000_000, "\(lines)")
+        #expect(lines.last?.event == "recordingStopped")
+    }
 }
