@@ -86,13 +86,21 @@ final class LocationRecording {
 
     func record(_ publisher: Int) { publishers.insert(publisher) }
 
-    /// Ends `publisher`'s files here (it left, moved away, or stopped being recorded).
+    /// Ends `publisher`'s files here (it left, moved away, or stopped being recorded). A file
+    /// that fails (the one whose error stops the location, already abandoned) does not keep
+    /// the publisher's others from ending whole: each is ended, the first error thrown after.
     func finish(_ publisher: Int, at now: Duration) throws(RecordingFileError) {
         publishers.remove(publisher)
+        var failure: RecordingFileError?
         for stream in tracks.keys.filter({ $0.publisher == publisher }).sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) {
             guard let track = tracks.removeValue(forKey: stream) else { continue }
-            try perform(track.recorder.finish(clock: clock), of: track.output, stream, at: now)
+            do throws(RecordingFileError) {
+                try perform(track.recorder.finish(clock: clock), of: track.output, stream, at: now)
+            } catch {
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
     }
 
     /// Ends every file, writes `recordingStopped` with `reason` and closes the timeline. A
