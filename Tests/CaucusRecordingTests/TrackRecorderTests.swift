@@ -87,6 +87,24 @@ import Testing
         #expect(Self.clusters(actions + recorder.finish(clock: clock)) == expected)
     }
 
+    /// A publisher who sends no usable sender report: what waits for the clock is bounded in
+    /// bytes too, not only in frames (each of which may be a megabyte of video).
+    @Test func framesWaitingForTheClockAreBoundedInBytes() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, maximumHeldBytes: 1_000_000)
+        var clock = LocationClock()
+        let large = Self.keyframe(width: 640, height: 480) + [UInt8](repeating: 0x55, count: 300_000)
+        for index in 0..<10 {
+            _ = recorder.receive(Self.frame(large, at: UInt32(index) * 3_000), clock: clock)
+        }
+        #expect(recorder.counters.framesWaitingForClock == 7, "three of 300 kB fit in a megabyte")
+        try clock.receive(
+            RTCPSenderReport(ssrc: 7, ntpTimestamp: 1_000 << 32, rtpTimestamp: 0, packetCount: 0, octetCount: 0),
+            publisher: "p", clockRate: 90_000, arrival: 0)
+        let actions = recorder.receive(Self.frame(large, at: 10 * 3_000), clock: clock) + recorder.finish(clock: clock)
+        #expect(recorder.counters.framesWritten == 4, "the three held and the one that came with the clock")
+        #expect(Self.starts(actions).map(\.clockOffset) == [7 * 3_000 * 1_000 / 90], "the file starts at the oldest frame held")
+    }
+
     @Test func anAudioGapStaysAGap() throws {
         var recorder = TrackRecorder(ssrc: 7, codec: .opus, trackUID: 5)
         let clock = try Self.clock(clockRate: 48_000)

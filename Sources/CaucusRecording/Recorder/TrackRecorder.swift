@@ -11,8 +11,8 @@ import CaucusMedia
 /// - Times come from the ``LocationClock``: a file starts at its first frame's capture time on
 ///   the location's clock, and its frames keep the sender's spacing, moved toward the clock
 ///   only when it disagrees by more than its estimate's jitter (``FrameTiming``); they
-///   strictly increase. Frames wait (up to ``maximumHeldFrames``, the oldest dropped first)
-///   until the track's first sender report makes its timestamps map.
+///   strictly increase. Frames wait (up to ``maximumHeldFrames`` and ``maximumHeldBytes``, the
+///   oldest dropped first) until the track's first sender report makes its timestamps map.
 /// - Video starts at a keyframe: until one comes, frames are dropped and a keyframe is
 ///   requested (at once, then every half second of stream time). A lost frame makes what
 ///   follows undecodable, so a loss does the same; audio keeps going, its gap left a gap.
@@ -94,11 +94,17 @@ public struct TrackRecorder: Sendable {
     public let trackUID: UInt64
     public let trackName: String?
     public let maximumHeldFrames: Int
+    /// How many bytes of frames wait for the clock at most (8 MiB by default): a publisher who
+    /// never sends a usable sender report must not make the server hold 512 frames of any size
+    /// (a video frame may span the reassembly's 1,024 packets).
+    public let maximumHeldBytes: Int
     public let clusterSpan: Int64
     public private(set) var counters = Counters()
 
     private var assembler: FrameAssembler
     private var held: [Frame] = []
+    /// The bytes of the frames in ``held``.
+    private var heldBytes = 0
     private var file: OpenFile?
     private var nextFileIndex = 0
     private var waitingForKeyframe: Bool
@@ -148,13 +154,14 @@ public struct TrackRecorder: Sendable {
 
     public init(
         ssrc: UInt32, codec: Codec, trackUID: UInt64, trackName: String? = nil, firstSequenceNumber: UInt16? = nil,
-        maximumHeldFrames: Int = 512, clusterSpan: Int64 = 1_000, firstFileIndex: Int = 0
+        maximumHeldFrames: Int = 512, maximumHeldBytes: Int = 8 << 20, clusterSpan: Int64 = 1_000, firstFileIndex: Int = 0
     ) {
         self.ssrc = ssrc
         self.codec = codec
         self.trackUID = max(trackUID, 1)
         self.trackName = trackName
         self.maximumHeldFrames = max(maximumHeldFrames, 1)
+        self.maximumHeldBytes = max(maximumHeldBytes, 1)
         self.clusterSpan = clusterSpan
         self.assembler = FrameAssembler(
             codec: codec.assemblerCodec, firstSequenceNumber: firstSequenceNumber, maximumSpan: codec.isVideo ? 1_024 : Self.audioPatience)
@@ -241,10 +248,17 @@ public struct TrackRecorder: Sendable {
     public mutating func receive(_ frame: Frame, clock: LocationClock) -> [TrackRecorderAction] {
         guard !finished else { return [] }
         held.append(frame)
+        heldBytes += frame.bytes.count
         guard clock.isMapped(ssrc) else {
-            if held.count > maximumHeldFrames {
-                counters.framesWaitingForClock += held.count - maximumHeldFrames
-                held.removeFirst(held.count - maximumHeldFrames)
+            // The oldest go first, past either ceiling; the newest frame always stays.
+            var dropped = 0
+            while held.count - dropped > 1, held.count - dropped > maximumHeldFrames || heldBytes > maximumHeldBytes {
+                heldBytes -= held[dropped].bytes.count
+                dropped += 1
+            }
+            if dropped > 0 {
+                counters.framesWaitingForClock += dropped
+                held.removeFirst(dropped)
             }
             return []
         }
@@ -254,6 +268,7 @@ public struct TrackRecorder: Sendable {
             actions += place(frame.bytes[...], isKeyframe: frame.isKeyframe, timestamp: frame.timestamp, at: time)
         }
         held = []
+        heldBytes = 0
         return actions
     }
 
@@ -274,6 +289,7 @@ public struct TrackRecorder: Sendable {
         actions += endFile(reason: .finished)
         finished = true
         held.removeAll()
+        heldBytes = 0
         return actions
     }
 
