@@ -117,12 +117,12 @@ final class LocationRecording {
 
     /// A recorded publisher's packet. A stream's first packet starts its recorder (a video one
     /// asks for a keyframe at once); a packet on a new SSRC (a new peer, another simulcast
-    /// layer) ends the stream's file and starts the next.
+    /// layer) or in another codec (on the same SSRC) ends the stream's file and starts the next.
     func receive(_ datagram: ArraySlice<UInt8>, of stream: PublishedStream, codec: TrackRecorder.Codec?, at now: Duration) throws(RecordingFileError) {
         guard let ssrc = RTPHeaderFields.ssrc(of: datagram) else { return }
         // The common case reads nothing more: a stream with a track is recorded here
         // (``finish(_:at:)`` removes a publisher's tracks).
-        if let track = tracks[stream], track.recorder.ssrc == ssrc {
+        if let track = tracks[stream], track.recorder.ssrc == ssrc, track.recorder.codec == codec {
             return try receive(datagram, on: track, stream, at: now)
         }
         guard publishers.contains(stream.publisher), let codec else { return }

@@ -48,3 +48,39 @@ import Testing
         #expect(WebMDurationReader.durationMilliseconds(ofFileAt: main + "/u1-video-0.webm") == 400)
     }
 }
+
+/// A stream whose codec changes on the same SSRC (a client that renegotiates VP8 to H.264 and
+/// keeps its SSRC) ends its file there: the new codec's packets never go into the old file.
+@Suite struct SessionRecorderCodecChangeTests {
+    @Test func aCodecChangeOnOneSSRCEndsTheFileThere() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-recorder-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let layout = RecordingLayout(dataDirectory: data)
+        let recorder = SessionRecorder(layout: layout, quota: RecordingQuota(limit: nil), logger: Logger(label: "test"))
+        let record = RecordingSessionRecord(app: "development", session: 1, name: "class", createdAt: 0)
+        let start: Duration = .seconds(1_000)
+        let picture = RecordingRoster.Picture(recorded: [.main], people: [1: .init(name: "Ann", location: .main, publishing: [.video])])
+        recorder.update(RecordingHandover(record: record, picture: picture, wallClock: 1_795_000_000_000), now: start)
+        let video = PublishedStream(publisher: 1, kind: .video)
+        let report = RTCPSenderReport(ssrc: 0xB0, ntpTimestamp: 3_900_000_000 << 32, rtpTimestamp: 0, packetCount: 0, octetCount: 0)
+        recorder.write(.senderReport(.init(stream: video, clockRate: 90_000, report: report, isForwardedLayer: true, arrival: nil)), arrival: start)
+        let keyframe: [UInt8] = [0x10, 0x50, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00, 0x07]
+        let interframe: [UInt8] = [0x10, 0x31, 0x02, 0x00, 0x07]
+        // 0.4 s of VP8, then the same SSRC goes on in "H.264" (an IDR slice alone: no file yet).
+        for index in 0..<10 {
+            let payload: [UInt8] = index == 0 ? keyframe : index < 5 ? interframe : [0x65, 0x88, 0x84, 0x00, 0x33]
+            let packet = RTPPacket(
+                marker: true, payloadType: index < 5 ? 96 : 102, sequenceNumber: UInt16(index), timestamp: UInt32(index * 9_000), ssrc: 0xB0,
+                payload: payload)
+            recorder.write(
+                .rtp(stream: video, codec: index < 5 ? .vp8 : .h264, clockRate: 90_000, datagram: packet.encoded()[...]),
+                arrival: start + .milliseconds(100 * index))
+        }
+        let main = layout.locationFolder(session: 1, location: .main)
+        let lines = try TimelineReader.lines(Data(contentsOf: URL(fileURLWithPath: main + "/timeline.jsonl")), strict: true)
+        #expect(lines.filter { $0.event == "fileEnded" }.map(\.file) == ["u1-video-0.webm"], "ended at the change: \(lines.map(\.event))")
+        #expect(WebMDurationReader.durationMilliseconds(ofFileAt: main + "/u1-video-0.webm") == 400, "VP8's frames alone")
+        recorder.stopAll(reason: "stopped", now: start + .seconds(1))
+        #expect(recorder.takeFailures().isEmpty)
+    }
+}
