@@ -108,9 +108,18 @@ final class MediaRouter {
     /// When the session's engine last did its periodic work (nil: never, or no such session).
     func lastPeriodicRun(of session: StoredSessionID) -> Duration? { sessions[session]?.engine.lastPeriodicRun }
 
-    func removeSession(_ session: StoredSessionID, now: Duration) {
-        sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: "ended", now: now)
+    func removeSession(_ session: StoredSessionID, recordingStop reason: String = "ended", now: Duration) {
+        sessions.removeValue(forKey: session)?.recorder?.stopAll(reason: reason, now: now)
         routingPending.remove(session)
+    }
+
+    /// Ends the session's recording with `reason`, its forwarding left as it is: the engine
+    /// taps nothing more, and a later picture starts a new recording (``record(_:_:now:)``).
+    func stopRecording(of id: StoredSessionID, reason: String, now: Duration) {
+        guard let session = sessions[id], let recorder = session.recorder else { return }
+        session.engine.record([])
+        recorder.stopAll(reason: reason, now: now)
+        session.recorder = nil
     }
 
     /// The session's recording picture (`RecordingFeed`): what is recorded, and who is where.

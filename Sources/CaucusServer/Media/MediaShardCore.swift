@@ -93,9 +93,9 @@ import NIOCore
     }
 
     /// Closes every peer of an ended session and forgets its routing.
-    func removeSession(_ session: StoredSessionID, now: Duration) -> [AddressedDatagram] {
+    func removeSession(_ session: StoredSessionID, recordingStop reason: String = "ended", now: Duration) -> [AddressedDatagram] {
         let closing = table.removeSession(session, now: now)
-        router.removeSession(session, now: now)
+        router.removeSession(session, recordingStop: reason, now: now)
         return closing
     }
 

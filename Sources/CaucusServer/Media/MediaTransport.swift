@@ -269,10 +269,23 @@ final class MediaTransport: Sendable {
         }
     }
 
-    /// Closes every peer of an ended session.
-    func dropSession(_ session: StoredSessionID) {
+    /// Closes every peer of a session that ended or left this node; its recording ends with
+    /// `reason` (`ended`, or `leaseLost`: another node records on).
+    func dropSession(_ session: StoredSessionID, reason: String = "ended") {
         shard(of: session).execute { handler in
-            handler.send(handler.core.removeSession(session, now: MediaClock.now()))
+            handler.send(handler.core.removeSession(session, recordingStop: reason, now: MediaClock.now()))
+        }
+    }
+
+    /// Ends a session's recording on the media loop, its peers left as they are: the session
+    /// closed without ending (its store failed), and what it records once rebuilt from the
+    /// store is for it to say again. Left running, the loop would go on recording its last
+    /// picture, which the rebuilt session, whose recording may not have been stored, never
+    /// corrects.
+    func stopRecording(of session: StoredSessionID, reason: String) {
+        shard(of: session).execute { handler in
+            handler.router.stopRecording(of: session, reason: reason, now: MediaClock.now())
+            handler.send([])
         }
     }
 

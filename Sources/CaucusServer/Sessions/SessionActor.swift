@@ -154,7 +154,7 @@ actor SessionActor {
     func leaseLost() async {
         let actions = pipeline.leaseLost()
         guard !actions.isEmpty else { return }
-        environment.media.dropSession(id)
+        environment.media.dropSession(id, reason: "leaseLost")
         rosterTask?.cancel()
         perform(actions)
         await environment.sessionClosed(id)
@@ -276,12 +276,14 @@ actor SessionActor {
             environment.logger.warning("session \(id) was taken over by another node: \(error)")
             environment.metrics.leasesLost.increment()
             failure = error
-            environment.media.dropSession(id)
+            environment.media.dropSession(id, reason: "leaseLost")
             actions = pipeline.leaseLost()
         } catch {
             environment.logger.error("session \(id) could not be saved: \(error)")
             failure = error
             actions = pipeline.storeFailed()
+            // The session closes; rebuilt from the store, it says again what it records.
+            environment.media.stopRecording(of: id, reason: "storeFailed")
         }
         let clock = ContinuousClock()
         let started = clock.now
