@@ -10,7 +10,8 @@ struct PeriodicSchedule: Sendable {
     private(set) var lastRun: Duration?
 
     init(interval: Duration) {
-        precondition(interval > .zero, "a periodic interval is positive")
+        // Whole nanoseconds, within a day: the grid's arithmetic stays inside 64 bits.
+        precondition(interval >= .nanoseconds(1) && interval <= .seconds(86_400), "a periodic interval is from 1 ns to a day")
         self.interval = interval
     }
 

@@ -67,6 +67,8 @@ final class MediaTransport: Sendable {
     /// and generates the certificate.
     /// Each media socket's receive and send buffer asked of the kernel.
     static let socketBufferBytes = 4 << 20
+    /// The media tick intervals a server takes (`ServerConfiguration.mediaTickInterval`).
+    static let tickIntervals: ClosedRange<Duration> = .milliseconds(1)...(.seconds(60))
 
     static func bind(_ configuration: ServerConfiguration, metrics: MediaMetrics, logger: Logger) async throws -> MediaTransport {
         guard let announced = IPAddress(configuration.mediaAddress) else {
@@ -74,6 +76,10 @@ final class MediaTransport: Sendable {
         }
         guard configuration.mediaLoops >= 1 else { throw MediaConfigurationError("--media-loops must be at least 1.") }
         guard configuration.mediaRoutingSlice >= 1 else { throw MediaConfigurationError("The media routing slice must be at least 1.") }
+        // The engines' periodic work and the peers' sweep run on it (`PeriodicSchedule`).
+        guard Self.tickIntervals.contains(configuration.mediaTickInterval) else {
+            throw MediaConfigurationError("The media tick interval must be from 1 ms to 60 s, not \(configuration.mediaTickInterval).")
+        }
         let routingSlice = configuration.mediaRoutingSlice
         let certificate = try DTLSCertificate.generate(commonName: "caucus")
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
