@@ -42,7 +42,11 @@ struct RecordingLayoutTests {
         #expect(parts("u1-video-3.mkv")! == ("u1-video", 3))
         #expect(parts("u1-video-12.webm")! == ("u1-video", 12))
         #expect(parts("_-x-audio-0.webm")! == ("_-x-audio", 0), "a base name's own dashes stay in it")
-        for other in ["u1-video-3.mp4", "u1-video-.mkv", "u1-video-x.mkv", "u1-video-3", "-3.webm", "u1-video-٣.mkv", "timeline.jsonl"] {
+        #expect(parts("u1-video-999999999.webm")! == ("u1-video", 999_999_999))
+        for other in [
+            "u1-video-3.mp4", "u1-video-.mkv", "u1-video-x.mkv", "u1-video-3", "-3.webm", "u1-video-٣.mkv", "timeline.jsonl",
+            "u1-video-1000000000.webm", "u1-video-9223372036854775807.webm",
+        ] {
             #expect(parts(other) == nil, "\(other)")
         }
         #expect(RecordingLayout.kind(ofFileName: "u1-audio-0.webm") == .audio)
@@ -105,5 +109,17 @@ struct RecordingLayoutTests {
         // The listing of the folder agrees.
         let location = try RecordedLocation.read(folder: run.folder.path, strict: true)
         #expect(location.files.map(\.name) == ["u1-audio-0.webm"] && location.files.first?.durationMilliseconds == duration)
+    }
+
+    /// A damaged header (a disk's error, another program's file) states a duration no 64-bit
+    /// count of milliseconds holds, or none at all: no duration, and no trap of a listing.
+    @Test func aDurationBeyondSixtyFourBitsIsNoDuration() throws {
+        let track = WebMTrack(number: 1, uid: 1, codec: .opus())
+        let header = try WebMMuxer(tracks: [track]).header()
+        for (stated, expected) in [(1e300, nil), (Double.infinity, nil), (-Double.infinity, nil), (Double.nan, nil), (-5, nil), (9.3e18, nil), (1_234, 1_234)] as [(Double, Int64?)] {
+            var bytes = header.bytes
+            bytes.replaceSubrange(header.durationOffset..<(header.durationOffset + 8), with: EBMLElement.floatBytes(stated))
+            #expect(WebMDurationReader.durationMilliseconds(in: bytes) == expected, "a stated \(stated)")
+        }
     }
 }

@@ -12,6 +12,8 @@ struct ByteRangeRequestTests {
         ("bytes=990-5000", .part(990...999)),
         ("bytes=999-999", .part(999...999)),
         ("bytes= 5-9", .part(5...9)),
+        ("Bytes=0-9", .part(0...9)),
+        ("BYTES=-10", .part(990...999)),
         ("bytes=1000-", .unsatisfiable),
         ("bytes=1000-2000", .unsatisfiable),
         ("bytes=-0", .unsatisfiable),

@@ -36,7 +36,8 @@ public enum WebMDurationReader {
                 if field.id == MatroskaID.duration { duration = float(value) }
             }
             guard let duration, duration.isFinite, duration >= 0 else { return nil }
-            return Int64((duration * scale / 1_000_000).rounded())
+            // A damaged header's duration (or scale) may not fit 64 bits: nil, never a trap.
+            return Int64(exactly: (duration * scale / 1_000_000).rounded())
         }
         return nil
     }

@@ -125,10 +125,12 @@ public struct RecordingLayout: Sendable {
 
     /// A media file's base name and index (`u7-video-3.mkv`: `u7-video`, 3), or nil for any
     /// other name. WebM and Matroska files of one base name share one sequence of indexes.
+    /// An index has at most nine digits: a name with more (`…-9223372036854775807.webm`) was not
+    /// written here, and counting on from it would leave 64 bits.
     public static func baseNameAndIndex(ofFileName name: String) -> (baseName: Substring, index: Int)? {
         guard let stem = mediaStem(of: name), let dash = stem.lastIndex(of: "-"), dash > stem.startIndex else { return nil }
         let digits = stem[stem.index(after: dash)...]
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let index = Int(digits) else { return nil }
+        guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let index = Int(digits) else { return nil }
         return (stem[..<dash], index)
     }
 

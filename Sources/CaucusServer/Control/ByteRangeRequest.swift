@@ -15,7 +15,8 @@ enum ByteRangeRequest: Equatable, Sendable {
     /// `bytes=-suffix` are served; anything else (several ranges included) gets the whole file,
     /// as RFC 9110 allows a server that ignores Range.
     init(header: String?, size: Int64) {
-        guard let header, header.hasPrefix("bytes="), !header.contains(",") else {
+        // The unit's name is case-insensitive (RFC 9110 §14.1): `Bytes=0-9` is a range too.
+        guard let header, header.prefix(6).lowercased() == "bytes=", !header.contains(",") else {
             self = .whole
             return
         }
