@@ -39,6 +39,17 @@ import Testing
         small.refuse(.createRooms(.standard, count: 1), by: .user(host), .tooManySubsessions)
     }
 
+    /// A count near Int.max is refused like any count too many, never summed past 64 bits
+    /// (which stopped the server), in both flows and with rooms made already.
+    @Test func aHugeRoomCountIsTooManyRooms() {
+        var harness = Harness.session(participants: 1)
+        harness.perform(.createRooms(.standard, count: 1), by: host)
+        for count in [Int.max, Int.max - 1, Int.max / 2 + 1] {
+            harness.refuse(.createRooms(.standard, count: count), by: .user(host), .tooManySubsessions)
+            harness.refuse(.createAndInvite(.standard, count: count, forceJoin: false), by: .user(host), .tooManySubsessions)
+        }
+    }
+
     @Test func commitReplacesTheCommittedListWithThePreList() {
         var harness = Harness.session(participants: 1)
         harness.refuse(.commit, by: .user(host), .preListEmpty)

@@ -12,7 +12,8 @@ extension SessionState {
         // A stopped list is over: new rooms start a fresh list rather than join it, so its
         // closed rooms are not reopened with them (a withdrawn or absent list has no rooms).
         let kept = phase == .stopped ? [] : rooms
-        guard kept.count + count <= limits.maxSubsessions else { throw tooManySubsessions }
+        // Compared without a sum: a count near Int.max would overflow it.
+        guard count <= limits.maxSubsessions - kept.count else { throw tooManySubsessions }
 
         var taken = Set(kept.map { SessionName.key($0.name) })
         var number = kept.count

@@ -26,6 +26,20 @@ import Testing
         #expect(annSent == h.eventSeqs(ann.connection).filter { $0 > after }.count)
     }
 
+    /// `after` is the client's to say: one beyond the session's seq (Int.max included, whose
+    /// successor overflowed and stopped the server) counts nothing.
+    @Test func anAfterBeyondTheSessionsSeqCountsNothing() throws {
+        var h = PipelineHarness()
+        let ann = try h.join("Ann", claim: .host)
+        h.settle()
+        try h.perform(.chat("stored", to: .room), by: ann.user)
+        h.settle()
+        let seq = try #require(h.stored.last?.seq)
+        for after in [seq + 1, Int.max - 1, Int.max] {
+            #expect(h.ping(ann.user, after: after, connection: ann.connection) == (seq, 0), "after \(after)")
+        }
+    }
+
     @Test func whatTheStoreDoesNotHaveYetIsNotCounted() throws {
         var h = PipelineHarness()
         let ann = try h.join("Ann", claim: .host)

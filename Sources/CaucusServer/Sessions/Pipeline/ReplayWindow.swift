@@ -31,9 +31,11 @@ struct ReplayWindow<Frame> {
 
     /// How many events `user` was sent after `seen` up to `last`, or nil if some are no
     /// longer kept.
+    /// `seen` may lie beyond `last` (a client's claim): nothing was sent after it.
     func count(sentTo user: UserID, after seen: Int, through last: Int) -> Int? {
         let firstKept = kept.first?.seq ?? (last + 1)
-        guard seen + 1 >= firstKept else { return nil }
+        // `seen + 1` would overflow for a client's Int.max.
+        guard seen >= firstKept - 1 else { return nil }
         var count = 0
         for event in kept.reversed() {
             if event.seq <= seen { break }
@@ -45,7 +47,7 @@ struct ReplayWindow<Frame> {
     /// The frames `user` was sent after `seen` up to `last`, or nil if some are no longer kept.
     func frames(after seen: Int, through last: Int, for user: UserID) -> [Frame]? {
         let firstKept = kept.first?.seq ?? (last + 1)
-        guard seen + 1 >= firstKept else { return nil }
+        guard seen >= firstKept - 1 else { return nil }
         return kept.filter { $0.seq > seen && $0.seq <= last && $0.wasSent(to: user) }.map(\.frame)
     }
 }
