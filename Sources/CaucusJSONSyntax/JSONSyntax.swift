@@ -33,18 +33,28 @@ public enum JSONSyntax {
         public let topLevelKey: String?
     }
 
+    /// How many bytes of a key a ``Place``'s path and top-level key hold; a longer key is
+    /// named by its first bytes and `…` (so it never equals a name a reader knows).
+    public static let maximumKeyInPlace = 128
+
     /// Checks that `bytes` are one strict JSON value, optionally surrounded by whitespace.
+    ///
+    /// `topLevelKeys`: when given, only the findings under these members of the outermost
+    /// object are recorded (and those outside any member: the whole text, an outermost
+    /// array's items). A reader that would ignore the rest says so, and a text of thousands
+    /// of `null`s under a key nobody reads costs no place each (a place's strings, made for
+    /// every finding, once cost a 64 KiB frame hundreds of megabytes).
     @discardableResult
-    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> Findings {
-        var scanner = Scanner(bytes: bytes)
+    public static func validate(_ bytes: UnsafeRawBufferPointer, recordingUnder topLevelKeys: Set<String>? = nil) throws(JSONSyntaxError) -> Findings {
+        var scanner = Scanner(bytes: bytes, topLevelKeys: topLevelKeys)
         try scanner.document()
         return scanner.findings
     }
 
     @discardableResult
-    public static func validate(_ bytes: [UInt8]) throws(JSONSyntaxError) -> Findings {
+    public static func validate(_ bytes: [UInt8], recordingUnder topLevelKeys: Set<String>? = nil) throws(JSONSyntaxError) -> Findings {
         let result: Result<Findings, JSONSyntaxError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(JSONSyntaxError) -> Findings in try validate(buffer) }
+            Result { () throws(JSONSyntaxError) -> Findings in try validate(buffer, recordingUnder: topLevelKeys) }
         }
         return try result.get()
     }
@@ -56,14 +66,25 @@ private struct Scanner {
     var findings = JSONSyntax.Findings()
     /// The key or index of each open container's current member, to name where a `null` is.
     var path: [PathComponent] = []
+    /// The outermost members whose findings are recorded (nil: all).
+    let topLevelKeys: Set<String>?
+    /// Whether the outermost member being read is one of ``topLevelKeys``.
+    var recordingMember = true
 
     enum PathComponent {
         case key([UInt8])
         case index(Int)
     }
 
-    init(bytes: UnsafeRawBufferPointer) {
+    init(bytes: UnsafeRawBufferPointer, topLevelKeys: Set<String>?) {
         self.bytes = bytes
+        self.topLevelKeys = topLevelKeys
+    }
+
+    /// Whether a finding here is recorded.
+    var records: Bool {
+        guard case .key? = path.first else { return true }
+        return recordingMember
     }
 
     mutating func document() throws(JSONSyntaxError) {
@@ -100,7 +121,7 @@ private struct Scanner {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"):
             try literal("null")
-            findings.nulls.append(place())
+            if records { findings.nulls.append(place()) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw JSONSyntaxError(.unexpectedCharacter, at: index)
         }
@@ -131,6 +152,7 @@ private struct Scanner {
                 throw JSONSyntaxError(.duplicateKey(String(decoding: key, as: UTF8.self)), at: keyStart)
             }
             path[path.count - 1] = .key(key)
+            if path.count == 1, let topLevelKeys { recordingMember = topLevelKeys.contains(String(decoding: key, as: UTF8.self)) }
             skipWhitespace()
             guard try peek() == UInt8(ascii: ":") else { throw JSONSyntaxError(.unexpectedCharacter, at: index) }
             index += 1
@@ -189,7 +211,7 @@ private struct Scanner {
     private mutating func number() throws(JSONSyntaxError) {
         let start = index
         defer {
-            if !Self.isInt64(bytes[start..<index]) { findings.nonIntegers.append(place()) }
+            if records, !Self.isInt64(bytes[start..<index]) { findings.nonIntegers.append(place()) }
         }
         func digits(_ scanner: inout Scanner) -> Int {
             let first = scanner.index
@@ -340,17 +362,23 @@ private struct Scanner {
 
     private func place() -> JSONSyntax.Place {
         guard case .key(let key)? = path.first else { return JSONSyntax.Place(path: describePath(), topLevelKey: nil) }
-        return JSONSyntax.Place(path: describePath(), topLevelKey: String(decoding: key, as: UTF8.self))
+        return JSONSyntax.Place(path: describePath(), topLevelKey: Self.name(key))
     }
 
     private func describePath() -> String {
         var text = ""
         for component in path {
             switch component {
-            case .key(let key): text += (text.isEmpty ? "" : ".") + String(decoding: key, as: UTF8.self)
+            case .key(let key): text += (text.isEmpty ? "" : ".") + Self.name(key)
             case .index(let position): text += "[\(position)]"
             }
         }
         return text
+    }
+
+    /// A key as a place names it: whole, or its first ``JSONSyntax/maximumKeyInPlace`` bytes and `…`.
+    private static func name(_ key: [UInt8]) -> String {
+        guard key.count > JSONSyntax.maximumKeyInPlace else { return String(decoding: key, as: UTF8.self) }
+        return String(decoding: key.prefix(JSONSyntax.maximumKeyInPlace), as: UTF8.self) + "…"
     }
 }

@@ -90,7 +90,10 @@ extension ClientFrame {
     private static func decodeFields(_ data: Data) throws(FrameError) -> (RequestFields, id: Int?) {
         let findings: JSONSyntax.Findings
         do {
-            findings = try data.withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONSyntax.validate(buffer) }
+            // Only what lies under a field a request has is read (see below): nothing else is kept.
+            findings = try data.withUnsafeBytes { buffer throws(JSONSyntaxError) in
+                try JSONSyntax.validate(buffer, recordingUnder: RequestFields.knownNames)
+            }
         } catch {
             throw FrameError(id: nil, error: CaucusError(.malformedFrame, "The frame is not valid JSON: \(error)."))
         }

@@ -87,6 +87,33 @@ import Testing
         #expect(try JSONSyntax.validate(Array(text.utf8)).firstNonInteger == path, "\(text)")
     }
 
+    /// A reader that reads some members only has the findings under them (and outside any
+    /// member) recorded: a frame of thousands of nulls under a key it ignores keeps none.
+    @Test func onlyTheFindingsUnderTheMembersAReaderReadsAreRecorded() throws {
+        let text = #"{"id":1,"ignored":[null,1.5,{"x":null}],"settings":{"a":null,"b":2.5},"op":"ping"}"#
+        let all = try JSONSyntax.validate(Array(text.utf8))
+        #expect(all.nulls.map(\.path) == ["ignored[0]", "ignored[2].x", "settings.a"])
+        let read = try JSONSyntax.validate(Array(text.utf8), recordingUnder: ["id", "op", "settings"])
+        #expect(read.nulls.map(\.path) == ["settings.a"] && read.nonIntegers.map(\.path) == ["settings.b"])
+        #expect(try JSONSyntax.validate(Array("[null, 1.5]".utf8), recordingUnder: []).nulls.map(\.path) == ["[0]"])
+        let none = try JSONSyntax.validate(Array(text.utf8), recordingUnder: [])
+        #expect(none.nulls.isEmpty && none.nonIntegers.isEmpty)
+
+        let many = "{\"" + String(repeating: "k", count: 32_000) + "\":[" + Array(repeating: "null", count: 6_000).joined(separator: ",") + "]}"
+        let ignored = try JSONSyntax.validate(Array(many.utf8), recordingUnder: ["id", "op"])
+        #expect(ignored.nulls.isEmpty && ignored.nonIntegers.isEmpty)
+    }
+
+    /// A place names a long key by its first bytes: a place's strings stay short whatever the keys.
+    @Test func aPlaceNamesALongKeyByItsFirstBytes() throws {
+        let key = String(repeating: "k", count: 32_000)
+        let text = #"{"settings":{""# + key + #"":[null]}}"#
+        let place = try #require(try JSONSyntax.validate(Array(text.utf8)).nulls.first)
+        #expect(place.path == "settings." + String(repeating: "k", count: JSONSyntax.maximumKeyInPlace) + "…[0]")
+        let top = try #require(try JSONSyntax.validate(Array((#"{""# + key + #"":null}"#).utf8)).nulls.first)
+        #expect(top.topLevelKey == String(repeating: "k", count: JSONSyntax.maximumKeyInPlace) + "…")
+    }
+
     @Test func describesTheProblemInAClientsWords() {
         #expect(JSONSyntaxError(.duplicateKey("op"), at: 20).description == #"the key "op" appears twice in one object (byte 20)"#)
         #expect(JSONSyntaxError(.byteOrderMark, at: 0).description == "it starts with a byte-order mark (byte 0)")
