@@ -42,6 +42,13 @@ import Glibc
         let css = try await RawHTTP.send(port: server.port, "GET", "/console/console.css")
         #expect(css.status == 200)
         #expect(css.header("Content-Type") == "text/css; charset=utf-8")
+        // The page's address may hold a link's code: never told to another page, never framed.
+        for reply in [page, css] {
+            #expect(reply.header("Referrer-Policy") == "no-referrer")
+            #expect(reply.header("Content-Security-Policy") == "frame-ancestors 'none'")
+            #expect(reply.header("X-Frame-Options") == "DENY")
+            #expect(reply.header("X-Content-Type-Options") == "nosniff")
+        }
         // Every module, and every module each one imports, comes as JavaScript: browsers refuse
         // an ES module of any other type.
         var modules = ["app.js"]

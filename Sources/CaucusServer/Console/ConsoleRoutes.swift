@@ -2,6 +2,7 @@ import CaucusAuth
 import CaucusCore
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 
 /// The web console: static files under `/console/`, the class links' endpoints (any app: the
@@ -53,9 +54,19 @@ extension SessionServer {
             return failure(CaucusError(.notFound, "No console file named \(name)."), status: nil)
         }
         // The console changes with the server: always revalidate rather than run stale modules.
-        return Response(
-            status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"], body: .init(byteBuffer: asset.bytes))
+        var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "no-cache"]
+        headers.append(contentsOf: securityHeaders)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.bytes))
     }
+
+    /// What every console file is served with. The page's address may hold a link's code (a host
+    /// link's too): no page it leads to is told the address (`no-referrer`); no other site may
+    /// frame the page to have its buttons clicked (`frame-ancestors 'none'`, and the older
+    /// header); a file is only ever read as its type (`nosniff`).
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: "frame-ancestors 'none'", HTTPField.Name("X-Frame-Options")!: "DENY",
+        .xContentTypeOptions: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    ]
 
     private static func redirect(to location: String) -> Response {
         Response(status: .found, headers: [.location: location])
