@@ -212,6 +212,10 @@ extension ForwardingEngine {
         return routed
     }
 
+    /// The most distinct numbers of one NACK answered: a second of video at 2.5 Mbit/s. A
+    /// stack asks for what it lost since its last NACK, tens of packets at most on a real path.
+    public static let maximumNumbersAnsweredPerNACK = 256
+
     /// A NACK from `user` of `numbers`, its slot `ssrc`'s (read twice, so a sequence that can
     /// be: an array, or a NACK's numbers read in place).
     func answer(_ ssrc: UInt32, lost numbers: some Sequence<UInt16>, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
@@ -224,7 +228,14 @@ extension ForwardingEngine {
         // its rewriter's source, but not the route from a stream it may no longer receive.
         let routedFrom = routes.sources(of: SlotDestination(subscriber: user, slot: slot))
         var missesStalePackets = false
+        nackNumbersAnswered.removeAll(keepingCapacity: true)
         for lost in numbers {
+            // Each number once, and so many at most: a NACK may name a number any number of
+            // times (340 pairs of one number fit a datagram, and over TCP 16,000), and each
+            // answer is a copy or two of a packet: thousands a datagram would stall the loop.
+            guard nackNumbersAnswered.count < Self.maximumNumbersAnsweredPerNACK else { break }
+            guard !nackNumbersAnswered.contains(lost) else { continue }
+            nackNumbersAnswered.append(lost)
             if lost == rewriter.closing?.sequenceNumber,
                 let receiveSlot = subscriber.plan.receiveSlots.first(where: { $0.slot == slot }),
                 let closing = closingCopy(to: user, in: receiveSlot, header: rewriter.closing)

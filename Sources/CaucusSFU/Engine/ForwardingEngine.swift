@@ -64,6 +64,8 @@ public final class ForwardingEngine {
     var outputs: [ForwardingOutput] = []
     /// What a user's RTCP calls for, kept between datagrams with its storage (``receive(rtcp:from:at:)``).
     var routedRTCP = RoutedRTCP()
+    /// The numbers of the NACK being answered so far, kept with its storage (``answer(_:lost:from:now:into:)``).
+    var nackNumbersAnswered: [UInt16] = []
     public internal(set) var counters = ForwardingCounters()
 
     /// `periodicInterval`: how often the periodic work runs (``nextDeadline``).

@@ -117,6 +117,34 @@ import Testing
         #expect(plain.count == 1 && plain[0].retransmittedAs == nil && plain[0].header.ssrc == threeSlot.outgoingSSRC)
     }
 
+    /// A NACK as its sender wrote it, pair by pair (PID, and a BLP of none), repeats kept.
+    static func rawNACK(of ssrc: UInt32, pairs: [UInt16]) -> [UInt8] {
+        var bytes: [UInt8] = [0x81, 205, UInt8((2 + pairs.count) >> 8), UInt8((2 + pairs.count) & 0xFF), 0, 0, 0, 6]
+        bytes += [UInt8(ssrc >> 24), UInt8((ssrc >> 16) & 0xFF), UInt8((ssrc >> 8) & 0xFF), UInt8(ssrc & 0xFF)]
+        for number in pairs { bytes += [UInt8(number >> 8), UInt8(number & 0xFF), 0, 0] }
+        return bytes
+    }
+
+    /// A NACK that names one number 340 times gets one repair, and one of 400 numbers the
+    /// cache holds gets ``ForwardingEngine/maximumNumbersAnsweredPerNACK``: never a copy per
+    /// pair the datagram can hold.
+    @Test func aNACKIsAnsweredOncePerNumberAndForSoManyNumbersAtMost() throws {
+        let (router, _, three, firstOut) = Self.twoWatchingOne()
+        let slot = try #require(three.receiveSlots.first { $0.slot == SlotID(kind: .video, index: 0) })
+        let repeated = router.route(rtcp: Self.rawNACK(of: slot.outgoingSSRC, pairs: Array(repeating: firstOut[3]!, count: 340)), from: 3, now: .milliseconds(30))
+        #expect(repeated.retransmissions.map(\.header.sequenceNumber) == [firstOut[3]!])
+
+        var sent: [UInt16] = []
+        for number in UInt16(502)..<902 {
+            _ = router.forward(rtp: Routing.rtp(ssrc: 20, sequenceNumber: number), arrival: .milliseconds(40)) { user, header, _ in
+                if user == 3 { sent.append(header.sequenceNumber) }
+            }
+        }
+        #expect(sent.count == 400 && 400 < RetransmissionCache.capacity)
+        let many = router.route(rtcp: Self.rawNACK(of: slot.outgoingSSRC, pairs: sent), from: 3, now: .milliseconds(50))
+        #expect(many.retransmissions.map(\.header.sequenceNumber) == Array(sent.prefix(ForwardingEngine.maximumNumbersAnsweredPerNACK)))
+    }
+
     static func receiverReport(from sender: UInt32, about ssrcs: [UInt32]) -> [UInt8] {
         let blocks = ssrcs.map {
             RTCPReportBlock(ssrc: $0, fractionLost: 0, cumulativeLost: 0, highestSequenceNumber: 0, jitter: 0, lastSenderReport: 0, delaySinceLastSenderReport: 0)
