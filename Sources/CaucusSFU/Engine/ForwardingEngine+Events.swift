@@ -35,6 +35,14 @@ extension ForwardingEngine {
         recordTransportSequence(of: received, from: user, at: arrival)
         if !simulcast.isEmpty, let changes = observeSimulcast(received, from: user, now: arrival) { perform(changes) }
         guard let packet = restoringRetransmission(received) else { return }
+        // A user's SRTP keys are its own, but the SSRC inside is the user's to write: one that
+        // another user publishes would be forwarded (past a mute), recorded and heard as theirs.
+        if packet.count >= 12, let track = upTracks.index(forKey: Self.read32(packet, at: 8)),
+            upTracks.values[track].stream.publisher != user
+        {
+            counters.foreignSSRCs += 1
+            return
+        }
         if !recording.isEmpty { tapForRecording(packet) }
         let feedback = forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
             let transportSequence = transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)

@@ -51,6 +51,8 @@ public struct ForwardingCounters: Hashable, Sendable {
     public var recomputations = 0
     /// Receive slots whose source changed.
     public var slotSwitches = 0
+    /// RTP a user sent under an SSRC another user publishes, dropped.
+    public var foreignSSRCs = 0
 
     public init() {}
 }

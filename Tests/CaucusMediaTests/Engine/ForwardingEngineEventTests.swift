@@ -126,6 +126,18 @@ import CaucusSFU
         #expect(Self.rtcp(out, to: 2, .nack).isEmpty, "the cache had it: nothing asked upstream")
     }
 
+    /// RTP a user sends under another's SSRC (its own SRTP keys, the other's stream inside) is
+    /// dropped: never forwarded, repaired or cached as the other's.
+    @Test func aPacketUnderAnotherPublishersSSRCIsDropped() throws {
+        watch([2], at: .zero)
+        _ = outputs()
+        engine.receive(rtp: Self.video(ssrc: 20, sequenceNumber: 100, keyframe: true), from: 3, at: .milliseconds(10))
+        #expect(Self.copies(outputs(), .forward).isEmpty, "3 is not 2")
+        #expect(engine.counters.foreignSSRCs == 1)
+        engine.receive(rtp: Self.video(ssrc: 20, sequenceNumber: 100, keyframe: true), from: 2, at: .milliseconds(20))
+        #expect(Self.copies(outputs(), .forward).map(\.subscriber) == [1], "2's own packet of that number goes on")
+    }
+
     /// A slot switches from 2 (losing packets) to 3: nothing of 3 is shown before its keyframe
     /// (and a keyframe is asked of it), 3's keyframe switches the slot, and a NACK for 2's
     /// packets is answered by nobody: the slot no longer shows 2.
