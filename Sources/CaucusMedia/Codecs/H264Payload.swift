@@ -80,16 +80,19 @@ public enum H264Payload {
         for payload in payloads {
             guard let header = payload.first else { return nil }
             let type = header & 0x1F
-            if let partial = fragmented {
+            if var partial = fragmented {
                 guard type == fuA, payload.count >= 3 else { return nil }
                 let fragment = payload[payload.startIndex + 1]
                 guard fragment & 0x80 == 0, fragment & 0x1F == partial[0] & 0x1F else { return nil }
-                let joined = partial + payload.dropFirst(2)
+                // Appended in place (the optional emptied first, so the buffer is not shared):
+                // a new array per fragment copied the unit so far each time, quadratic in its
+                // fragments (a thousand of them, hundreds of megabytes copied).
+                fragmented = nil
+                partial.append(contentsOf: payload.dropFirst(2))
                 if fragment & 0x40 != 0 {
-                    units.append(joined)
-                    fragmented = nil
+                    units.append(partial)
                 } else {
-                    fragmented = joined
+                    fragmented = partial
                 }
                 continue
             }

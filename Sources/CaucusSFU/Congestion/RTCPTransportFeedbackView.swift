@@ -14,10 +14,17 @@ public struct RTCPTransportFeedbackView: Sequence {
     /// How many sequence numbers it reports on, from the base.
     public let statusCount: Int
 
+    /// The most sequence numbers one feedback is read for: a few seconds of a subscriber's
+    /// packets, far more than the 50–100 ms a stack reports on. The count is 16 bits, and a
+    /// run-length chunk of two bytes says 8,191 of them: 65,535 read twice per feedback of 44
+    /// bytes cost what its size does not say.
+    public static let maximumStatusCount = 8_192
+
     public init?(feedbackControlInformation fci: ArraySlice<UInt8>) {
         guard fci.count >= 8 else { return nil }
         let start = fci.startIndex
         statusCount = Int(fci[start + 2]) << 8 | Int(fci[start + 3])
+        guard statusCount <= Self.maximumStatusCount else { return nil }
         // The whole walk, once: every chunk there, no reserved symbol, every delta's bytes there.
         var symbols = StatusSymbols(fci: fci, count: statusCount)
         var deltaBytes = 0

@@ -86,6 +86,17 @@ import Testing
     }
 
     /// Run-length chunks with a run of 0 are skipped; a reserved symbol refuses the feedback.
+    /// A status count past ``RTCPTransportFeedbackView/maximumStatusCount`` is refused, however
+    /// few bytes say it (eight run-length chunks of 8,191 losses and one of 7: 65,535 numbers
+    /// in 18 bytes); one at the limit is read.
+    @Test func aStatusCountPastTheLimitIsRefused() {
+        let huge: [UInt8] = [0, 5, 0xFF, 0xFF, 0, 0, 2, 9] + Array([UInt8](repeating: 0, count: 8).enumerated().flatMap { _ in [0x1F, 0xFF] }) + [0x00, 0x07]
+        #expect(RTCPTransportFeedbackView(feedbackControlInformation: huge[...]) == nil)
+        let limit = RTCPTransportFeedbackView.maximumStatusCount
+        let atLimit: [UInt8] = [0, 5, UInt8(limit >> 8), UInt8(limit & 0xFF), 0, 0, 2, 9, 0x1F, 0xFF, 0x00, 0x01]
+        #expect(RTCPTransportFeedbackView(feedbackControlInformation: atLimit[...])?.statusCount == limit)
+    }
+
     @Test func emptyRunsAreSkippedAndReservedSymbolsRefused() {
         let header: [UInt8] = [0, 5, 0, 3, 0, 0, 2, 9]
         let fci = header + [0x00, 0x00, 0x20, 0x03, 1, 2, 3]
