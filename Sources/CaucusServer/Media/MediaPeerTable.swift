@@ -147,7 +147,11 @@ final class MediaPeerTable {
         output.datagrams.removeAll(keepingCapacity: true)
         entry.peer.receive(&datagram, from: source, now: now, into: &output)
         // An address found in `byAddress` is one of the entry's already (they change together).
-        if !known, !entry.addresses.contains(source), entry.peer.hasConsent(from: source, at: now) {
+        // One that another peer holds moves here, and out of that peer's set: a check from it
+        // (another peer's own, its source forged) must not keep the address away from its
+        // owner, whose next check from it takes it back.
+        if !known, byAddress[source] !== entry, entry.peer.hasConsent(from: source, at: now) {
+            byAddress[source]?.addresses.remove(source)
             entry.addresses.insert(source)
             byAddress[source] = entry
         }
