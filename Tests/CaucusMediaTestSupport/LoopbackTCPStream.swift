@@ -47,6 +47,21 @@ public struct LoopbackTCPStream: ~Copyable {
         _ = frame.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
+    /// Whether the server closed the connection (an end of stream or a reset) before the
+    /// receive timeout passed; what it sent before that is kept for ``receive()``.
+    public mutating func isClosedByServer() -> Bool {
+        while true {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                pending += buffer.prefix(count)
+                continue
+            }
+            if count == 0 { return true }
+            return errno == ECONNRESET
+        }
+    }
+
     /// The next packet, or nil when the timeout passes before a whole frame arrived.
     public mutating func receive() -> [UInt8]? {
         while true {

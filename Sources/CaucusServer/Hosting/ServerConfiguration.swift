@@ -70,6 +70,8 @@ public struct ServerConfiguration: Sendable {
     /// default: the UDP media port's number (or a free port when that one is taken); nil: no
     /// TCP candidate.
     public var mediaTCPPort: Int? = 0
+    /// What ICE-TCP connections may hold, and for how long.
+    public var mediaTCPLimits = MediaTCPLimits()
     /// What one slice of a large routing recomputation may cost on the media loop, in the
     /// streams its users may receive plus `ForwardingEngine.userCost` a user
     /// (`ForwardingEngine+SlicedRouting.swift`): about a millisecond by default. Forwarding goes

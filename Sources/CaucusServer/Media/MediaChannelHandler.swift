@@ -216,9 +216,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
     /// A packet from an ICE-TCP connection, on this loop.
     func receiveTCP(_ bytes: [UInt8], from source: TransportAddress, on connection: MediaTCPConnection) {
         guard let context else { return }
-        tcpConnections[source] = connection
         var bytes = bytes
         if let replies = core.receive(datagram: &bytes, from: source, at: MediaClock.now()) {
+            // Only a connection whose packets a peer claims carries that address's datagrams:
+            // one nobody claims is no peer's, and must not take another's (a UDP peer's) address.
+            tcpConnections[source] = connection
             write(replies, context: context)
             writeOutbox(context: context)
             flushIfNeeded(context: context)

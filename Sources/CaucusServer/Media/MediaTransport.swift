@@ -143,10 +143,11 @@ final class MediaTransport: Sendable {
         if let tcpPort = configuration.mediaTCPPort {
             let listener: any Channel
             do {
-                listener = try await MediaTCPListener.bind(host: host, port: tcpPort == 0 ? port : tcpPort, shards: all)
+                listener = try await MediaTCPListener.bind(
+                    host: host, port: tcpPort == 0 ? port : tcpPort, shards: all, limits: configuration.mediaTCPLimits)
             } catch where tcpPort == 0 {
                 // The UDP port's number is taken for TCP: any free port does, the answer says which.
-                listener = try await MediaTCPListener.bind(host: host, port: 0, shards: all)
+                listener = try await MediaTCPListener.bind(host: host, port: 0, shards: all, limits: configuration.mediaTCPLimits)
             } catch {
                 for shard in shards { try? await shard.channel.close() }
                 throw error
