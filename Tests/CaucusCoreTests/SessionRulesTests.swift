@@ -77,6 +77,25 @@ import Testing
         #expect(harness.state.users.values.first?.name.count == 200)
     }
 
+    /// A token that names a run of the session (its session_key) joins that run only: one of
+    /// another run (ended: a class link's token kept past its class) is refused and changes
+    /// nothing; one that names no run, or a session started without one, joins as before.
+    @Test func aTokenOfAnotherRunOfTheSessionIsRefused() {
+        var harness = Harness()
+        harness.perform(.join(JoinRequest(sessionName: "Class", userName: "Ada", claim: .host, sessionKey: "run-b")), by: .server)
+        let before = harness.state
+        for claim in [RoleClaim.participant, .host] {
+            harness.refuse(.join(JoinRequest(sessionName: "Class", userName: "Old", claim: claim, sessionKey: "run-a")), by: .server, .sessionEnded)
+        }
+        #expect(harness.state == before)
+        harness.perform(.join(JoinRequest(sessionName: "Class", userName: "Bo", sessionKey: "run-b")), by: .server)
+        harness.perform(.join(JoinRequest(sessionName: "Class", userName: "Cy")), by: .server)
+
+        var unkeyed = Harness()
+        unkeyed.perform(.join(JoinRequest(sessionName: "Class", userName: "Ada", claim: .host)), by: .server)
+        unkeyed.perform(.join(JoinRequest(sessionName: "Class", userName: "Bo", sessionKey: "run-a")), by: .server)
+    }
+
     @Test func limitsAreConfigurablePerApp() {
         var limits = SessionLimits.standard
         limits.maxUserNameLength = 5

@@ -16,6 +16,12 @@ extension SessionState {
         guard SessionName.matches(request.sessionName, name) else {
             throw CaucusError(.sessionNameMismatch, "This connection belongs to session '\(name)', not '\(request.sessionName)'.")
         }
+        // A token that names a run of the session (its session_key) joins that run only: one
+        // kept from a run that ended (a class link's, whose class is its key) opens no later
+        // run of the name, whose creator's token named another key.
+        if let key = request.sessionKey, let current = sessionKey, key != current {
+            throw CaucusError(.sessionEnded, "This token is for another run of '\(name)' (its session_key), which has ended.")
+        }
         if let password {
             guard let given = request.password, !given.isEmpty else {
                 throw CaucusError(.needPassword, "This session needs a password.")

@@ -46,7 +46,8 @@ extension SessionServer {
             guard code.role == .host else {
                 // A participant's seat is this browser's, so that a removed person stays out.
                 let identity = ConsoleSeatIdentity.identity(forBrowser: asked.browser)
-                let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now, identity: identity)
+                // Its session_key is the class: a token kept past the class opens no later one.
+                let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now, identity: identity, classID: code.classID)
                 return Self.json(ConsoleToken(token: token, role: "participant", class: code.classID))
             }
             let identity = ConsoleClassCodes.hostIdentity(of: code.classID)
@@ -124,7 +125,7 @@ extension SessionServer {
         }
         // Without an id, a browser is never taken for the one that asked before.
         guard personalClaims.claim(person, by: asked.browser ?? UUID().uuidString, at: now) else { throw inUse }
-        let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now, identity: person)
+        let token = try Self.mint(app: app, session: asked.session, role: .participant, at: now, identity: person, classID: classID)
         return Self.json(ConsoleToken(token: token, role: "participant", class: classID, name: name))
     }
 
