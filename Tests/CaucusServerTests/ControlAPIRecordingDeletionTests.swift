@@ -36,6 +36,22 @@ extension ControlAPITests {
         await server.stop()
     }
 
+    /// A location is moved aside, then removed: nothing of it is left, and what an earlier
+    /// deletion moved aside and could not remove goes with the next.
+    @Test func aDeletionLeavesNothingAside() async throws {
+        let server = try await TestServer.start()
+        let layout = RecordingLayout(dataDirectory: server.dataDirectory)
+        try Self.plantRecording(layout, app: server.app.key, session: 9_003, bytes: 1_000)
+        let leftover = layout.sessionFolder(9_003) + "/.deleting-main-earlier"
+        try FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: leftover + "/u1-audio-0.webm", contents: Data(repeating: 1, count: 10))
+        let deleted = try await ControlAPI(server).send("DELETE", "/v1/sessions/9003/recordings/main")
+        #expect(deleted.status == 200 && deleted.json["deleted"] as? [String] == ["main"], "\(deleted.body)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: layout.sessionFolder(9_003))
+        #expect(left == [RecordingLayout.sessionFileName], "\(left)")
+        await server.stop()
+    }
+
     @Test func aLinkPlantedAsALiveSessionsFolderIsNeverFollowedByADeletion() async throws {
         let server = try await TestServer.start()
         let teacher = try await server.joined("Teacher", role: .host)

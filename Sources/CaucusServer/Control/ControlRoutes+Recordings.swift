@@ -123,11 +123,22 @@ extension SessionServer {
         let deleted = try await NIOThreadPool.singleton.runIfActive { () throws(CaucusError) -> [String] in
             defer { quota.measureAgain(app: app.key, layout: layout) }
             var deleted: [String] = []
+            let manager = FileManager.default
+            let sessionFolder = layout.sessionFolder(session)
+            // What an earlier deletion moved aside and could not remove goes first.
+            for name in (try? manager.contentsOfDirectory(atPath: sessionFolder)) ?? [] where name.hasPrefix(Self.deletingPrefix) {
+                try? manager.removeItem(atPath: sessionFolder + "/" + name)
+            }
             for location in locations {
+                // Moved aside in one step, then removed: a recording of the location that starts
+                // meanwhile (the host pressed Record) makes a folder of its own, and is never
+                // written into one half deleted. Links are moved and removed themselves, never
+                // what they point to.
+                let aside = sessionFolder + "/" + Self.deletingPrefix + location.name + "-" + UUID().uuidString
                 do {
-                    // Removes links themselves, never what they point to.
-                    try FileManager.default.removeItem(atPath: layout.locationFolder(session: session, location: location))
+                    try manager.moveItem(atPath: layout.locationFolder(session: session, location: location), toPath: aside)
                     deleted.append(location.name)
+                    try manager.removeItem(atPath: aside)
                 } catch {
                     logger.error("deleting the recordings of session \(session) \(location.name) failed: \(error)")
                     throw CaucusError.serverFailure
@@ -137,6 +148,10 @@ extension SessionServer {
         }
         return Self.json(RecordingsDeletion(session: session, deleted: deleted))
     }
+
+    /// The names a deletion moves a location's folder to before removing it (never a
+    /// location's name, so never listed or served).
+    static let deletingPrefix = ".deleting-"
 
     /// Why `locations` of the session (any of its locations, unless `oneLocation`) may not be
     /// deleted now: the session, live here, records one of them; or it is live on another node,
