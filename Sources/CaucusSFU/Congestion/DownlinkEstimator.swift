@@ -140,6 +140,9 @@ public struct DownlinkEstimator: Sendable {
             queueDelayCount += 1
             arrivals.append((arrival, packet.size))
         }
+        // Pruned below by the arrival times the subscriber reports, which it writes: times that
+        // never advance would keep every arrival. No more are kept than packets remembered.
+        if arrivals.count > Self.history { arrivals.removeFirst(arrivals.count - Self.history) }
         // Read lazily, here and below: a report allocates nothing once the windows have grown.
         guard let latest = results.lazy.map(\.sentAt).max() else { return }
         let window = Self.microseconds(configuration.rateWindow)

@@ -16,6 +16,26 @@ import Testing
         #expect(estimator.isCalm(for: .seconds(1), at: .seconds(3)))
     }
 
+    /// A subscriber whose feedback reports every packet at one arrival time (its reference
+    /// time never advancing, every delta 0) does not make the estimator keep every arrival: the
+    /// delivered rate counts at most the packets remembered.
+    @Test func arrivalsThatNeverAdvanceAreNotAllKept() {
+        var estimator = DownlinkEstimator()
+        for round in 0..<100 {
+            var first: UInt16?
+            for index in 0..<100 {
+                let number = estimator.stamp(size: 1_000, at: .milliseconds(round * 100 + index))
+                first = first ?? number
+            }
+            let feedback = RTCPTransportFeedback(
+                senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: first!, referenceTime: 7, feedbackCount: UInt8(round % 256),
+                deltas: Array(repeating: 0, count: 100))
+            estimator.receive(feedback, at: .milliseconds(round * 100 + 99))
+        }
+        // 10,000 packets of 1,000 bytes reported; at most 1,024 of them over the 500 ms window.
+        #expect(estimator.deliveredRate <= 1_024 * 1_000 * 8 * 2, "\(estimator.deliveredRate)")
+    }
+
     @Test func aLinkTooSlowForWhatItIsSentBringsTheEstimateBelowItsCapacity() {
         var estimator = DownlinkEstimator()
         var link = SimulatedDownlink()
