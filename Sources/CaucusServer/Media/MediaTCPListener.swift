@@ -16,7 +16,7 @@ import NIOPosix
 /// ``MediaTCPLimits/firstRequestDeadline``, then something read at least every
 /// ``MediaTCPLimits/idleTimeout``; at most ``MediaTCPLimits/maximumConnections`` at once, and
 /// ``MediaTCPLimits/maximumPerAddress`` from one IP address. What a peer is sent waits in its
-/// connection's buffer up to NIO's high water mark; past it, like a full UDP socket, it is dropped.
+/// connection's buffer up to its high water mark (1 MiB); past it, like a full UDP socket, it is dropped.
 enum MediaTCPListener {
     /// Binds the listener; `port` 0 picks a free one.
     static func bind(host: String, port: Int, shards: [MediaShard], limits: MediaTCPLimits) async throws -> any Channel {
@@ -24,6 +24,9 @@ enum MediaTCPListener {
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // Room for a burst (a keyframe of a few hundred packets) but not for a peer that
+            // stops reading: past the high mark, what it is sent is dropped (`MediaTCPConnection`).
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
