@@ -97,12 +97,7 @@ extension ControlAPITests {
         let teacher = try await server.joined("Teacher", role: .host)
         let api = ControlAPI(server)
         let id = try await api.sessionID(named: "Class")
-        let started = try await api.send("POST", "/v1/sessions/\(id)/recording/start", body: #"{"locations": [null]}"#)
-        #expect(started.status == 200, "\(started.body)")
-        let timeline = server.dataDirectory + "/recordings/\(id)/main/timeline.jsonl"
-        try await within("the main session's timeline") {
-            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        let timeline = try await api.recordMain(of: id, on: server)
         for path in ["/v1/sessions/\(id)/recordings/main", "/v1/sessions/\(id)/recordings"] {
             let refused = try await api.send("DELETE", path)
             #expect(refused.status == 409 && refused.errorCode == 7006, "\(path): \(refused.status) \(refused.body)")

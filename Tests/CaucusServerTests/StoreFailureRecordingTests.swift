@@ -11,12 +11,7 @@ import Testing
         let ann = try await server.joined("Ann", role: .host)
         let api = ControlAPI(server)
         let id = try await api.sessionID(named: "Class")
-        let started = try await api.send("POST", "/v1/sessions/\(id)/recording/start", body: #"{"locations": [null]}"#)
-        #expect(started.status == 200, "\(started.body)")
-        let timeline = server.dataDirectory + "/recordings/\(id)/main/timeline.jsonl"
-        try await within("the main session's timeline") {
-            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        let timeline = try await api.recordMain(of: id, on: server)
         let lock = try DatabaseLock(path: server.dataDirectory + "/caucus.sqlite")
         defer { lock.release() }
         try await lock.held()

@@ -1,7 +1,6 @@
 import CaucusAuth
 import CaucusCore
 import CaucusRecording
-import CaucusStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -160,14 +159,7 @@ extension SessionServer {
     private func deletionRefusal(
         _ session: Int64, _ app: AppCredentials, of locations: [RecordingLocation], oneLocation: Bool
     ) async throws -> String? {
-        let placement: SessionPlacement?
-        do {
-            placement = try await router.place(StoredSessionID(rawValue: session))
-        } catch {
-            logger.error("session \(session) could not be found or taken over: \(error)")
-            throw CaucusError.serverFailure
-        }
-        switch placement {
+        switch try await placement(of: session) {
         case .here(let live) where live.app == app.key:
             let recorded = Set(await live.state.recordedLocations.map(SessionActor.recordingLocation))
             guard let busy = oneLocation ? locations.first(where: recorded.contains) : recorded.sorted().first else { return nil }

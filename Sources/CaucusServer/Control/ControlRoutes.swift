@@ -97,17 +97,21 @@ extension SessionServer {
     func session(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> SessionActor {
         let missing = CaucusError(.notFound, "No live session with that id in this app.")
         guard let raw = context.parameters.get("id", as: Int64.self) else { throw missing }
-        let placement: SessionPlacement?
-        do {
-            placement = try await router.place(StoredSessionID(rawValue: raw))
-        } catch {
-            logger.error("session \(raw) could not be found or taken over: \(error)")
-            throw CaucusError.serverFailure
-        }
-        switch placement {
+        switch try await placement(of: raw) {
         case .here(let session) where session.app == app.key: return session
         case .elsewhere(let node): throw ServedElsewhere(node: node)
         case .here, nil: throw missing
+        }
+    }
+
+    /// Where the live session `id` is (nil: ended, or never was); a store that cannot say is
+    /// the server's failure, logged.
+    func placement(of id: Int64) async throws -> SessionPlacement? {
+        do {
+            return try await router.place(StoredSessionID(rawValue: id))
+        } catch {
+            logger.error("session \(id) could not be found or taken over: \(error)")
+            throw CaucusError.serverFailure
         }
     }
 

@@ -50,6 +50,18 @@ struct ControlAPI: Sendable {
         return id
     }
 
+    /// Starts recording session `id`'s main location over HTTP (which must answer 200) and
+    /// returns its timeline's path in `server`'s data folder, once the file is there.
+    func recordMain(of id: Int, on server: TestServer) async throws -> String {
+        let started = try await send("POST", "/v1/sessions/\(id)/recording/start", body: #"{"locations": [null]}"#)
+        guard started.status == 200 else { throw TestFailure("recording/start answered \(started.status): \(started.body)") }
+        let timeline = server.dataDirectory + "/recordings/\(id)/main/timeline.jsonl"
+        try await within("the main session's timeline") {
+            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        return timeline
+    }
+
     /// `GET /v1/sessions/{id}`, which must answer 200.
     func session(_ id: Int) async throws -> JSON {
         let reply = try await send("GET", "/v1/sessions/\(id)")
