@@ -34,17 +34,18 @@ extension ForwardingEngine {
         // Every packet counts for the publisher's congestion control, probes included.
         recordTransportSequence(of: received, from: user, at: arrival)
         if !simulcast.isEmpty, let changes = observeSimulcast(received, from: user, now: arrival) { perform(changes) }
-        guard let packet = restoringRetransmission(received) else { return }
+        guard let packet = restoringRetransmission(received), packet.count >= 12, packet[0] >> 6 == 2 else { return }
+        let ssrc = Self.read32(packet, at: 8)
+        // The one lookup of the packet's up-track: the check below and the forwarding share it.
+        let track = upTracks.index(forKey: ssrc)
         // A user's SRTP keys are its own, but the SSRC inside is the user's to write: one that
         // another user publishes would be forwarded (past a mute), recorded and heard as theirs.
-        if packet.count >= 12, let track = upTracks.index(forKey: Self.read32(packet, at: 8)),
-            upTracks.values[track].stream.publisher != user
-        {
+        if let track, upTracks.values[track].stream.publisher != user {
             counters.foreignSSRCs += 1
             return
         }
         if !recording.isEmpty { tapForRecording(packet) }
-        let feedback = forward(rtp: packet, arrival: arrival) { subscriber, header, translation in
+        let feedback = forward(rtp: packet, ssrc: ssrc, track: track, arrival: arrival) { subscriber, header, translation in
             let transportSequence = transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)
             outputs.append(.copy(
                 Copy(subscriber: subscriber, packet: packet, header: header, translation: translation, transportSequence: transportSequence),

@@ -45,8 +45,17 @@ extension ForwardingEngine {
     ) -> [(user: Int, rtcp: [UInt8])] {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return [] }
         let ssrc = Self.read32(packet, at: 8)
+        return forward(rtp: packet, ssrc: ssrc, track: upTracks.index(forKey: ssrc), arrival: arrival, deliver: deliver)
+    }
+
+    /// The same for a packet already checked (12 bytes or more, RTP version 2) whose SSRC and
+    /// up-track (nil: none) the caller has looked up: one lookup per packet on the engine's path.
+    func forward(
+        rtp packet: [UInt8], ssrc: UInt32, track: Dictionary<UInt32, UpTrack>.Index?, arrival: Duration,
+        deliver: (Int, RewrittenHeader, HeaderTranslation) -> Void
+    ) -> [(user: Int, rtcp: [UInt8])] {
         // Before the routes: a speaker nobody's slot holds yet must be heard to win one.
-        hearLevel(of: packet, ssrc: ssrc, at: arrival)
+        if let track { hearLevel(of: packet, audioLevel: upTracks.values[track].audioLevel, at: arrival) }
         let destinations = routes.destinations(of: ssrc)
         guard !destinations.isEmpty else { return [] }
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
@@ -56,7 +65,7 @@ extension ForwardingEngine {
         var feedback: [(user: Int, rtcp: [UInt8])] = []
         // Changed in place, by index: optional chaining through the dictionary copies the
         // track (and retains its cache) for every packet.
-        if let track = upTracks.index(forKey: ssrc) {
+        if let track {
             let arrived = upTracks.values[track].arrive(packet, sequenceNumber: sequenceNumber, at: arrival)
             startsKeyframe = arrived.startsKeyframe
             fillsGap = arrived.fillsGap
@@ -98,8 +107,8 @@ extension ForwardingEngine {
                 deliver(destination.subscriber, header, translation)
             }
         }
-        if stillWaiting, let stream = upTracks[ssrc]?.stream, keyframeRequests.shouldRequest(ssrc, at: arrival) {
-            feedback.append((stream.publisher, Self.pli(ssrc)))
+        if stillWaiting, let track, keyframeRequests.shouldRequest(ssrc, at: arrival) {
+            feedback.append((upTracks.values[track].stream.publisher, Self.pli(ssrc)))
         }
         return feedback
     }

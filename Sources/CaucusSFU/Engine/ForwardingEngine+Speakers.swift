@@ -6,10 +6,11 @@ import CaucusMedia
 /// re-fills the slots of everyone in the location and is announced to them in their slot map
 /// frames (`activeSpeakers`, at most once per `SpeakerRanking.Configuration.minimumInterval`).
 extension ForwardingEngine {
-    /// Feeds the level of an audio packet from `ssrc`, if its stream carries one.
+    /// Feeds the level of an audio packet, if its stream carries one (`audioLevel`: its
+    /// up-track's extension ID and publisher, read by the caller in place).
     @inline(__always)
-    func hearLevel(of packet: [UInt8], ssrc: UInt32, at arrival: Duration) {
-        guard let (id, publisher) = upTracks[ssrc]?.audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
+    func hearLevel(of packet: [UInt8], audioLevel: (id: UInt8, publisher: Int)?, at arrival: Duration) {
+        guard let (id, publisher) = audioLevel, let data = RTPHeaderFields.extensionElement(id: id, in: packet),
             let byte = data.first, let location = records.location(of: publisher)
         else { return }
         speakers.hear(publisher, level: byte & 0x7F, in: location, at: arrival)
