@@ -46,7 +46,12 @@ struct EngineUsers {
 
     func channel(of user: Int) -> SignallingChannelID? { records[user]?.channel }
 
-    func location(of user: Int) -> Int? { records[user]?.location }
+    /// Read in place, by index: every audio packet asks, and `records[user]?.location` copied
+    /// the whole record out (its arrays retained and released).
+    func location(of user: Int) -> Int? {
+        guard let index = records.index(forKey: user) else { return nil }
+        return records.values[index].location
+    }
 
     /// `user`'s slots as last recomputed; nil when it has none (no peer, or not yet recomputed).
     func assignment(of user: Int) -> SlotAssignment? { records[user]?.assignment }

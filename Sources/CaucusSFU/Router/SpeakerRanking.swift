@@ -104,17 +104,17 @@ public struct SpeakerRanking: Sendable {
     /// One packet's level: cheap enough for every audio packet (a dictionary update in place).
     public mutating func hear(_ publisher: Int, level: UInt8, at time: Duration) {
         let loudness = Double(127 - min(level, 127))
-        guard var voice = voices[publisher] else {
+        // Changed in place, by index: one lookup per packet, not a read and a write.
+        guard let index = voices.index(forKey: publisher) else {
             voices[publisher] = Voice(loudness: loudness, lastHeard: time)
             return
         }
-        let elapsed = time - voice.lastHeard
+        let elapsed = time - voices.values[index].lastHeard
         if elapsed > .zero {
             let weight = min(1, elapsed / configuration.smoothing)
-            voice.loudness += (loudness - voice.loudness) * weight
-            voice.lastHeard = time
+            voices.values[index].loudness += (loudness - voices.values[index].loudness) * weight
+            voices.values[index].lastHeard = time
         }
-        voices[publisher] = voice
     }
 
     /// A publisher that left the location or stopped publishing audio: it leaves the ranking
