@@ -3,21 +3,25 @@ import Foundation
 
 /// Makes join tokens, for `caucus token`, tests and the server's development app.
 public enum TokenMinter {
-    /// Mints an HS256 token with the Zoom Video SDK payload.
+    /// Mints an HS256 token with the Zoom Video SDK payload (and, for a console host token,
+    /// its host link's generation: `caucus_host_link`).
     ///
     /// Refuses (with the code the verifier would use) to mint a token the verifier would
     /// always refuse, so a mistake surfaces here rather than at the join.
     public static func mint(
         app: AppCredentials, sessionName: String, role: RoleClaim, issuedAt: Instant, lifetimeSeconds: Int = 7200,
-        userIdentity: String? = nil, sessionKey: String? = nil
+        userIdentity: String? = nil, sessionKey: String? = nil, hostLinkGeneration: Int? = nil
     ) throws -> String {
         try validate(app: app, sessionName: sessionName, lifetimeSeconds: lifetimeSeconds, userIdentity: userIdentity, sessionKey: sessionKey)
+        if let hostLinkGeneration, !(0...TokenRules.maximumHostLinkGeneration).contains(hostLinkGeneration) {
+            throw CaucusError(.invalidArguments, "caucus_host_link must be a whole number from 0 to \(TokenRules.maximumHostLinkGeneration).")
+        }
         let issuedAtSeconds = floorSeconds(issuedAt)
         let payload = Payload(
             appKey: app.key, tpc: sessionName, roleType: role == .host ? 1 : 0, version: TokenRules.version,
             iat: issuedAtSeconds, exp: issuedAtSeconds + Int64(lifetimeSeconds),
             userIdentity: userIdentity.flatMap { $0.isEmpty ? nil : $0 },
-            sessionKey: sessionKey.flatMap { $0.isEmpty ? nil : $0 })
+            sessionKey: sessionKey.flatMap { $0.isEmpty ? nil : $0 }, hostLinkGeneration: hostLinkGeneration)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let signingInput = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "."
@@ -61,10 +65,11 @@ public enum TokenMinter {
         let exp: Int64
         let userIdentity: String?
         let sessionKey: String?
+        let hostLinkGeneration: Int?
 
         enum CodingKeys: String, CodingKey {
             case appKey = "app_key", tpc, roleType = "role_type", version, iat, exp
-            case userIdentity = "user_identity", sessionKey = "session_key"
+            case userIdentity = "user_identity", sessionKey = "session_key", hostLinkGeneration = "caucus_host_link"
         }
     }
 }

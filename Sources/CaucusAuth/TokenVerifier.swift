@@ -49,7 +49,8 @@ public struct TokenVerifier: Sendable {
         try TokenRules.checkLength(claims.sessionKey, "The token's session_key", limit: limits.maxSessionKeyLength, code: .sessionKeyTooLong)
         return VerifiedToken(
             appKey: claims.appKey, sessionName: claims.topic, role: role, userIdentity: claims.userIdentity,
-            sessionKey: claims.sessionKey, issuedAt: claims.issuedAt, expiresAt: claims.expiresAt)
+            sessionKey: claims.sessionKey, issuedAt: claims.issuedAt, expiresAt: claims.expiresAt,
+            hostLinkGeneration: claims.hostLinkGeneration)
     }
 
     /// Only HS256: accepting what the header names would let `none` or a weaker or confused

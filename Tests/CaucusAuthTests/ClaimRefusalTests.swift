@@ -58,6 +58,7 @@ import Testing
     @Test(arguments: [
         ("app_key", 7), ("tpc", ["Algebra 101"]), ("role_type", "1"), ("role_type", true), ("version", "1"),
         ("iat", "1750000000"), ("exp", ["n": 1]), ("exp", -5), ("iat", 1e300), ("user_identity", 12), ("session_key", false),
+        ("caucus_host_link", "1"), ("caucus_host_link", -1), ("caucus_host_link", 1.5), ("caucus_host_link", 1e12),
     ] as [(String, JSONValue)])
     func aClaimOfTheWrongTypeIsRefused(_ claim: String, _ value: JSONValue) {
         expectRefusal(TokenForge.token(payload: Fixture.payload { $0[claim] = value }), .tokenMissingClaim)

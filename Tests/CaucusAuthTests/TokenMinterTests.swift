@@ -20,6 +20,24 @@ import Testing
         #expect(payload["user_identity"] as? String == "u1")
     }
 
+    /// A console host token's link generation round-trips as `caucus_host_link`; other tokens
+    /// leave the claim out (the Zoom payload, exactly).
+    @Test func aHostLinkGenerationRoundTrips() throws {
+        for generation in [0, 3, 1_000_000_000] {
+            let token = try TokenMinter.mint(
+                app: Fixture.app, sessionName: Fixture.session, role: .host, issuedAt: Fixture.now, hostLinkGeneration: generation)
+            let verified = try Fixture.verifier.verify(token, sessionName: Fixture.session, now: Fixture.now)
+            #expect(verified.hostLinkGeneration == generation)
+        }
+        let plain = try Fixture.verifier.verify(try Fixture.mint(role: .host), sessionName: Fixture.session, now: Fixture.now)
+        #expect(plain.hostLinkGeneration == nil)
+        for refused in [-1, 1_000_000_001] {
+            #expect(throws: CaucusError.self) {
+                try TokenMinter.mint(app: Fixture.app, sessionName: Fixture.session, role: .host, issuedAt: Fixture.now, hostLinkGeneration: refused)
+            }
+        }
+    }
+
     @Test func theIssueTimeIsRoundedDownToTheSecond() throws {
         let token = try Fixture.mint(issuedAt: Instant(milliseconds: Fixture.nowSeconds * 1000 + 999))
         let verified = try Fixture.verifier.verify(token, sessionName: Fixture.session, now: Fixture.now)

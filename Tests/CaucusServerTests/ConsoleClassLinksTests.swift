@@ -194,6 +194,38 @@ import Testing
         await again.stop()
     }
 
+    /// A host token given before the host link was replaced is refused at the join, not only
+    /// the old link: whoever had opened the old link cannot take the seat with the token it
+    /// was given (it lives ten minutes). The teacher's own seat, and the new link's tokens, go on.
+    @Test func aHostTokenGivenBeforeItsLinkWasReplacedIsRefusedAtTheJoin() async throws {
+        let running = try await RunningServer.start(apps: [])
+        let port = running.port
+        let made = try await Self.newClass(port, "Period 8")
+        // Someone who saw the link asks for a host token and keeps it; the teacher opens the class.
+        let kept = try await Self.post(port, "/console/token", ["session": "Period 8", "invite": made.host])
+        let keptToken = try kept.string("token")
+        let mine = try await Self.post(port, "/console/token", ["session": "Period 8", "invite": made.host])
+        let teacher = try await Self.joined(running, "Period 8", "Ms Rivera", token: try mine.string("token"))
+        // The teacher replaces the link.
+        let replaced = try await Self.post(port, "/console/host-link", ["session": "Period 8", "invite": made.host])
+        #expect(replaced.status == 200, "\(replaced.json)")
+        // The kept token no longer takes the seat: 1024, and the teacher stays the host.
+        let intruder = try await TestClient.connect(url: running.webSocketURL)
+        let code = try await intruder.refused("join", ["session": "Period 8", "userName": "Ms Rivera (2)", "token": keptToken])
+        #expect(code == 1024)
+        #expect(await Self.roles(in: teacher) == ["Ms Rivera": "host"])
+        try await teacher.request("ping")
+        // The new link's token does (taking the seat over, as the same host from another browser).
+        let renewed = try await Self.post(port, "/console/token", ["session": "Period 8", "invite": try replaced.string("hostInvite"), "takeOver": true])
+        #expect(renewed.status == 200, "\(renewed.json)")
+        let laptop = try await Self.joined(running, "Period 8", "Ms Rivera (laptop)", token: try renewed.string("token"))
+        #expect(await Self.roles(in: laptop) == ["Ms Rivera (laptop)": "host"])
+        await intruder.close()
+        await laptop.close()
+        await teacher.close()
+        await running.stop()
+    }
+
     @Test func aClassLinkIsBoundToItsClassNameAndApp() async throws {
         let running = try await RunningServer.start(apps: [])
         let port = running.port

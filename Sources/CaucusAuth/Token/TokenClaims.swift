@@ -11,6 +11,8 @@ struct TokenClaims {
     let expiresAt: Instant
     let userIdentity: String?
     let sessionKey: String?
+    /// Caucus's own: the console host link's generation a host token was given for.
+    let hostLinkGeneration: Int?
 
     init(_ payload: JSONFields) throws(CaucusError) {
         appKey = try Self.string("app_key", in: payload)
@@ -21,6 +23,7 @@ struct TokenClaims {
         expiresAt = try Self.numericDate("exp", in: payload)
         userIdentity = try Self.optionalString("user_identity", in: payload)
         sessionKey = try Self.optionalString("session_key", in: payload)
+        hostLinkGeneration = try Self.optionalCount("caucus_host_link", in: payload)
     }
 
     private static func string(_ name: String, in payload: JSONFields) throws(CaucusError) -> String {
@@ -54,6 +57,17 @@ struct TokenClaims {
         case nil, .null: return nil
         case .string(let value): return value.isEmpty ? nil : value
         default: throw wrongType(name, "a string")
+        }
+    }
+
+    /// A whole number from 0 up, or none.
+    private static func optionalCount(_ name: String, in payload: JSONFields) throws(CaucusError) -> Int? {
+        switch payload[name] {
+        case nil, .null: return nil
+        case .number(let value):
+            guard value >= 0, value <= Double(TokenRules.maximumHostLinkGeneration), value.rounded(.down) == value else { throw wrongType(name, "a whole number from 0") }
+            return Int(value)
+        default: throw wrongType(name, "a whole number from 0")
         }
     }
 

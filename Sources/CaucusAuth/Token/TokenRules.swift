@@ -6,6 +6,8 @@ enum TokenRules {
     static let algorithm = "HS256"
     static let version = 1
     static let maximumLifetimeSeconds = 48 * 3600
+    /// The largest console host link generation a token may carry (`caucus_host_link`).
+    static let maximumHostLinkGeneration = 1_000_000_000
     /// How far `iat` may run ahead of the server's clock: the minter's clock may be a little fast.
     static let issuedAtLeewaySeconds = 60
     /// Far above any real token (a Zoom-style token is about 400 bytes), low enough that a

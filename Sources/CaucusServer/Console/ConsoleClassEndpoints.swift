@@ -60,7 +60,10 @@ extension SessionServer {
                     "The host of \(asked.session) is in the class from another browser. Take the host seat over? That browser leaves the class.")
             }
             if standing == .notOpen { try await self.consoleClasses.started(code.classID, app: app.key, session: asked.session, at: now) }
-            let token = try Self.mint(app: app, session: asked.session, role: .host, at: now, identity: identity, classID: code.classID)
+            // The link's generation goes with the token: a replaced link's tokens stop at the join too.
+            let token = try Self.mint(
+                app: app, session: asked.session, role: .host, at: now, identity: identity, classID: code.classID,
+                hostLinkGeneration: code.generation ?? 0)
             let participants = try ConsoleClassCodes.code(session: asked.session, classID: code.classID, role: .participant, app: app, at: now)
             return Self.json(ConsoleToken(token: token, role: "host", class: code.classID, participantInvite: participants))
         }
@@ -188,12 +191,13 @@ extension SessionServer {
     }
 
     private static func mint(
-        app: AppCredentials, session: String, role: RoleClaim, at now: Instant, identity: String? = nil, classID: String? = nil
+        app: AppCredentials, session: String, role: RoleClaim, at now: Instant, identity: String? = nil, classID: String? = nil,
+        hostLinkGeneration: Int? = nil
     ) throws(CaucusError) -> String {
         do {
             return try TokenMinter.mint(
                 app: app, sessionName: session, role: role, issuedAt: now, lifetimeSeconds: consoleTokenLifetimeSeconds,
-                userIdentity: identity, sessionKey: classID)
+                userIdentity: identity, sessionKey: classID, hostLinkGeneration: hostLinkGeneration)
         } catch let error as CaucusError {
             throw error
         } catch {

@@ -118,6 +118,7 @@ struct WebSocketSession: Sendable {
         let now = server.clock()
         let token = try server.verifier.verify(arguments.token, sessionName: arguments.session, now: now)
         guard let app = server.apps[token.appKey] else { throw CaucusError(.unknownApp, "Unknown app.") }
+        try await server.refuseReplacedHostLink(token, session: arguments.session)
         let request = JoinRequest(
             sessionName: arguments.session, userName: arguments.userName, claim: token.role, password: arguments.password,
             userIdentity: token.userIdentity, sessionKey: token.sessionKey)
