@@ -107,6 +107,8 @@ extension CaucusError.Code {
     public static let userNameTaken = Self(2030, "userNameTaken")
     /// A join with the identity (`user_identity`) of a user the host removed from this session.
     public static let removedFromSession = Self(2031, "removedFromSession")
+    /// A join from an address that sent too many wrong passwords for the session lately.
+    public static let passwordAttemptsExceeded = Self(2032, "passwordAttemptsExceeded")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -189,7 +191,7 @@ extension CaucusError.Code {
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired,
-        .cannotMuteUser, .notPublishing, .muteSelf, .userNameTaken, .removedFromSession, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .cannotMuteUser, .notPublishing, .muteSelf, .userNameTaken, .removedFromSession, .passwordAttemptsExceeded, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

@@ -8,6 +8,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
@@ -43,6 +44,8 @@ public final class SessionServer: Sendable {
     let admission: JoinAdmission
     /// The health listener's connections (`healthPort`): a few, each with the same deadline.
     let healthAdmission: JoinAdmission
+    /// Wrong session passwords per address and session: past ten in ten minutes, refused.
+    let passwordAttempts = NIOLockedValueBox(PasswordAttempts())
     let logger: Logger
     let clock: ServerClock
     /// The console's personal links on their way into a session (development app).

@@ -119,6 +119,9 @@ struct WebSocketSession: Sendable {
         let token = try server.verifier.verify(arguments.token, sessionName: arguments.session, now: now)
         guard let app = server.apps[token.appKey] else { throw CaucusError(.unknownApp, "Unknown app.") }
         try await server.refuseReplacedHostLink(token, session: arguments.session)
+        let guesses = PasswordAttempts.Key(
+            app: app.key, session: SessionName.key(arguments.session), address: connection.channel.remoteAddress?.ipAddress ?? "unknown")
+        try server.refuseTooManyPasswords(guesses, session: arguments.session, at: now)
         let request = JoinRequest(
             sessionName: arguments.session, userName: arguments.userName, claim: token.role, password: arguments.password,
             userIdentity: token.userIdentity, sessionKey: token.sessionKey)
@@ -142,8 +145,10 @@ struct WebSocketSession: Sendable {
             do {
                 let user = try await session.join(request, requestID: id, connection: connection)
                 server.metrics.joins.increment()
+                if arguments.password != nil { server.passwordAttempts.withLockedValue { $0.succeeded(guesses) } }
                 return .joined(session, user)
             } catch {
+                if error.code == .passwordWrong { server.passwordAttempts.withLockedValue { $0.failed(guesses, now: now) } }
                 await server.registry.discardIfUnstarted(session)
                 if error.code == .sessionEnded && attempt == 1 { continue }
                 if await session.lostNameRace && attempt == 1 {
