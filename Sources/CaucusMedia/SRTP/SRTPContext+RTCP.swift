@@ -80,7 +80,8 @@ extension SRTPContext {
         let word = Self.load(buffer, at: wordOffset)
         let index = word & ~Self.encryptedFlag
         let encrypted = word & Self.encryptedFlag != 0
-        if let error = inboundRTCP[ssrc]?.check(UInt64(index)) { throw error }
+        let position = inboundRTCP.position(of: ssrc)
+        if let position, let error = inboundRTCP.state(at: position).check(UInt64(index)) { throw error }
         let plaintextLength: Int
         switch rtcp {
         case .gcm(let gcm, let salt):
@@ -101,9 +102,9 @@ extension SRTPContext {
             }
             plaintextLength = wordOffset
         }
-        var window = inboundRTCP[ssrc] ?? SRTPReplayWindow(first: UInt64(index))
+        var window = position.map { inboundRTCP.state(at: $0) } ?? SRTPReplayWindow(first: UInt64(index))
         window.accept(UInt64(index))
-        inboundRTCP[ssrc] = window
+        inboundRTCP.accept(window, for: ssrc, at: position)
         return plaintextLength
     }
 

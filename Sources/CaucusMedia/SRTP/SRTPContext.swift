@@ -14,9 +14,10 @@ public final class SRTPContext {
     let rtcp: SRTPTransform
 
     private var outboundRTP: [UInt32: SRTPRolloverCounter] = [:]
-    private var inboundRTP: [UInt32: InboundRTPStream] = [:]
+    /// Bounded: the SSRCs are the peer's to choose (``SRTPInboundStreams``).
+    private(set) var inboundRTP = SRTPInboundStreams<InboundRTPStream>()
     var outboundRTCPIndex: [UInt32: UInt32] = [:]
-    var inboundRTCP: [UInt32: SRTPReplayWindow] = [:]
+    var inboundRTCP = SRTPInboundStreams<SRTPReplayWindow>()
 
     struct InboundRTPStream {
         var counter: SRTPRolloverCounter
@@ -81,8 +82,8 @@ public final class SRTPContext {
     /// of the RTP packet now at its start. On failure the bytes are unspecified.
     public func unprotect(srtp buffer: UnsafeMutableRawBufferPointer) throws(SRTPError) -> Int {
         let header = try SRTPHeaderView(UnsafeRawBufferPointer(buffer), trailerLength: rtp.tagLength)
-        let position = inboundRTP.index(forKey: header.ssrc)
-        let known = position.map { inboundRTP.values[$0] }
+        let position = inboundRTP.position(of: header.ssrc)
+        let known = position.map { inboundRTP.state(at: $0) }
         let index = known?.counter.estimate(header.sequence) ?? UInt64(header.sequence)
         if let error = known?.window.check(index) { throw error }
         let plaintextLength = try Self.openRTP(rtp, buffer, header: header, index: index)
@@ -90,7 +91,7 @@ public final class SRTPContext {
             known ?? InboundRTPStream(counter: SRTPRolloverCounter(first: header.sequence), window: .init(first: index))
         stream.counter.accept(index)
         stream.window.accept(index)
-        if let position { inboundRTP.values[position] = stream } else { inboundRTP[header.ssrc] = stream }
+        inboundRTP.accept(stream, for: header.ssrc, at: position)
         return plaintextLength
     }
 
