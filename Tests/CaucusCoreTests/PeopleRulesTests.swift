@@ -25,6 +25,26 @@ import Testing
         #expect(harness.state.users.count == 4)
     }
 
+    /// A name may not end with a role's mark: a participant named "Ms Rivera (Host)" reads as
+    /// the host wherever the console lists names. Refused at the join and at a rename, however
+    /// written; a mark elsewhere, or a longer word, is a name like any other.
+    @Test func aNameEndingWithARolesMarkIsRefusedAtTheJoinAndAtARename() throws {
+        var harness = Harness()
+        harness.join("Ms Rivera", claim: .host)
+        for name in ["Ms Rivera (Host)", "ms rivera (host)", "Ms Rivera ( HOST )", "Bo (Manager)", "Bo (co-host)", "Bo (Co Host)", "Bo (you)", "Bo(you)\u{200B}"] {
+            harness.refuse(join(name), by: .server, .userNameImitatesRole)
+            harness.refuse(join(name, claim: .host), by: .server, .userNameImitatesRole)
+        }
+        #expect(harness.state.users.count == 1)
+        for name in ["(Host) fan club", "Ms Rivera (hostess)", "Bo (host team)", "Bo Host", "Bo (yours)"] {
+            harness.join(name)
+        }
+        let bo = try #require(harness.state.users.values.first { $0.name == "Bo Host" }).id
+        harness.refuse(.rename(bo, to: "Bo (Manager)"), by: .user(bo), .userNameImitatesRole)
+        harness.refuse(.rename(bo, to: "Bo (Host)"), by: .user(host), .userNameImitatesRole)
+        #expect(harness.state.users[bo]?.name == "Bo Host")
+    }
+
     @Test func aReconnectingUsersNameStaysTakenAndALeaversIsFree() {
         var harness = Harness.session(participants: 1)
         harness.perform(.connectionLost(UserID(2)), by: .server)

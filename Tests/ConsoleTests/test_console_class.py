@@ -126,7 +126,7 @@ class ClassroomTests(ConsoleTestCase):
         host.wait_text(css_for("chat-title"), "Chat · Red")
         host.type(css_for("chat-text"), "Still there, Bo?")
         host.click(css_for("chat-send"))
-        bo.wait_text(css_for("chat-log"), "Ann: Still there, Bo?")
+        bo.wait_text(css_for("chat-log"), "Ann (Host): Still there, Bo?")
         self.assert_models_agree("Reload")
 
     def test_the_host_leave_asks_first_offers_ending_for_everyone_and_tells_the_new_host(self):

@@ -99,6 +99,12 @@ class PeopleTests(ConsoleTestCase):
             other.wait(lambda: self.inline_error_code(other) == "2030", f"the join as {name!r} refused with 2030")
             self.assertIn("already has that name", other.text(css_for("inline-error")))
         assert_accessible(self, other, "a refused join (name taken)")
+        # A name that ends with the host's mark is refused, in words: only the host reads as the host.
+        for name in ("Ms Rivera (Host)", "ms rivera ( host )"):
+            other.fill_join_form("Period 6", name)
+            other.click(css_for("join"))
+            other.wait(lambda: self.inline_error_code(other) == "2033", f"the join as {name!r} refused with 2033")
+            self.assertIn("may not end with a role", other.text(css_for("inline-error")))
         # A name that says more is another name; the real host is the one named (Host).
         other.fill_join_form("Period 6", "Ms Rivera (teacher)")
         other.click(css_for("join"))
@@ -111,6 +117,14 @@ class PeopleTests(ConsoleTestCase):
             labels = [tile["label"] for tile in self.tiles(page)]
             self.assertFalse(any(label.startswith("Ms Rivera (teacher) (Host)") for label in labels), labels)
         self.assertIn("Ms Rivera (Host)", mal.text(css_for("room-people")))
+        # In chat too, the role is the session's: the host's line says (Host), the other Ms Rivera's does not.
+        host.type(css_for("chat-text"), "Welcome, everyone")
+        host.click(css_for("chat-send"))
+        mal.wait_text(css_for("chat-log"), "Ms Rivera (Host): Welcome, everyone")
+        other.type(css_for("chat-text"), "Hello from me")
+        other.click(css_for("chat-send"))
+        mal.wait_text(css_for("chat-log"), "Ms Rivera (teacher): Hello from me")
+        self.assertNotIn("Ms Rivera (teacher) (Host)", mal.text(css_for("chat-log")))
         # A manager is named too, on the host's list and tiles.
         host.click(f"{row('Mal')} {css_for('user-manager')}")
         host.wait(lambda: "Mal (Manager)" in host.text(css_for("people")), "Mal named (Manager) in the host's list")

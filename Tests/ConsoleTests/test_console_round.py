@@ -268,12 +268,12 @@ class ConsoleRoundTests(ConsoleTestCase):
         host.wait_text(css_for("user-row", userName="Bo"), "reconnecting")
         host.type(css_for("chat-text"), "Bo, are you there?")
         host.click(css_for("chat-send"))
-        host.wait_text(css_for("chat-log"), "Ann: Bo, are you there?")
+        host.wait_text(css_for("chat-log"), "Ann (Host): Bo, are you there?")
 
         # Back online: the console resumes its seat and replays what it missed.
         bo.go_online()
         bo.wait_text(css_for("connection-state"), "connected")
-        bo.wait_text(css_for("chat-log"), "Ann: Bo, are you there?")
+        bo.wait_text(css_for("chat-log"), "Ann (Host): Bo, are you there?")
         host.wait(lambda: "reconnecting" not in host.text(css_for("user-row", userName="Bo")), "Bo to be back")
         bo.wait_text(css_for("session-title"), "Bo (participant)")
         self.assert_models_agree("Resume")

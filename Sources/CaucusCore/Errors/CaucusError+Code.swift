@@ -109,6 +109,8 @@ extension CaucusError.Code {
     public static let removedFromSession = Self(2031, "removedFromSession")
     /// A join from an address that sent too many wrong passwords for the session lately.
     public static let passwordAttemptsExceeded = Self(2032, "passwordAttemptsExceeded")
+    /// A join or rename to a name ending with a role's mark, "(Host)" say (`RoleMarkRule`).
+    public static let userNameImitatesRole = Self(2033, "userNameImitatesRole")
 
     public static let tokenMalformed = Self(2101, "tokenMalformed")
     public static let tokenAlgorithmRefused = Self(2102, "tokenAlgorithmRefused")
@@ -191,7 +193,7 @@ extension CaucusError.Code {
         .sessionNameTooLong, .userNameEmpty, .userNameTooLong, .passwordTooLong, .userIdentityTooLong,
         .sessionKeyTooLong, .sessionNameMismatch, .needPassword, .passwordWrong, .sessionEnded,
         .sessionFull, .sessionNotStarted, .nameCharacterForbidden, .tooManySessions, .personalLinkInUse, .hostInviteRequired,
-        .cannotMuteUser, .notPublishing, .muteSelf, .userNameTaken, .removedFromSession, .passwordAttemptsExceeded, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
+        .cannotMuteUser, .notPublishing, .muteSelf, .userNameTaken, .removedFromSession, .passwordAttemptsExceeded, .userNameImitatesRole, .tokenMalformed, .tokenAlgorithmRefused, .tokenSignatureInvalid,
         .tokenExpired, .tokenNotYetValid, .tokenLifetimeTooLong, .tokenSessionMismatch, .unknownApp,
         .invalidRoleType, .invalidTokenVersion, .tokenMissingClaim, .notPermitted, .userNotFound,
         .alreadyManager, .notManager, .targetIsHost, .userRequired, .notReconnecting, .alreadyReconnecting,

@@ -78,6 +78,11 @@ extension SessionState {
         if name.limitLength > limits.maxUserNameLength {
             throw .tooLong(.userNameTooLong, "The user name", limit: limits.maxUserNameLength)
         }
+        if RoleMarkRule.mark(endingWith: name) != nil {
+            throw CaucusError(
+                .userNameImitatesRole,
+                "A name may not end with a role, such as (Host), (Manager) or (you): the role is shown from the session, not from the name.")
+        }
     }
 
     /// Names are unique among present users (a reconnecting one too: the seat is still theirs);

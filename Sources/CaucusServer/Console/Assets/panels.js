@@ -2,6 +2,7 @@
 
 import { h, fill, formatDuration, formatClock } from "./dom.js";
 import { showErrorNear, clearErrorNear } from "./feedback.js";
+import { roleSuffix } from "./words.js";
 
 /** The server's limit, said before sending rather than cut silently. */
 export function tooLong(text, limit) {
@@ -38,7 +39,8 @@ export class ChatPanel {
     const inRoom = (message) => message.scope.to != null || (message.scope.room ?? null) === here;
     const line = (message) => h("li", { testid: "chat-message" },
       h("span", { class: "muted" }, formatClock(message.sentAt), " "),
-      h("strong", {}, model.userName(message.from)),
+      // The sender's role from the session, as everywhere names are shown: never from the name.
+      h("strong", {}, `${model.userName(message.from)}${roleSuffix(model.role(message.from))}`),
       message.scope.to != null ? h("span", { class: "muted" }, ` → ${model.userName(message.scope.to)}`) : null,
       ": ", message.text);
     const current = model.chat.filter(inRoom).slice(-100);

@@ -86,6 +86,8 @@ const ERRORS = new Map([
   [2021, "Use your own Mute button."],
   [2030, "Someone in this session already has that name: add an initial, or choose another."],
   [2031, "The host removed you from this session: this link does not let you back in."],
+  [2032, "Too many wrong passwords for this session from here: try again in ten minutes."],
+  [2033, "A name may not end with a role, such as (Host) or (Manager): the session shows each person's role. Choose another name."],
   [2101, "The join token is not valid."],
   [2102, "The join token is not valid (wrong signing method)."],
   [2103, "The join token is not valid for this app."],
@@ -164,6 +166,8 @@ const START_REFUSED = {
 export function describeError(error, op, status) {
   if (error?.code === 4007 && op === "start" && START_REFUSED[status]) return START_REFUSED[status];
   if (error?.code === 4007 && WRONG_STATUS[op]) return WRONG_STATUS[op];
+  // The server's own words say how long is left.
+  if (error?.code === 2032 && error.message) return error.message;
   const known = ERRORS.get(error?.code);
   if (known) return known;
   if (error?.code === 0) return error.message; // the page's own: not connected, connection lost
