@@ -184,6 +184,11 @@ class Page:
         if not self.driver.execute_script("return arguments[0].parentElement.open;", summary):
             self.click(summary_selector)
 
+    def send_chat(self, text):
+        """Types a chat message and sends it."""
+        self.type(css_for("chat-text"), text)
+        self.click(css_for("chat-send"))
+
     def type(self, selector, text):
         def attempt():
             element = self.find(selector)

@@ -106,8 +106,7 @@ class ClassroomTests(ConsoleTestCase):
 
     def test_a_reload_resumes_the_same_seat_in_the_same_room_with_its_chat(self):
         host, bo, col = self.class_in_red_and_blue("Reload")
-        bo.type(css_for("chat-text"), "Hello Red")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("Hello Red")
         bo.wait_text(css_for("chat-log"), "Bo: Hello Red")
 
         bo.reload()
@@ -124,8 +123,7 @@ class ClassroomTests(ConsoleTestCase):
         # And still in the conversation: what Red says next reaches the reloaded page.
         host.click(f"{room('Red')} {css_for('room-enter')}")
         host.wait_text(css_for("chat-title"), "Chat · Red")
-        host.type(css_for("chat-text"), "Still there, Bo?")
-        host.click(css_for("chat-send"))
+        host.send_chat("Still there, Bo?")
         bo.wait_text(css_for("chat-log"), "Ann (Host): Still there, Bo?")
         self.assert_models_agree("Reload")
 
@@ -168,8 +166,7 @@ class ClassroomTests(ConsoleTestCase):
         host.wait_visible(css_for("user-row", userName=long_name))
         self.plan_and_start(host, ["Red", "Blue", long_room], {"Bo": "Red", long_name: long_room})
         bo.wait_text(css_for("my-location"), "Red")
-        bo.type(css_for("chat-text"), "Hi Red")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("Hi Red")
         host.type(css_for("broadcast-text"), "Ten minutes to go")
         host.click(css_for("broadcast-send"))
         bo.wait_text(css_for("broadcast-banner"), "Ten minutes to go")
@@ -306,8 +303,7 @@ class ClassroomTests(ConsoleTestCase):
         host.type(css_for("broadcast-text"), "Wrap up soon")
         host.click(css_for("broadcast-send"))
         bo.wait_text(css_for("broadcast-banner"), "Wrap up soon")
-        bo.type(css_for("chat-text"), "Red talk")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("Red talk")
         bo.wait_text(css_for("chat-log"), "Bo: Red talk")
 
         # Pause and mute of the main session reach participants, in a room and in the main session.
@@ -325,8 +321,7 @@ class ClassroomTests(ConsoleTestCase):
         bo.open_details(f'{css_for("chat-earlier")} summary')
         bo.wait_text(css_for("chat-earlier-room", room="Red"), "Bo: Red talk")
         # A refusal is said in words next to the button that caused it.
-        bo.type(css_for("chat-text"), "Can I talk?")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("Can I talk?")
         bo.wait_text(css_for("inline-error"), "The main session is paused: chat there is closed")
         send, error = bo.box(css_for("chat-send")), bo.box(css_for("inline-error"))
         self.assertLess(abs(error["top"] - send["bottom"]), 60, f"the error is far from Send: {send} {error}")

@@ -72,8 +72,7 @@ class DisplayTests(ConsoleTestCase):
         host.driver.execute_script("const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'}); e.focus();", manager)
         scroll = host.box(manager)["scrollY"]
         # Bo speaks: the host's page applies the event and redraws the people list.
-        bo.type(css_for("chat-text"), "hello")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("hello")
         host.wait_text(css_for("chat-log"), "Bo: hello")
         focused = host.driver.execute_script(
             "const e = document.activeElement; return [e.dataset.testid ?? e.tagName, e.closest('[data-testid=user-row]')?.dataset.userName ?? null];")

@@ -383,8 +383,7 @@ class MediaPageTests(ConsoleTestCase):
             # Bo still sees the host, and chats.
             self.wait_tiles(bo, ["Ann", "Bo"])
             self.wait_playing(bo, ["Ann"])
-            bo.type(css_for("chat-text"), "No camera here")
-            bo.click(css_for("chat-send"))
+            bo.send_chat("No camera here")
             host.wait_text(css_for("chat-log"), "Bo: No camera here")
             host.wait(lambda: any(tile["name"] == "Bo" and tile["muted"] == "true" for tile in self.tiles(host)), "Bo shown muted to the host")
             bo.screenshot("media-refused.png")

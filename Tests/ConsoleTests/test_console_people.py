@@ -118,11 +118,9 @@ class PeopleTests(ConsoleTestCase):
             self.assertFalse(any(label.startswith("Ms Rivera (teacher) (Host)") for label in labels), labels)
         self.assertIn("Ms Rivera (Host)", mal.text(css_for("room-people")))
         # In chat too, the role is the session's: the host's line says (Host), the other Ms Rivera's does not.
-        host.type(css_for("chat-text"), "Welcome, everyone")
-        host.click(css_for("chat-send"))
+        host.send_chat("Welcome, everyone")
         mal.wait_text(css_for("chat-log"), "Ms Rivera (Host): Welcome, everyone")
-        other.type(css_for("chat-text"), "Hello from me")
-        other.click(css_for("chat-send"))
+        other.send_chat("Hello from me")
         mal.wait_text(css_for("chat-log"), "Ms Rivera (teacher): Hello from me")
         self.assertNotIn("Ms Rivera (teacher) (Host)", mal.text(css_for("chat-log")))
         # A manager is named too, on the host's list and tiles.

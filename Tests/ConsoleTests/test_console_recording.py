@@ -53,8 +53,7 @@ class RecordingQuotaTests(ConsoleTestCase):
             self.assertTrue((folder / line["file"]).stat().st_size > 0, f"{line['file']} is empty")
 
         # The session goes on, and the notice stays until the host starts or stops again.
-        bo.type(css_for("chat-text"), "Still here")
-        bo.click(css_for("chat-send"))
+        bo.send_chat("Still here")
         host.wait_text(css_for("chat-log"), "Bo: Still here")
         self.assertIn("quota", host.text(stopped))
         for page in self.pages:

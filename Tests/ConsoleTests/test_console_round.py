@@ -84,8 +84,7 @@ class ConsoleRoundTests(ConsoleTestCase):
         self.assert_models_agree(SESSION)
 
         # Room chat stays in its room.
-        col.type(css_for("chat-text"), "Hello Blue")
-        col.click(css_for("chat-send"))
+        col.send_chat("Hello Blue")
         col.wait_text(css_for("chat-log"), "Col: Hello Blue")
 
         # Col chooses another room (the host turned self-select on), and the host sees the switch.
@@ -266,8 +265,7 @@ class ConsoleRoundTests(ConsoleTestCase):
         bo.go_offline()
         bo.wait_text(css_for("connection-state"), "reconnecting")
         host.wait_text(css_for("user-row", userName="Bo"), "reconnecting")
-        host.type(css_for("chat-text"), "Bo, are you there?")
-        host.click(css_for("chat-send"))
+        host.send_chat("Bo, are you there?")
         host.wait_text(css_for("chat-log"), "Ann (Host): Bo, are you there?")
 
         # Back online: the console resumes its seat and replays what it missed.
