@@ -1,6 +1,7 @@
 import CaucusAuth
 import CaucusCore
 import CaucusServer
+import CaucusTestSupport
 import Foundation
 import Testing
 
@@ -223,6 +224,33 @@ import Testing
         await intruder.close()
         await laptop.close()
         await teacher.close()
+        await running.stop()
+    }
+
+    /// A replaced host link's successor ends with its class's record (48 hours from the class's
+    /// making), not 48 hours from its own: the record is what refuses replaced links, and it is
+    /// dropped then. Before, a link replaced on the first day kept opening the class as its
+    /// host for a day after the record was gone (the server's clock is moved by the test).
+    @Test func aReplacedHostLinkNeverOutlivesItsClassRecord() async throws {
+        let clock = SkippingClock()
+        let running = try await RunningServer.start(apps: [], clock: clock.serverClock)
+        let port = running.port
+        let made = try await Self.newClass(port, "Period 9")
+        clock.skip(.seconds(10 * 3600))
+        let first = try await Self.post(port, "/console/host-link", ["session": "Period 9", "invite": made.host])
+        let firstReplacement = try first.string("hostInvite")
+        clock.skip(.seconds(10 * 3600))
+        let second = try await Self.post(port, "/console/host-link", ["session": "Period 9", "invite": firstReplacement])
+        #expect(second.status == 200, "\(second.json)")
+        // Refused while the record says it was replaced.
+        try await Self.expectRefused(port, [("/console/token", ["session": "Period 9", "invite": firstReplacement])], status: 403, code: 1024)
+        // Past the record's keeping (48 h and the opening's 10 min), with the record dropped (a
+        // new class prunes the book), every host link of the class is refused, the replaced one too.
+        clock.skip(.seconds(28 * 3600 + 11 * 60))
+        _ = try await Self.newClass(port, "Period 10")
+        for code in [made.host, firstReplacement, try second.string("hostInvite")] {
+            try await Self.expectRefused(port, [("/console/token", ["session": "Period 9", "invite": code])], status: 400, code: 1020)
+        }
         await running.stop()
     }
 

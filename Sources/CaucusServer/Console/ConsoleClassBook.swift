@@ -102,15 +102,23 @@ final class ConsoleClassBook: Sendable {
         }
     }
 
-    /// The next host link generation of class `id` (the host replaced its link); nil if the
-    /// class is unknown or ended. Atomic on every node: the link it replaces is refused by all
-    /// from the moment it returns.
-    func replaceHostLink(of id: String, app: String, session: String) async throws(CaucusError) -> Int? {
-        try await change(id, app: app, session: session) { (records: inout [String: Record]) -> Int? in
+    /// The class's record with its next host link generation (the host replaced its link); nil
+    /// if the class is unknown or ended. Atomic on every node: the link it replaces is refused by
+    /// all from the moment it returns.
+    func replaceHostLink(of id: String, app: String, session: String) async throws(CaucusError) -> Record? {
+        try await change(id, app: app, session: session) { (records: inout [String: Record]) -> Record? in
             guard records[id] != nil, records[id]?.state != .ended else { return nil }
             records[id]?.hostGeneration += 1
-            return records[id]?.hostGeneration
+            return records[id]
         }
+    }
+
+    /// How long a host code made now for `record`'s class may live: until the record's own end
+    /// (a code's lifetime from its making), never past it. The record is what refuses a replaced
+    /// link; once it is dropped, a replaced link whose code outlived it would open the class again.
+    static func hostCodeLifetime(of record: Record, at now: Instant) -> Int {
+        let end = record.createdAt + Int64(ConsoleClassCodes.lifetimeSeconds) * 1000
+        return Int(max(1, (end - now.milliseconds) / 1000))
     }
 
     private static func adopted(_ id: String, app: String, session: String, at now: Instant) -> Record {

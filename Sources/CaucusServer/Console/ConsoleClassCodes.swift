@@ -43,9 +43,12 @@ public enum ConsoleClassCodes {
         AppCredentials(key: app.key, secret: "caucus-console-class:" + app.secret, limits: app.limits)
     }
 
-    /// A code for `role` in class `classID` of `session`; a host code for the host link's `generation`.
+    /// A code for `role` in class `classID` of `session`; a host code for the host link's
+    /// `generation`. It lives ``lifetimeSeconds`` unless told less (a replaced host link's
+    /// successor ends with its class's record: `ConsoleClassBook.hostCodeLifetime`).
     public static func code(
-        session: String, classID: String, role: RoleClaim, generation: Int = 0, app: AppCredentials, at now: Instant
+        session: String, classID: String, role: RoleClaim, generation: Int = 0, app: AppCredentials, at now: Instant,
+        lifetimeSeconds: Int = ConsoleClassCodes.lifetimeSeconds
     ) throws(CaucusError) -> String {
         do {
             return try TokenMinter.mint(

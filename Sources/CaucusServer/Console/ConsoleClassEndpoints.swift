@@ -87,8 +87,11 @@ extension SessionServer {
             let asked = try await ConsoleRequestBody.decode(ConsoleHostLinkRequest.self, from: request, limit: self.configuration.maxFrameBytes)
             let now = self.clock()
             let (code, app) = try await self.hostsClass(asked.invite, session: asked.session, apps: apps, doing: "replaces it", at: now)
-            guard let generation = try await self.consoleClasses.replaceHostLink(of: code.classID, app: app.key, session: asked.session) else { throw Self.classEnded(asked.session) }
-            let invite = try ConsoleClassCodes.code(session: asked.session, classID: code.classID, role: .host, generation: generation, app: app, at: now)
+            guard let record = try await self.consoleClasses.replaceHostLink(of: code.classID, app: app.key, session: asked.session) else { throw Self.classEnded(asked.session) }
+            // The new link ends with the class's record, not 48 hours from now (docs/console.md).
+            let invite = try ConsoleClassCodes.code(
+                session: asked.session, classID: code.classID, role: .host, generation: record.hostGeneration, app: app, at: now,
+                lifetimeSeconds: ConsoleClassBook.hostCodeLifetime(of: record, at: now))
             return Self.json(ConsoleHostLink(session: asked.session, class: code.classID, hostInvite: invite))
         }
     }
