@@ -99,8 +99,23 @@ extension SessionServer {
         guard let raw = context.parameters.get("id", as: Int64.self) else { throw missing }
         switch try await placement(of: raw) {
         case .here(let session) where session.app == app.key: return session
-        case .elsewhere(let node): throw ServedElsewhere(node: node)
+        case .elsewhere(let node):
+            // Ids are numbers anyone can count through: only the app's own session is said to be
+            // live elsewhere (and where); another app's is answered as if it did not exist.
+            guard try await isLiveSession(raw, of: app) else { throw missing }
+            throw ServedElsewhere(node: node)
         case .here, nil: throw missing
+        }
+    }
+
+    /// Whether the live session `id` (on any node) is `app`'s, as the shared store says.
+    private func isLiveSession(_ id: Int64, of app: AppCredentials) async throws -> Bool {
+        guard let shared = store as? any ClusterStore else { return false }
+        do {
+            return try await shared.liveSession(StoredSessionID(rawValue: id), replayDepth: 0)?.app == app.key
+        } catch {
+            logger.error("session \(id) could not be read: \(error)")
+            throw CaucusError.serverFailure
         }
     }
 

@@ -149,7 +149,7 @@ enum OpenAPIDocument {
     },
     "responses": {
       "Error": {"description": "Refused; nothing changed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-      "OtherNode": {"description": "Several nodes: another node serves the session. Repeat the same request (method, credentials, body) at the Location header's URL.", "headers": {"Location": {"schema": {"type": "string"}}}}
+      "OtherNode": {"description": "Several nodes: another node serves the session (only ever for the asking app's own session). Repeat the same request (method, credentials, body) at the Location header's URL.", "headers": {"Location": {"schema": {"type": "string"}}}}
     },
     "parameters": {
       "session": {"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": \#(maximumID)}, "description": "The session's id, from GET /v1/sessions."},

@@ -1,3 +1,4 @@
+import CaucusAuth
 import CaucusCore
 import Foundation
 import Testing
@@ -5,8 +6,10 @@ import Testing
 /// The control API on any node serves every session of the app: it lists them all, and sends
 /// a request for a session another node serves there (307, which repeats method and body).
 @Suite(.serialized) struct ClusterControlTests {
+    static let otherApp = AppCredentials(key: "other-app", secret: "other-secret-0123456789")
+
     @Test func anyNodeListsEverySessionAndRedirectsToTheNodeServingOne() async throws {
-        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 10)
+        let cluster = try await ClusterNodes(count: 2, leaseSeconds: 10, apps: [ServerProcess.app, Self.otherApp])
         let (first, second) = (cluster.nodes[0], cluster.nodes[1])
         let host = try await TestClient.connect(url: first.webSocketURL)
         try await host.join(session: "Class", userName: "Teacher", token: try cluster.token(session: "Class", role: .host))
@@ -32,6 +35,10 @@ import Testing
         let redirected = try await Curl.run(["-u", "\(ServerProcess.app.key):\(ServerProcess.app.secret)", "http://127.0.0.1:\(second.port)\(path)"])
         #expect(redirected.status == 307)
         #expect(redirected.location == "http://127.0.0.1:\(first.port)\(path)")
+        // Another app asking for the same id learns nothing: not that it is live, nor where.
+        let stranger = try await Curl.run(["-u", "\(Self.otherApp.key):\(Self.otherApp.secret)", "http://127.0.0.1:\(second.port)\(path)"])
+        #expect(stranger.status == 404, "\(stranger.status): \(stranger.body)")
+        #expect(stranger.location == nil)
         // Followed as an operator would (the credentials go along to the other node).
         let body = #"{"op":"addToPreList","names":["Planned from any node"]}"#
         let operation = try await Curl.run([

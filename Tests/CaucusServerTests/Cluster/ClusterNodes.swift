@@ -19,10 +19,13 @@ final class ClusterNodes {
     /// `database` (a fresh one of the tests' shared PostgreSQL by default). Node `i` reaches the
     /// database at `store(i, database)` (a proxy's address, say), the database by default.
     init(
-        count: Int, leaseSeconds: Int, arguments: [String] = [], database: String? = nil,
+        count: Int, leaseSeconds: Int, arguments: [String] = [], database: String? = nil, apps: [AppCredentials] = [ServerProcess.app],
         store: (_ node: Int, _ database: String) async throws -> String = { $1 }
     ) async throws {
         folder = TestServer.temporaryFolder()
+        // Every node reads the same apps file (a node writes `ServerProcess.app` alone when there is none).
+        struct AppsFile: Encodable { let apps: [AppCredentials] }
+        try JSONEncoder().encode(AppsFile(apps: apps)).write(to: URL(fileURLWithPath: folder + "/apps.json"))
         if let database {
             self.database = database
         } else {
