@@ -11,6 +11,8 @@ struct WireFrames: SessionFrameEncoding {
 
     func frame(_ frame: ServerFrame) -> ByteBuffer { SessionActor.encode(frame, with: encoder) }
 
+    func byteCount(of frame: ByteBuffer) -> Int { frame.readableBytes }
+
     /// The join reply, with the user list spliced in from `userList`: in a storm into a big
     /// session, encoding everyone present for every joiner was the largest cost of a join.
     /// Byte for byte what `frame(_:)` gives (`WireFramesTests`).

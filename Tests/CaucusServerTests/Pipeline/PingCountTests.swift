@@ -81,4 +81,25 @@ import Testing
         #expect(h.ping(ann.user, after: 2, connection: ann.connection) == (8, nil))
         #expect(h.ping(ann.user, after: 6, connection: ann.connection) == (8, 2))
     }
+
+    /// The window is bounded in bytes too: each event's frame (100 bytes here) and the list of
+    /// who got it when not everyone did (8 bytes a name: Ann and Bo for a chat to Bo, 116 in
+    /// all). Past 2,000 bytes the oldest go, however few events the window then holds.
+    @Test func theWindowIsBoundedInBytesAsWellAsInEvents() throws {
+        var h = PipelineHarness(replayWindow: 1_000, replayWindowBytes: 2_000)
+        let ann = try h.join("Ann", claim: .host)
+        let bo = try h.join("Bo")
+        h.settle()
+        let before = try #require(h.stored.last?.seq)
+        for n in 0..<30 { try h.perform(.chat("m\(n)", to: .user(bo.user)), by: ann.user) }
+        h.settle()
+        let last = try #require(h.stored.last?.seq)
+        let kept = h.pipeline.window.bytes
+        #expect(kept == 17 * 116, "\(kept) bytes kept: the last 17 chats")
+        // The first chats are gone: a ping from before them cannot be told…
+        #expect(h.ping(bo.user, after: before, connection: bo.connection) == (last, nil))
+        // …and the last 17 are there, each counted.
+        #expect(h.ping(bo.user, after: last - 17, connection: bo.connection) == (last, 17))
+        #expect(h.ping(bo.user, after: last - 18, connection: bo.connection) == (last, nil))
+    }
 }

@@ -7,6 +7,9 @@ import CaucusStore
 /// Frames as plain values, so tests read what each connection got without decoding bytes.
 struct ValueFrames: SessionFrameEncoding {
     func frame(_ frame: ServerFrame) -> ServerFrame { frame }
+
+    /// Every frame counts 100 bytes in the replay window.
+    func byteCount(of frame: ServerFrame) -> Int { 100 }
 }
 
 /// Drives a `SessionPipeline` the way the server's actor does, but with connections as
@@ -42,11 +45,12 @@ struct PipelineHarness {
 
     /// `iceServers`: what a join or resume reply names for a user at a time (by default none).
     init(
-        replayWindow: Int = 1_000, holdsRoster: Bool = false, snapshotInterval: Int = 0,
-        iceServers: @escaping (UserID, Instant) -> [ICEServer] = { _, _ in [] }
+        replayWindow: Int = 1_000, replayWindowBytes: Int = ReplayWindow<ServerFrame>.standardByteLimit, holdsRoster: Bool = false,
+        snapshotInterval: Int = 0, iceServers: @escaping (UserID, Instant) -> [ICEServer] = { _, _ in [] }
     ) {
         pipeline = Pipeline(
-            limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, rosterWindow: holdsRoster ? .milliseconds(5) : .zero,
+            limits: Self.limits, encoding: ValueFrames(), replayWindow: replayWindow, replayWindowBytes: replayWindowBytes,
+            rosterWindow: holdsRoster ? .milliseconds(5) : .zero,
             snapshotInterval: snapshotInterval, secret: { "secret-\($0.rawValue)" }, iceServers: iceServers)
     }
 

@@ -48,6 +48,8 @@ extension SessionPipeline {
 protocol SessionFrameEncoding {
     associatedtype Frame
     func frame(_ frame: ServerFrame) -> Frame
+    /// What `frame` takes in memory, as the replay window counts it.
+    func byteCount(of frame: Frame) -> Int
     /// A join reply: every one carries the whole user list, which an encoding may keep
     /// encoded between replies (the server's does; see `EncodedUserList`).
     func joinedReply(re requestID: Int, user: UserID, secret: String, snapshot: SessionSnapshot, iceServers: [ICEServer]) -> Frame

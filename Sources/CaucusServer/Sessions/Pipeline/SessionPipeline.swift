@@ -99,13 +99,14 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
     }
 
     init(
-        limits: SessionLimits, encoding: Encoding, replayWindow: Int, rosterWindow: Duration, snapshotInterval: Int = 0,
+        limits: SessionLimits, encoding: Encoding, replayWindow: Int, replayWindowBytes: Int = ReplayWindow<Encoding.Frame>.standardByteLimit,
+        rosterWindow: Duration, snapshotInterval: Int = 0,
         secret: @escaping (UserID) -> String, iceServers: @escaping (UserID, Instant) -> [ICEServer] = { _, _ in [] }
     ) {
         self.state = SessionState(limits: limits)
         self.snapshotInterval = snapshotInterval
         self.encoding = encoding
-        self.window = ReplayWindow(capacity: replayWindow)
+        self.window = ReplayWindow(capacity: replayWindow, byteLimit: replayWindowBytes)
         self.rosterWindow = rosterWindow
         self.secret = secret
         self.iceServers = iceServers
@@ -124,7 +125,8 @@ struct SessionPipeline<Connection: Hashable, Encoding: SessionFrameEncoding> {
             let departed = Self.departures(of: event.event, in: state)
             state.apply(event.event)
             noteMembership(event.event, seq: event.seq)
-            window.keep(outgoing(event, departed: departed))
+            let kept = outgoing(event, departed: departed)
+            window.keep(kept, frameBytes: encoding.byteCount(of: kept.frame))
             seq = event.seq
         }
         durableSeq = seq
@@ -308,7 +310,7 @@ extension SessionPipeline {
             noteMembership(event, seq: seq)
             let outgoing = outgoing(SequencedEvent(seq: seq, at: now, event: event), departed: departed)
             pending.append(outgoing)
-            window.keep(outgoing)
+            window.keep(outgoing, frameBytes: encoding.byteCount(of: outgoing.frame))
         }
         return seq
     }
