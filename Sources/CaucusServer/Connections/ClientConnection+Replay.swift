@@ -10,7 +10,7 @@ extension ClientConnection {
     /// The replay being written, and what waits for it.
     struct ReplayStream {
         var remaining: ArraySlice<ByteBuffer>
-        var behind: [(buffers: [ByteBuffer], count: Int)] = []
+        var behind: [(buffers: [ByteBuffer], count: Int, bytes: Int)] = []
     }
 
     /// Frames written at a time: enough to keep the socket busy, few enough that the replay
@@ -42,12 +42,12 @@ extension ClientConnection {
         guard channel.isActive else {
             // The socket is gone: nothing more will be written; the queued frames are let go.
             replay.value = nil
-            for waiting in stream.behind { releaseUnwritten(waiting.count) }
+            for waiting in stream.behind { releaseUnwritten(waiting.count, bytes: waiting.bytes) }
             return
         }
         if stream.remaining.isEmpty {
             replay.value = nil
-            for waiting in stream.behind { writeNow(waiting.buffers, counting: waiting.count) }
+            for waiting in stream.behind { writeNow(waiting.buffers, counting: waiting.count, bytes: waiting.bytes) }
             return
         }
         let chunk = stream.remaining.prefix(Self.replayChunk)

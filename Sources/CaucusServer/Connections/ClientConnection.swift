@@ -4,14 +4,17 @@ import CoreMetrics
 import Atomics
 
 /// One client's way out. Frames, already framed (`ServerFrames`), go straight to the socket's
-/// channel (no task per client on the way), and the number not yet taken by the socket is
-/// bounded: a client that cannot keep up is cut off rather than allowed to stall its session
-/// or grow the server's memory.
+/// channel (no task per client on the way), and what the socket has not taken yet is bounded,
+/// in frames and in bytes: a client that cannot keep up is cut off rather than allowed to stall
+/// its session or grow the server's memory (1,024 snapshots of a big session are gigabytes).
 public final class ClientConnection: Sendable {
     let channel: any Channel
     private let queueLimit: Int
+    private let byteLimit: Int
     /// Frames written but not yet handed to the kernel.
     private let inFlight = ManagedAtomic<Int>(0)
+    /// Their bytes.
+    private let inFlightBytes = ManagedAtomic<Int>(0)
     private let closed = ManagedAtomic<Bool>(false)
     private let slowClientsDropped: CoreMetrics.Counter?
     /// A replay being written (see `sendReplay`), and the frames queued behind it.
@@ -19,8 +22,9 @@ public final class ClientConnection: Sendable {
     /// Requests the session answered as it broke (`answeredAtBreak`): nothing answers them again.
     private let answeredBySession = NIOLockedValueBox<Set<Int>>([])
 
-    init(queueLimit: Int, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
+    init(queueLimit: Int, byteLimit: Int = 64 << 20, channel: any Channel, slowClientsDropped: CoreMetrics.Counter? = nil) {
         self.queueLimit = queueLimit
+        self.byteLimit = byteLimit
         self.channel = channel
         self.slowClientsDropped = slowClientsDropped
         self.replay = .makeEmptyBox(valueType: ReplayStream.self, eventLoop: channel.eventLoop)
@@ -39,8 +43,9 @@ public final class ClientConnection: Sendable {
     /// Queues frames, in order, with one trip to the socket's event loop and one flush.
     @discardableResult
     func send(_ frames: some Collection<ByteBuffer> & Sendable) -> Bool {
-        guard admit(frames.count) else { return false }
-        channel.eventLoop.execute { self.write(frames, counting: frames.count) }
+        let bytes = frames.reduce(0) { $0 + $1.readableBytes }
+        guard admit(frames.count, bytes: bytes) else { return false }
+        channel.eventLoop.execute { self.write(frames, counting: frames.count, bytes: bytes) }
         return true
     }
 
@@ -66,25 +71,30 @@ public final class ClientConnection: Sendable {
     /// Admits each write (counting the frames its buffers hold), then hands the admitted ones
     /// to their event loops, one trip per loop.
     private static func dispatch(_ writes: [(connection: ClientConnection, buffers: [ByteBuffer], frames: Int)]) -> Int {
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [(ClientConnection, [ByteBuffer], Int)])] = [:]
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [(ClientConnection, [ByteBuffer], Int, Int)])] = [:]
         var sent = 0
-        for write in writes where write.connection.admit(write.frames) {
+        for write in writes {
+            let bytes = write.buffers.reduce(0) { $0 + $1.readableBytes }
+            guard write.connection.admit(write.frames, bytes: bytes) else { continue }
             let loop = write.connection.channel.eventLoop
-            byLoop[ObjectIdentifier(loop), default: (loop, [])].writes.append(write)
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].writes.append((write.connection, write.buffers, write.frames, bytes))
             sent += write.frames
         }
         for (loop, writes) in byLoop.values {
-            loop.execute { for (connection, buffers, frames) in writes { connection.write(buffers, counting: frames) } }
+            loop.execute { for (connection, buffers, frames, bytes) in writes { connection.write(buffers, counting: frames, bytes: bytes) } }
         }
         return sent
     }
 
-    /// Counts frames in before they are written: false if closed, or if this overflows the
-    /// bound (the client is then cut off).
-    private func admit(_ count: Int) -> Bool {
+    /// Counts frames and their bytes in before they are written: false if closed, or if this
+    /// overflows either bound (the client is then cut off). A write that finds nothing queued
+    /// is taken whatever its size (one large snapshot is not a slow client).
+    private func admit(_ count: Int, bytes: Int) -> Bool {
         guard !isClosed, count > 0 else { return false }
-        guard inFlight.wrappingIncrementThenLoad(by: count, ordering: .relaxed) <= queueLimit else {
-            // The socket has not taken the last `queueLimit` frames: this client is too slow.
+        let frames = inFlight.wrappingIncrementThenLoad(by: count, ordering: .relaxed)
+        let queuedBytes = inFlightBytes.wrappingIncrementThenLoad(by: bytes, ordering: .relaxed)
+        guard frames <= queueLimit, queuedBytes <= byteLimit || queuedBytes == bytes else {
+            // The socket has not taken what the bounds allow: this client is too slow.
             slowClientsDropped?.increment()
             close(.tooSlow, reason: "Outbound queue full: the client is not reading fast enough.")
             return false
@@ -94,15 +104,16 @@ public final class ClientConnection: Sendable {
 
     /// Writes admitted frames and flushes; on the channel's event loop. `count` is how many
     /// frames the buffers hold (one buffer may carry several). Behind a replay they wait.
-    private func write(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
+    private func write(_ buffers: some Collection<ByteBuffer>, counting count: Int, bytes: Int) {
         if replay.value != nil {
-            replay.value!.behind.append((Array(buffers), count))
+            replay.value!.behind.append((Array(buffers), count, bytes))
             return
         }
-        writeNow(buffers, counting: count)
+        writeNow(buffers, counting: count, bytes: bytes)
     }
 
-    func writeNow(_ buffers: some Collection<ByteBuffer>, counting count: Int) {
+    /// `count` frames of `bytes` bytes in all, as admitted (0 and 0 for what was not).
+    func writeNow(_ buffers: some Collection<ByteBuffer>, counting count: Int, bytes: Int) {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         var remaining = buffers.count
         for frame in buffers {
@@ -110,7 +121,10 @@ public final class ClientConnection: Sendable {
             channel.write(frame, promise: remaining == 0 ? promise : nil)
         }
         channel.flush()
-        promise.futureResult.whenComplete { _ in self.inFlight.wrappingDecrement(by: count, ordering: .relaxed) }
+        promise.futureResult.whenComplete { _ in
+            self.inFlight.wrappingDecrement(by: count, ordering: .relaxed)
+            self.inFlightBytes.wrappingDecrement(by: bytes, ordering: .relaxed)
+        }
     }
 
     /// The answer to request `id`. Once the session broke and asked for the close (4006,
@@ -127,7 +141,7 @@ public final class ClientConnection: Sendable {
         }
         guard !answeredBySession.withLockedValue({ $0.contains(id) }) else { return }
         // Past the close the bound no longer matters: one answer, for the request in hand.
-        channel.eventLoop.execute { self.write(CollectionOfOne(frame), counting: 0) }
+        channel.eventLoop.execute { self.write(CollectionOfOne(frame), counting: 0, bytes: 0) }
     }
 
     /// The session answered these requests as it broke, before asking for the close.
@@ -150,9 +164,10 @@ public final class ClientConnection: Sendable {
         channel.triggerUserOutboundEvent(WebSocketConnectionHandler.JoinTaken(), promise: nil)
     }
 
-    /// Frames admitted but never to be written (the socket went away during a replay).
-    func releaseUnwritten(_ count: Int) {
+    /// Frames (and their bytes) admitted but never to be written (the socket went away during a replay).
+    func releaseUnwritten(_ count: Int, bytes: Int) {
         inFlight.wrappingDecrement(by: count, ordering: .relaxed)
+        inFlightBytes.wrappingDecrement(by: bytes, ordering: .relaxed)
     }
 
     /// Closes the connection after what is already queued, with a close frame (a slow client

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var maxFrameBytes: Int
     /// Frames queued for one client before it is cut off as too slow.
     public var outboundQueueLimit: Int
+    /// Bytes queued for one client before it is cut off as too slow (a write alone in the queue
+    /// is always taken): frames are few and large when a client asks for snapshot after snapshot.
+    public var outboundQueueBytes: Int = 64 << 20
     /// Recent events a session keeps to replay to a resuming client.
     public var replayWindow: Int
     /// How long news of other users joining, dropping or coming back may wait to be sent with

@@ -271,7 +271,8 @@ public final class SessionServer: Sendable {
     /// The handler serving one upgraded WebSocket, and its conversation.
     @Sendable private func webSocketHandler(for channel: any Channel, accepted: AdmissionTicket?) -> WebSocketConnectionHandler {
         let connection = ClientConnection(
-            queueLimit: configuration.outboundQueueLimit, channel: channel, slowClientsDropped: metrics.slowClientsDropped)
+            queueLimit: configuration.outboundQueueLimit, byteLimit: configuration.outboundQueueBytes, channel: channel,
+            slowClientsDropped: metrics.slowClientsDropped)
         return WebSocketConnectionHandler(
             conversation: WebSocketSession(server: self, connection: connection, logger: logger),
             limits: .init(
