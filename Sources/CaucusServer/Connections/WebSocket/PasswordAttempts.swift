@@ -33,7 +33,10 @@ struct PasswordAttempts {
     private var order = CircularBuffer<(key: Key, since: Instant)>()
 
     /// `window` in milliseconds.
-    init(limit: Int = 10, windowMilliseconds: Int64 = 10 * 60_000, capacity: Int = 65_536) {
+    /// 30 in 10 minutes: a class behind one school NAT shares one address, and its students'
+    /// typos count together; a guesser gets 4,320 tries a day from an address (a 4-digit code
+    /// falls in days, six letters and digits do not: docs/protocol.md says so).
+    init(limit: Int = 30, windowMilliseconds: Int64 = 10 * 60_000, capacity: Int = 65_536) {
         self.limit = max(limit, 1)
         self.window = max(windowMilliseconds, 1)
         self.capacity = max(capacity, 1)
