@@ -173,7 +173,7 @@ extension SessionServer {
         }
         guard let generation = code.generation, generation != record.hostGeneration else { return }
         if generation < record.hostGeneration {
-            throw CaucusError(.hostLinkReplaced, "This host link of \(session) was replaced by a newer one: open the newest host link.")
+            throw Self.hostLinkReplaced(session)
         }
         throw CaucusError(.inviteInvalid, "This invite link is not valid for \(session): ask the host for a new one.")
     }
@@ -187,6 +187,11 @@ extension SessionServer {
         case .notOpen:
             if waiting { throw CaucusError(.sessionNotOpenYet, "\(session) has not been opened by its host yet.") }
         }
+    }
+
+    /// 1024: the link (or a token given for it) was replaced; at the join too (`ConsoleHostTokens.swift`).
+    static func hostLinkReplaced(_ session: String) -> CaucusError {
+        CaucusError(.hostLinkReplaced, "This host link of \(session) was replaced by a newer one: open the newest host link.")
     }
 
     private static func classEnded(_ session: String) -> CaucusError {

@@ -16,6 +16,6 @@ extension SessionServer {
             let record = try await consoleClasses.record(classID), record.app == token.appKey,
             (token.hostLinkGeneration ?? 0) < record.hostGeneration
         else { return }
-        throw CaucusError(.hostLinkReplaced, "This host link of \(session) was replaced by a newer one: open the newest host link.")
+        throw Self.hostLinkReplaced(session)
     }
 }
