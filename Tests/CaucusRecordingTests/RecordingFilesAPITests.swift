@@ -94,6 +94,38 @@ struct RecordingFilesAPITests {
         #expect(Set(timelines.compactMap { $0["location"] as? String }) == ["main", "room-2"])
     }
 
+    /// Pages of one file each, following `next` (sent percent-encoded and plain), list what one
+    /// page lists, in its order, each timeline once; a bad `limit` or `after` is refused.
+    @Test func pagesFollowingNextListWhatOnePageLists() async throws {
+        let fixture = try await Fixture.start()
+        defer { fixture.stop() }
+        let whole = try await fixture.get("/v1/sessions/41/recordings")
+        let all = try #require(whole.json["recordings"] as? [[String: Any]]).map { "\($0["location"] ?? "")/\($0["file"] ?? "")" }
+        #expect(all.count == 4 && whole.json["next"] == nil, "\(whole.text)")
+        for encoded in [true, false] {
+            var listed: [String] = []
+            var timelines: [String] = []
+            var after: String?
+            var pages = 0
+            repeat {
+                let query = after.map { "&after=" + (encoded ? $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! : $0) } ?? ""
+                let page = try await fixture.get("/v1/sessions/41/recordings?limit=1" + query)
+                #expect(page.status == 200, "\(page.text)")
+                listed += (page.json["recordings"] as? [[String: Any]] ?? []).map { "\($0["location"] ?? "")/\($0["file"] ?? "")" }
+                timelines += (page.json["timelines"] as? [[String: Any]] ?? []).compactMap { $0["location"] as? String }
+                after = page.json["next"] as? String
+                pages += 1
+            } while after != nil && pages < 10
+            #expect(listed == all, "encoded: \(encoded)")
+            #expect(timelines == ["main", "room-2"], "encoded: \(encoded)")
+            #expect(pages == 4)
+        }
+        for query in ["limit=0", "limit=1001", "limit=abc", "limit=", "after=main", "after=main/0/..%2Fx.webm", "limit=1&limit=2", "page=2"] {
+            let refused = try await fixture.get("/v1/sessions/41/recordings?" + query)
+            #expect(refused.status == 400 && refused.text.contains("1004"), "\(query): \(refused.status) \(refused.text)")
+        }
+    }
+
     @Test func filesAreServedWholeAndByRangeByteForByte() async throws {
         let fixture = try await Fixture.start()
         defer { fixture.stop() }

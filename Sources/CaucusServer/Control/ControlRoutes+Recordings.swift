@@ -13,28 +13,47 @@ import NIOPosix
 extension SessionServer {
     var recordingLayout: RecordingLayout { RecordingLayout(dataDirectory: configuration.dataDirectory) }
 
-    /// `GET /v1/sessions/{id}/recordings`.
-    func listRecordings(_ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
+    /// `GET /v1/sessions/{id}/recordings[?limit=N&after=CURSOR]`: one page of the listing
+    /// (``RecordingsPage``), up to `limit` files (1–1000, 1000 when absent) after `after`
+    /// (the `next` of the page before).
+    func listRecordings(_ request: HummingbirdCore.Request, _ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
+        let query = request.uri.queryParameters
+        // As the OpenAPI document says; anything else is refused, not clamped or ignored.
+        let limit = try query.get("limit").map { given in
+            guard let limit = Int(given), RecordingsListPage.limits.contains(limit) else {
+                throw CaucusError(.invalidArguments, "limit must be an integer from 1 to 1000.")
+            }
+            return limit
+        } ?? RecordingsListPage.limits.upperBound
+        let after = try query.get("after").map { given in
+            guard let cursor = RecordingsCursor(given) else {
+                throw CaucusError(.invalidArguments, "after must be the next of a page of this listing, as it was given.")
+            }
+            return cursor
+        }
         let session = try await recordingsSession(context, app)
         let layout = recordingLayout
         // The folders and timelines are read on NIO's thread pool: a large session's, or one on
         // a slow shared disk, would otherwise hold one of the threads every session runs on.
-        let listing = try await NIOThreadPool.singleton.runIfActive { Self.listing(of: session, in: layout) }
+        let listing = try await NIOThreadPool.singleton.runIfActive {
+            Self.listing(of: session, in: layout, page: RecordingsListPage(limit: limit, after: after))
+        }
         return Self.json(listing)
     }
 
-    private static func listing(of session: Int64, in layout: RecordingLayout) -> RecordingsListing {
-        var recordings: [RecordingSummary] = []
-        var timelines: [TimelineSummary] = []
-        for location in layout.locations(of: session) {
+    private typealias RecordingsListPage = RecordingsPage<RecordingSummary, TimelineSummary>
+
+    private static func listing(of session: Int64, in layout: RecordingLayout, page: RecordingsListPage) -> RecordingsListing {
+        var page = page
+        for location in layout.locations(of: session) where page.wants(location) {
             let folder = layout.locationFolder(session: session, location: location)
             // Lenient: a line a crash or a full disk spoilt costs that line, not the listing.
             guard let read = try? RecordedLocation.read(folder: folder, strict: false) else { continue }
             let base = "/v1/sessions/\(session)/recordings/\(location.name)/"
-            if let bytes = read.timelineBytes {
-                timelines.append(TimelineSummary(location: location.name, file: RecordingLayout.timelineFileName, size: bytes, url: base + RecordingLayout.timelineFileName))
+            let timeline = read.timelineBytes.map { bytes in
+                TimelineSummary(location: location.name, file: RecordingLayout.timelineFileName, size: bytes, url: base + RecordingLayout.timelineFileName)
             }
-            for file in read.files {
+            let files = read.files.map { file in
                 // A damaged timeline's numbers may not add up: no time rather than a trap.
                 let startedAt = file.start.flatMap { start in
                     read.wallClock.flatMap { wallClock in
@@ -42,14 +61,15 @@ extension SessionServer {
                         return overflow ? nil : sum
                     }
                 }
-                recordings.append(
-                    RecordingSummary(
-                        location: location.name, file: file.name, user: file.user, kind: file.kind?.rawValue, codec: file.codec,
-                        start: file.start, startedAt: startedAt, duration: file.durationMilliseconds, size: file.bytes, ended: file.ended,
-                        url: base + file.name))
+                let summary = RecordingSummary(
+                    location: location.name, file: file.name, user: file.user, kind: file.kind?.rawValue, codec: file.codec,
+                    start: file.start, startedAt: startedAt, duration: file.durationMilliseconds, size: file.bytes, ended: file.ended,
+                    url: base + file.name)
+                return (place: RecordingsCursor(location: location, start: file.start, file: file.name), file: summary)
             }
+            page.add(location, files: files, timeline: timeline)
         }
-        return RecordingsListing(session: session, recordings: recordings, timelines: timelines)
+        return RecordingsListing(session: session, recordings: page.files, timelines: page.timelines, next: page.next?.text)
     }
 
     /// `GET /v1/sessions/{id}/recordings/{location}/{file}`: the file, streamed from disk,
@@ -212,6 +232,8 @@ struct RecordingsListing: Encodable {
     let session: Int64
     let recordings: [RecordingSummary]
     let timelines: [TimelineSummary]
+    /// The `after` of the next page; absent on the listing's last page.
+    let next: String?
 }
 
 /// One recorded file. Absent fields: the timeline does not name the file (a crash between

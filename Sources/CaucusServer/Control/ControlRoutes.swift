@@ -66,7 +66,7 @@ extension SessionServer {
             }
         }
         v1.get("sessions/:id/recordings") { request, context in
-            try await self.control(request) { app in try await self.listRecordings(context, app) }
+            try await self.control(request, query: ["limit", "after"]) { app in try await self.listRecordings(request, context, app) }
         }
         v1.delete("sessions/:id/recordings") { request, context in
             try await self.control(request) { app in try await self.deleteRecordings(context, app, oneLocation: false) }

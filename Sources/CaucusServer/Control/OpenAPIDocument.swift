@@ -119,8 +119,9 @@ enum OpenAPIDocument {
               "url": {"type": "string", "description": "Its path on this server"}
             }
           }},
-          "timelines": {"type": "array", "items": {"type": "object", "required": ["location", "file", "size", "url"], "properties": {
-            "location": {"type": "string"}, "file": {"type": "string", "const": "timeline.jsonl"}, "size": {"type": "integer"}, "url": {"type": "string"}}}}
+          "timelines": {"type": "array", "description": "The timelines of the locations whose part of the listing begins on this page (each on one page only)", "items": {"type": "object", "required": ["location", "file", "size", "url"], "properties": {
+            "location": {"type": "string"}, "file": {"type": "string", "const": "timeline.jsonl"}, "size": {"type": "integer"}, "url": {"type": "string"}}}},
+          "next": {"type": "string", "description": "Present when more of the listing remains: pass it as after for the next page"}
         }
       },
       "RecordingsDeleted": {
@@ -221,10 +222,14 @@ enum OpenAPIDocument {
     "/v1/sessions/{id}/recordings": {
       "parameters": [{"$ref": "#/components/parameters/session"}],
       "get": {
-        "summary": "The session's recordings on this node: every file with its location, user, kind, start, duration and size, and each location's timeline. Also after the session has ended.",
+        "summary": "The session's recordings on this node, a page at a time: every file with its location, user, kind, start, duration and size, and each location's timeline. Ordered by location (main, then rooms by id), then start, then name. Also after the session has ended.",
+        "parameters": [
+          {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 1000}, "description": "At most this many files on the page"},
+          {"name": "after", "in": "query", "required": false, "schema": {"type": "string"}, "description": "The next of the page before, as it was given"}
+        ],
         "responses": {
           "200": {"description": "The recordings (empty lists for a live session with none)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Recordings"}}}},
-          "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}
         }
       },
       "delete": {
