@@ -87,6 +87,18 @@ final class MediaPeerTable {
 
     // MARK: - Peers coming and going
 
+    /// One of `ssrcs` that another user's peer in `key`'s session sends from, if any (the
+    /// lowest). A session's streams are told apart by SSRC: an offer naming one another user
+    /// sends from would otherwise take that user's stream, or be dropped in its place.
+    func ssrcSentByAnother(of ssrcs: Set<UInt32>, for key: MediaPeerKey) -> UInt32? {
+        guard !ssrcs.isEmpty else { return nil }
+        var taken: UInt32?
+        for entry in byKey.values where entry.key.session == key.session && entry.key.user != key.user {
+            if let shared = entry.ssrcs.intersection(ssrcs).min() { taken = min(taken ?? shared, shared) }
+        }
+        return taken
+    }
+
     /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
     /// close_notify to send. `ssrcs` are those its offer sends from; `number` names it in
     /// `onLife`.

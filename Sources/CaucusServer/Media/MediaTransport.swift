@@ -210,8 +210,11 @@ final class MediaTransport: Sendable {
         let number = UInt64.random(in: 1...UInt64.max)
         let (certificate, remoteUfrag, consentTimeout, setupTimeout, handler) =
             (self.certificate, answer.remoteICEUfrag, self.consentTimeout, self.setupTimeout, shard.handler)
+        let taken: UInt32?
         do {
-            try await shard.eventLoop.submit {
+            taken = try await shard.eventLoop.submit { () throws -> UInt32? in
+                // Checked where the peers are, in the same turn that adds this one.
+                if let taken = handler.value.core.table.ssrcSentByAnother(of: sendingSSRCs, for: key) { return taken }
                 let now = MediaClock.now()
                 let peer = try MediaPeer(
                     localCredentials: credentials, remoteUfrag: remoteUfrag, certificate: certificate,
@@ -219,9 +222,15 @@ final class MediaTransport: Sendable {
                 let replaced = handler.value.core.addPeer(peer, for: key, number: number, ssrcs: sendingSSRCs, plan: acceptedPlan, now: now)
                 handler.value.send(replaced)
                 handler.value.continueRouting()
+                return nil
             }.get()
         } catch {
             throw CaucusError.serverFailure
+        }
+        if let taken {
+            throw CaucusError(
+                .mediaOfferRefused,
+                "The offer sends from SSRC \(taken), which another user in this session sends from: offer again with SSRCs of your own.")
         }
         return MediaAnswer(sdp: answer.text, peer: number, emptySlots: acceptedPlan.receiveSlots.map { MediaSlot(mid: $0.mid, kind: $0.slot.kind.rawValue, user: nil) })
     }

@@ -23,7 +23,9 @@ import Testing
         var clients: [MediaTestClient] = [try await MediaTestClient.connect(host, on: server)]
         for index in 1..<16 {
             let user = try await server.joined("User \(index)")
-            clients.append(try await MediaTestClient.connect(user, on: server))
+            // Each its own SSRC: two users of a session may not send from one.
+            let section = SDPOffer.Section(kind: .audio, direction: .sendonly, sendingSSRC: MediaTestClient.ssrc + UInt32(index))
+            clients.append(try await MediaTestClient.connect(user, on: server, sections: [section]))
         }
         #expect(Set(clients.map(\.mediaPort)).count == 1, "one port for every peer")
         for client in clients { try client.sendMedia(1...5) }

@@ -127,6 +127,39 @@ import Testing
         await server.stop()
     }
 
+    /// Two users of a session may not send from one SSRC: the later offer is refused (7102),
+    /// makes no peer and leaves the first user's media as it was; with an SSRC of its own it
+    /// is answered. The first user may offer its own SSRC again, and another session may use it.
+    @Test func anOfferSendingFromAnotherUsersSSRCIsRefused() async throws {
+        let server = try await TestServer.start()
+        let ada = try await server.joined("Ada", role: .host)
+        let bo = try await server.joined("Bo")
+        let publisher = try await MediaTestClient.connect(ada, on: server)
+        try await ada.request("publish", ["media": ["audio"]])
+        func offer(sending ssrc: UInt32, kind: SDPOffer.Section.Kind = .audio) throws -> String {
+            let certificate = try DTLSCertificate.generate(commonName: "client")
+            let sections = [SDPOffer.Section(kind: kind, direction: .sendonly, sendingSSRC: ssrc)]
+            return SDPOffer(sections: sections, credentials: .random(), fingerprint: certificate.fingerprint).text
+        }
+        let boKey = try await Self.key(of: bo, on: server)
+        let reply = try await bo.reply(to: try bo.send("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc, kind: .video)]))
+        let error = try #require(reply["error"] as? JSON, "\(reply)")
+        #expect(error["code"] as? Int == 7102)
+        #expect((error["message"] as? String)?.contains("SSRC \(MediaTestClient.ssrc)") == true, "\(error)")
+        #expect(await server.server.media.stats(for: boKey) == nil, "a refused offer makes no peer")
+        // Ada's media still goes through her peer, decrypted.
+        try publisher.sendMedia(1...3)
+        let (media, adaKey) = (server.server.media, publisher.key)
+        try await within("Ada's packets decrypted after Bo's refused offer") {
+            while await media.stats(for: adaKey)?.rtpReceived != 3 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(try await bo.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 1)])["sdp"] is String)
+        #expect(try await ada.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc)])["sdp"] is String, "her own")
+        let elsewhere = try await server.joined("Cy", session: "Other", role: .host)
+        #expect(try await elsewhere.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 1)])["sdp"] is String)
+        await server.stop()
+    }
+
     /// The `mediaOffer` example in docs/protocol.md: the server answers the documented offer
     /// with the documented answer, but for what is fresh in each answer (ICE credentials,
     /// fingerprint, session id, port).

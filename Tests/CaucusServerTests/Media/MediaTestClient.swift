@@ -18,17 +18,20 @@ final class MediaTestClient {
     let key: MediaPeerKey
     /// The server's SSRC for each receive slot, by mid.
     let slotSSRCs: [String: UInt32]
+    /// The SSRC its offer's first sending section names, which its packets carry.
+    let sendingSSRC: UInt32
     private let started: ContinuousClock.Instant
 
     private init(
         socket: consuming LoopbackUDPSocket, peer: MediaClientPeer, key: MediaPeerKey, slotSSRCs: [String: UInt32],
-        started: ContinuousClock.Instant
+        sendingSSRC: UInt32, started: ContinuousClock.Instant
     ) {
         self.socket = socket
         self.peer = peer
         self.mediaPort = peer.server.address
         self.key = key
         self.slotSSRCs = slotSSRCs
+        self.sendingSSRC = sendingSSRC
         self.started = started
     }
 
@@ -71,7 +74,8 @@ final class MediaTestClient {
             peer.receive(datagram, from: source, now: now()).datagrams.forEach { socket.send($0.bytes, to: $0.destination) }
         }
         try #require(peer.isConnected, "media did not connect: \(peer.state)")
-        return MediaTestClient(socket: socket, peer: peer, key: key, slotSSRCs: slotSSRCs, started: started)
+        let sendingSSRC = sections.lazy.compactMap(\.sendingSSRC).first ?? Self.ssrc
+        return MediaTestClient(socket: socket, peer: peer, key: key, slotSSRCs: slotSSRCs, sendingSSRC: sendingSSRC, started: started)
     }
 
     /// Ada (the host) publishing audio from her own peer, and Bo with one audio receive slot:
@@ -85,9 +89,10 @@ final class MediaTestClient {
         return (publisher, receiver)
     }
 
-    /// An SRTP packet of this client's stream (SSRC 0xCAFE0001), protected.
+    /// An SRTP packet of this client's stream (``sendingSSRC``), protected.
     func protectedPacket(sequence: UInt16, payloadType: UInt8 = SDPOffer.opusPayloadType) throws -> [UInt8] {
-        var packet: [UInt8] = [0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1, 0xCA, 0xFE, 0, 1]
+        var packet: [UInt8] = [0x80, payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0, 1]
+        packet += withUnsafeBytes(of: sendingSSRC.bigEndian, Array.init)
         packet += [UInt8](repeating: 0x55, count: 60)
         return try #require(peer.protect(rtp: packet)).bytes
     }
