@@ -17,15 +17,9 @@ extension SessionServer {
     /// (``RecordingsPage``), up to `limit` files (1–1000, 1000 when absent) after `after`
     /// (the `next` of the page before).
     func listRecordings(_ request: HummingbirdCore.Request, _ context: BasicRequestContext, _ app: AppCredentials) async throws -> Response {
-        let query = request.uri.queryParameters
         // As the OpenAPI document says; anything else is refused, not clamped or ignored.
-        let limit = try query.get("limit").map { given in
-            guard let limit = Int(given), RecordingsListPage.limits.contains(limit) else {
-                throw CaucusError(.invalidArguments, "limit must be an integer from 1 to 1000.")
-            }
-            return limit
-        } ?? RecordingsListPage.limits.upperBound
-        let after = try query.get("after").map { given in
+        let limit = try Self.limit(of: request, in: RecordingsListPage.limits, absent: RecordingsListPage.limits.upperBound)
+        let after = try request.uri.queryParameters.get("after").map { given in
             guard let cursor = RecordingsCursor(given) else {
                 throw CaucusError(.invalidArguments, "after must be the next of a page of this listing, as it was given.")
             }

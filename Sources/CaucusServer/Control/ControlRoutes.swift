@@ -81,11 +81,8 @@ extension SessionServer {
         v1.post("sessions/:id/recording/stop") { request, context in try await self.recording(.stopRecording, request, context) }
         v1.get("history") { request, _ in
             try await self.control(request, query: ["limit"]) { app in
-                let given = request.uri.queryParameters.get("limit")
-                // As the OpenAPI document says: 1 to 1000, 50 when absent; anything else is refused, not clamped.
-                guard let limit = given.map({ Int($0) }) ?? 50, (1...1000).contains(limit) else {
-                    throw CaucusError(.invalidArguments, "limit must be an integer from 1 to 1000.")
-                }
+                // As the OpenAPI document says: 1 to 1000, 50 when absent.
+                let limit = try Self.limit(of: request, in: 1...1000, absent: 50)
                 return Self.json(["sessions": try await self.store.history(app: app.key, limit: limit)])
             }
         }
@@ -128,6 +125,16 @@ extension SessionServer {
             logger.error("session \(id) could not be found or taken over: \(error)")
             throw CaucusError.serverFailure
         }
+    }
+
+    /// The request's `limit` query parameter: a whole number in `limits`, `absent` when it is
+    /// not given. Anything else is refused, not clamped.
+    static func limit(of request: HummingbirdCore.Request, in limits: ClosedRange<Int>, absent: Int) throws(CaucusError) -> Int {
+        guard let given = request.uri.queryParameters.get("limit") else { return absent }
+        guard let limit = Int(given), limits.contains(limit) else {
+            throw CaucusError(.invalidArguments, "limit must be an integer from \(limits.lowerBound) to \(limits.upperBound).")
+        }
+        return limit
     }
 
     /// Authenticates the app, refuses query parameters the route does not take (or takes once),
