@@ -90,6 +90,8 @@ let package = Package(
             dependencies: [
                 "CaucusStore", "CaucusCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The state a store call shares between its caller and its work (`StoreCall`).
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // TLS to the database (`sslmode=prefer|require`).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

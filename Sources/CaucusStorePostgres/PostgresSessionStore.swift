@@ -39,16 +39,19 @@ public actor PostgresSessionStore: SessionStore, Service {
         self.location = location
         self.callDeadline = callDeadline
         self.logger = logger
+        // Both pools are of a fixed size, opened at start and kept open however long the node
+        // idles. With PostgreSQL's slots all taken (another program, a node starting), a pool
+        // that may grow tries to open one more under load, fails, and from then on postgres-nio
+        // queues every new call until an open succeeds, even with connections idle: the node
+        // could reach the database no more, and the sessions of a node that died were never
+        // taken over (`ClusterConnectionSlotsTests`, `PostgresGivenUpCallsTests`).
         var main = location.clientConfiguration(idleInTransaction: callDeadline)
-        // Connections of its own for every call, kept open however long the node idles: with
-        // PostgreSQL's slots all taken (another program, a node starting), a node that had let
-        // its idle connections close could open none, and the sessions of a node that died
-        // were never taken over (`ClusterConnectionSlotsTests`).
-        main.options.minimumConnections = Self.keptConnections
+        main.options.minimumConnections = Self.connections
+        main.options.maximumConnections = Self.connections
         self.client = PostgresClient(configuration: main, backgroundLogger: logger)
         var leases = location.clientConfiguration(idleInTransaction: callDeadline)
-        leases.options.minimumConnections = 1
-        leases.options.maximumConnections = 2
+        leases.options.minimumConnections = Self.leaseConnections
+        leases.options.maximumConnections = Self.leaseConnections
         self.leaseClient = PostgresClient(configuration: leases, backgroundLogger: logger)
     }
 
@@ -66,10 +69,11 @@ public actor PostgresSessionStore: SessionStore, Service {
     /// waiting silently. A failure no retry can mend ends `prepare` at once.
     static let connectionDeadline = Duration.seconds(30)
 
-    /// The main pool's connections kept open while idle (up to postgres-nio's 20 under load),
-    /// beside the lease pool's one (of two at most): what a node needs to take sessions over
-    /// when no slot is free.
-    static let keptConnections = 2
+    /// The main pool's connections: how many calls run at once (others wait for one).
+    static let connections = 8
+
+    /// The leases' own connections (renewals, takeovers).
+    static let leaseConnections = 2
 
     /// Migrates the schema (once). Waits for `run()` to have started the pool.
     public func prepare() async throws {
@@ -227,27 +231,21 @@ public actor PostgresSessionStore: SessionStore, Service {
 extension PostgresSessionStore {
     /// Runs `body` unless the store is closed; any error leaves as a `StoreError`. A call that
     /// has not finished by its deadline (`callDeadline`, or the caller's `StoreDeadline` if
-    /// sooner) is given up: it stops waiting for a connection, or its connection is closed
-    /// (`withConnection`), and it throws `database`, "no answer".
+    /// sooner) throws `database`, "no answer", then: a wait for a connection is given up, and a
+    /// query already sent goes on until `callDeadline`, when its connection is closed
+    /// (`StoreCall`, `withConnection`).
     /// `bounded: false` leaves out `callDeadline`, for a call that nobody waits on but the
     /// node's start.
     func calling<T: Sendable>(bounded: Bool = true, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
         let ownDeadline = ContinuousClock.now + (bounded ? callDeadline : .seconds(86_400))
         let deadline = StoreDeadline.current.map { min($0, ownDeadline) } ?? ownDeadline
-        // The call runs as a task of its own so that the deadline can cancel it: postgres-nio
-        // gives up a wait for a connection when cancelled, and `withConnection` closes a
-        // connection whose query is still unanswered.
-        let work = Task { try await body() }
-        let timer = Task {
-            try await Task.sleep(until: deadline)
-            work.cancel()
-        }
-        defer { timer.cancel() }
         do {
-            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
+            return try await StoreCall.run(callerDeadline: deadline, ownDeadline: ownDeadline, body)
         } catch let error as StoreError {
             throw error
+        } catch is StoreCallGivenUp {
+            throw StoreError(.database, "PostgreSQL at \(location.description) did not answer in time.")
         } catch {
             if ContinuousClock.now >= deadline {
                 throw StoreError(.database, "PostgreSQL at \(location.description) did not answer in time (\(Self.describe(error))).")
@@ -256,15 +254,20 @@ extension PostgresSessionStore {
         }
     }
 
-    /// Runs `body` on a connection of the pool. Cancelling the call closes the connection:
-    /// postgres-nio does not give up a query by itself, and a link that drops packets without
-    /// closing would leave it waiting for an answer that never comes. The pool then replaces
-    /// the connection; PostgreSQL rolls back what it began (`idle_in_transaction_session_timeout`
-    /// ends its side of a transaction whose client went silent, releasing its row locks).
+    /// Runs `body` on a connection of the pool. Cancelling the call (at its own deadline)
+    /// closes the connection: postgres-nio does not give up a query by itself, and a link that
+    /// drops packets without closing would leave it waiting for an answer that never comes. The
+    /// pool then replaces the connection; PostgreSQL rolls back what it began
+    /// (`idle_in_transaction_session_timeout` ends its side of a transaction whose client went
+    /// silent, releasing its row locks). A connection handed over after the call's caller left
+    /// goes back to the pool unused.
     /// `pool`: the main pool unless given (the leases' own).
     nonisolated func withConnection<T: Sendable>(on pool: PostgresClient? = nil, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await (pool ?? client).withConnection { connection in
-            try await withTaskCancellationHandler {
+            let call = StoreCall.current
+            guard call?.takesConnection() ?? true else { throw CancellationError() }
+            defer { call?.returnsConnection() }
+            return try await withTaskCancellationHandler {
                 try await body(connection)
             } onCancel: {
                 connection.close().whenComplete { _ in }
