@@ -95,6 +95,23 @@ import Testing
         #expect(clock.time(ofRTP: 1_000, ssrc: 1) == 1_010_000)
     }
 
+    /// A publisher that left is forgotten: its tracks map no more, the others' stay, and when it
+    /// comes back with its wall clock set 10 s back meanwhile, its first report places it
+    /// (the smallest of its old offsets would have put it 12 s early).
+    @Test func aPublisherThatLeftIsForgottenAndPlacedAfreshWhenItComesBack() throws {
+        var clock = LocationClock()
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 5_000, rtp: 0), publisher: "a", clockRate: 48_000, arrival: 1_000_000)
+        try clock.receive(Self.report(ssrc: 2, ntpSeconds: 800, rtp: 0), publisher: "b", clockRate: 48_000, arrival: 1_500_000)
+        let other = clock.time(ofRTP: 48_000, ssrc: 2)
+        clock.forget(publisher: "a")
+        #expect(!clock.isMapped(1) && clock.time(ofRTP: 48_000, ssrc: 1) == nil)
+        #expect(clock.isMapped(2) && clock.time(ofRTP: 48_000, ssrc: 2) == other && other == 2_500_000)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 4_990, rtp: 96_000), publisher: "a", clockRate: 48_000, arrival: 3_000_000)
+        #expect(clock.time(ofRTP: 96_000, ssrc: 1) == 3_000_000)
+        clock.forget(publisher: "nobody")
+        #expect(clock.isMapped(1) && clock.isMapped(2))
+    }
+
     @Test func nothingMapsBeforeAReportAndBadReportsChangeNothing() throws {
         var clock = LocationClock()
         #expect(clock.time(ofRTP: 1, ssrc: 9) == nil && !clock.isMapped(9))

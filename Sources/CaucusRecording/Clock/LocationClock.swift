@@ -75,6 +75,21 @@ public struct LocationClock: Sendable {
         }
     }
 
+    /// Forgets `publisher`'s tracks and offsets: it left the location, or stopped being
+    /// recorded there. A location outlives many comings and goings; what it keeps is then its
+    /// present publishers', and a publisher that comes back is placed by its new reports alone
+    /// (its wall clock may have been set meanwhile, which the smallest of its old offsets would
+    /// hide until they left the window).
+    public mutating func forget(publisher: String) {
+        let tracks = anchors.filter { $0.value.publisher == publisher }.map(\.key)
+        for ssrc in tracks {
+            reports[ssrc] = nil
+            anchors[ssrc] = nil
+            mappings[ssrc] = nil
+        }
+        offsets[publisher] = nil
+    }
+
     /// Whether `ssrc` has had a sender report, so its timestamps map.
     public func isMapped(_ ssrc: UInt32) -> Bool {
         mappings[ssrc] != nil

@@ -100,6 +100,7 @@ final class LocationRecording {
                 failure = failure ?? error
             }
         }
+        clock.forget(publisher: RecordingRoster.userName(publisher))
         if let failure { throw failure }
     }
 

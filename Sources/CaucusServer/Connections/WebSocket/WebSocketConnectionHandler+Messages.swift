@@ -1,6 +1,7 @@
 import NIOCore
 
-/// What the rest of the server tells a connection's handler (user events), and its limits.
+/// What the rest of the server tells a connection's handler (user events), its limits, and
+/// the close codes it sends a client that broke the protocol.
 extension WebSocketConnectionHandler {
     /// Asks the handler to close with a close frame (or, for `.tooSlow`, to drop the socket).
     struct CloseRequest: Sendable {
@@ -24,5 +25,13 @@ extension WebSocketConnectionHandler {
         let closeTimeout: TimeAmount
         /// Messages read but not yet handled before the handler stops reading the socket.
         let maxQueuedMessages: Int
+    }
+
+    /// Close codes of RFC 6455 for a client that broke the protocol.
+    enum ProtocolClose: UInt16 {
+        case goingAway = 1001
+        case protocolError = 1002
+        case invalidPayload = 1007
+        case messageTooLarge = 1009
     }
 }

@@ -324,14 +324,6 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         sendClose(code: code.rawValue, reason: reason, context: context)
     }
 
-    /// Close codes of RFC 6455 for a client that broke the protocol.
-    private enum ProtocolClose: UInt16 {
-        case goingAway = 1001
-        case protocolError = 1002
-        case invalidPayload = 1007
-        case messageTooLarge = 1009
-    }
-
     // MARK: - Joining in time
 
     private func scheduleJoinDeadline(context: ChannelHandlerContext) {
