@@ -44,14 +44,21 @@ public actor PostgresSessionStore: SessionStore, Service {
         // that may grow tries to open one more under load, fails, and from then on postgres-nio
         // queues every new call until an open succeeds, even with connections idle: the node
         // could reach the database no more, and the sessions of a node that died were never
-        // taken over (`ClusterConnectionSlotsTests`, `PostgresGivenUpCallsTests`).
-        var main = location.clientConfiguration(idleInTransaction: callDeadline)
+        // taken over (`ClusterConnectionSlotsTests`, `PostgresGivenUpCallsTests`). A pool still
+        // gets there when it loses a connection and cannot open another; then only a keep-alive
+        // of an idle connection hands the queued calls on, hence one every `idleCheck`.
+        var main = location.clientConfiguration(idleInTransaction: callDeadline, name: "caucus")
         main.options.minimumConnections = Self.connections
         main.options.maximumConnections = Self.connections
+        main.options.keepAliveBehavior = .init(frequency: Self.idleCheck)
         self.client = PostgresClient(configuration: main, backgroundLogger: logger)
-        var leases = location.clientConfiguration(idleInTransaction: callDeadline)
+        // A lease's statement that waits longer than half the call's bound (behind the row lock
+        // of a node frozen mid-transaction, say) is ended by PostgreSQL, not left holding one of
+        // the two connections the renewals need.
+        var leases = location.clientConfiguration(idleInTransaction: callDeadline, statementTimeout: callDeadline / 2, name: "caucus-leases")
         leases.options.minimumConnections = Self.leaseConnections
         leases.options.maximumConnections = Self.leaseConnections
+        leases.options.keepAliveBehavior = .init(frequency: Self.idleCheck)
         self.leaseClient = PostgresClient(configuration: leases, backgroundLogger: logger)
     }
 
@@ -74,6 +81,9 @@ public actor PostgresSessionStore: SessionStore, Service {
 
     /// The leases' own connections (renewals, takeovers).
     static let leaseConnections = 2
+
+    /// How long a connection idles before its keep-alive (`SELECT 1`).
+    static let idleCheck = Duration.seconds(1)
 
     /// Migrates the schema (once). Waits for `run()` to have started the pool.
     public func prepare() async throws {
@@ -232,16 +242,17 @@ extension PostgresSessionStore {
     /// Runs `body` unless the store is closed; any error leaves as a `StoreError`. A call that
     /// has not finished by its deadline (`callDeadline`, or the caller's `StoreDeadline` if
     /// sooner) throws `database`, "no answer", then: a wait for a connection is given up, and a
-    /// query already sent goes on until `callDeadline`, when its connection is closed
-    /// (`StoreCall`, `withConnection`).
+    /// query already sent goes on until its connection has been held for `callDeadline`, when
+    /// it is closed (`StoreCall`, `withConnection`).
     /// `bounded: false` leaves out `callDeadline`, for a call that nobody waits on but the
     /// node's start.
     func calling<T: Sendable>(bounded: Bool = true, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !isClosed else { throw StoreError(.closed, "The session store is closed.") }
-        let ownDeadline = ContinuousClock.now + (bounded ? callDeadline : .seconds(86_400))
+        let bound = bounded ? callDeadline : .seconds(86_400)
+        let ownDeadline = ContinuousClock.now + bound
         let deadline = StoreDeadline.current.map { min($0, ownDeadline) } ?? ownDeadline
         do {
-            return try await StoreCall.run(callerDeadline: deadline, ownDeadline: ownDeadline, body)
+            return try await StoreCall.run(callerDeadline: deadline, bound: bound, body)
         } catch let error as StoreError {
             throw error
         } catch is StoreCallGivenUp {

@@ -55,7 +55,10 @@ public struct PostgresStoreLocation: Sendable, Hashable {
     /// `idle_in_transaction_session_timeout`: a node whose link went silent in the middle of a
     /// transaction would otherwise leave its rows locked on the server (a takeover of that
     /// session waiting behind them) until the server's TCP gave up on the link, hours later.
-    func clientConfiguration(idleInTransaction: Duration) -> PostgresClient.Configuration {
+    /// `statementTimeout`, when given, becomes `statement_timeout`: PostgreSQL itself ends a
+    /// statement that runs longer (waiting for a row lock, say), and the connection stays.
+    /// `name` becomes `application_name`, which `pg_stat_activity` shows.
+    func clientConfiguration(idleInTransaction: Duration, statementTimeout: Duration? = nil, name: String) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
@@ -64,8 +67,13 @@ public struct PostgresStoreLocation: Sendable, Hashable {
             }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
-        let milliseconds = max(1, idleInTransaction.components.seconds * 1000 + idleInTransaction.components.attoseconds / 1_000_000_000_000_000)
-        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(milliseconds)")]
+        var parameters = [("idle_in_transaction_session_timeout", "\(Self.milliseconds(idleInTransaction))"), ("application_name", name)]
+        if let statementTimeout { parameters.append(("statement_timeout", "\(Self.milliseconds(statementTimeout))")) }
+        configuration.options.additionalStartupParameters = parameters
         return configuration
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 }

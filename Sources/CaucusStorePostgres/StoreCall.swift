@@ -6,11 +6,12 @@ import NIOConcurrencyHelpers
 ///
 /// When the caller's deadline passes, the caller is answered at once ("no answer in time").
 /// The work is stopped only if it holds no connection: a wait for one is given up. A query
-/// already sent goes on until it is answered or until the call's own deadline (`callDeadline`:
-/// a link that went silent), and only then is its connection closed. Closing it at the
-/// caller's deadline, as before, cost the node a connection for every slow answer, and with
-/// PostgreSQL's slots all taken by another program a closed connection cannot be replaced:
-/// two slow answers on a busy machine left a node with none (`PostgresGivenUpCallsTests`).
+/// already sent goes on until it is answered or until it has held its connection for the
+/// store's own bound (`callDeadline`: a link that went silent), and only then is its
+/// connection closed. Closing it at the caller's deadline, as before, cost the node a
+/// connection for every slow answer, and with PostgreSQL's slots all taken by another program
+/// a closed connection cannot be replaced: two slow answers on a busy machine left a node with
+/// none (`PostgresGivenUpCallsTests`).
 ///
 /// An answer that comes after its caller left is dropped. A write may so commit after its
 /// caller was told it had no answer, as it could before when a connection closed just after
@@ -21,7 +22,8 @@ final class StoreCall: Sendable {
     @TaskLocal static var current: StoreCall?
 
     private struct State {
-        var holdsConnection = false
+        /// Since when the work has held its connection (nil: it holds none).
+        var heldSince: ContinuousClock.Instant?
         var callerLeft = false
         var work: Task<Void, Never>?
         var timer: Task<Void, Never>?
@@ -32,11 +34,14 @@ final class StoreCall: Sendable {
 
     /// Runs `body` as a task of its own and returns its result, or throws `StoreCallGivenUp`
     /// at `callerDeadline` (or the caller's cancellation) if it has not finished by then.
-    /// At `ownDeadline` the work is cancelled whatever it holds (`withConnection` then closes
-    /// its connection).
+    /// At `ownDeadline` (`bound` after the call began) the work is cancelled, and
+    /// `withConnection` closes its connection, unless the connection it holds was taken less
+    /// than `bound` ago: then when it has held it that long. A query's time starts when it has
+    /// a connection; a wait for one does not shorten it.
     static func run<T: Sendable>(
-        callerDeadline: ContinuousClock.Instant, ownDeadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> T
+        callerDeadline: ContinuousClock.Instant, bound: Duration, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        let ownDeadline = ContinuousClock.now + bound
         let call = StoreCall()
         let answer = StoreCallAnswer<T>()
         return try await withTaskCancellationHandler {
@@ -63,6 +68,9 @@ final class StoreCall: Sendable {
                     }
                     // Also after a caller that was cancelled: its query may hang as well.
                     if ownDeadline > callerDeadline { try? await Task.sleep(until: ownDeadline) }
+                    while !Task.isCancelled, let closing = call.closing(after: bound), closing > .now {
+                        try? await Task.sleep(until: closing)
+                    }
                     work.cancel()
                 })
             }
@@ -100,9 +108,14 @@ final class StoreCall: Sendable {
     private func callerLeaves() {
         let waiting: Task<Void, Never>? = state.withLockedValue { state in
             state.callerLeft = true
-            return state.holdsConnection ? nil : state.work
+            return state.heldSince == nil ? state.work : nil
         }
         waiting?.cancel()
+    }
+
+    /// When the connection the work holds will have been held for `bound` (nil: it holds none).
+    private func closing(after bound: Duration) -> ContinuousClock.Instant? {
+        state.withLockedValue { $0.heldSince.map { $0 + bound } }
     }
 
     /// The work got a connection from the pool: whether it may use it (false once its caller
@@ -110,14 +123,14 @@ final class StoreCall: Sendable {
     func takesConnection() -> Bool {
         state.withLockedValue { state in
             guard !state.callerLeft else { return false }
-            state.holdsConnection = true
+            state.heldSince = .now
             return true
         }
     }
 
     /// The work is done with its connection.
     func returnsConnection() {
-        state.withLockedValue { $0.holdsConnection = false }
+        state.withLockedValue { $0.heldSince = nil }
     }
 }
 

@@ -27,9 +27,7 @@ import Testing
         // The store's pools have opened their connections (the main pool's and the leases'
         // own) before another program takes every slot left.
         let kept = PostgresSessionStore.connections + PostgresSessionStore.leaseConnections
-        while try await connections(seenBy: blocker) < 1 + kept {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitUntil("the store's pools are open") { try await connections(seenBy: blocker) >= 1 + kept }
         var others: [PostgresConnection] = []
         // PostgreSQL's connections must be closed before they go, whatever the test found.
         defer { Task { [others] in for connection in others + [blocker] { try? await connection.close() } } }
@@ -64,13 +62,89 @@ import Testing
         await opened.close()
     }
 
-    private func answers(_ store: PostgresSessionStore) async -> Bool {
+    private func answers(_ store: PostgresSessionStore, within patience: Duration = .seconds(10)) async -> Bool {
         do {
-            return try await store.liveSessionID(app: "demo", nameKey: "maths") == nil
+            return try await StoreDeadline.bounded(by: .now + patience) { try await store.liveSessionID(app: "demo", nameKey: "maths") } == nil
         } catch {
             Issue.record("the store did not answer: \(error)")
             return false
         }
+    }
+
+    /// A query with no answer once it has held its connection for the store's own bound (a link
+    /// gone silent, as far as the store can tell) loses that connection, and the pool opens
+    /// another: the caller's deadline closes nothing, this bound does.
+    @Test func aQueryUnansweredForTheStoresOwnBoundLosesItsConnection() async throws {
+        let url = try await TestPostgres.shared.freshDatabase("unanswered")
+        let store = PostgresSessionStore(location: try PostgresStoreLocation(url: url), callDeadline: .seconds(1))
+        let pool = Task { try await store.run() }
+        defer { pool.cancel() }
+        try await store.prepare()
+        let blocker = try await PostgresConnection.connect(configuration: try PostgresStoreLocation(url: url).connectionConfiguration(), id: 1, logger: logger)
+        defer { Task { try? await blocker.close() } }
+        try await waitUntil("the main pool is open") { try await backends(named: "caucus", seenBy: blocker).count == PostgresSessionStore.connections }
+        let before = try await backends(named: "caucus", seenBy: blocker)
+
+        try await blocker.query("BEGIN", logger: logger)
+        try await blocker.query("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE", logger: logger)
+        let error = await #expect(throws: StoreError.self) { try await store.liveSessionID(app: "demo", nameKey: "maths") }
+        #expect(error?.code == .database)
+        // Held past the bound: the store closes it (its backend goes once the lock lets it).
+        try await Task.sleep(for: .seconds(1.5))
+        try await blocker.query("COMMIT", logger: logger)
+        try await waitUntil("the unanswered query's backend is gone") {
+            let now = try await backends(named: "caucus", seenBy: blocker)
+            return !before.isSubset(of: now)
+        }
+        #expect(await answers(store), "the pool opened another")
+    }
+
+    /// A connection of the pool lost (ended by the server) while no other can be opened (here
+    /// the store's role may no longer log in; as well every slot taken) leaves the others
+    /// serving. postgres-nio queues every call once an open fails, idle connections or not,
+    /// and only an idle connection's keep-alive hands them on: one every second, not 30.
+    @Test func aConnectionLostWhenNoneCanBeOpenedLeavesTheOthersServing() async throws {
+        let adminURL = try await TestPostgres.shared.freshDatabase("lost_one")
+        let location = try PostgresStoreLocation(url: adminURL)
+        let admin = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        defer { Task { try? await admin.close() } }
+        let role = "keeper_\(location.database)"
+        for statement in ["CREATE ROLE \(role) LOGIN", "ALTER DATABASE \(location.database) OWNER TO \(role)", "GRANT ALL ON SCHEMA public TO \(role)"] {
+            try await admin.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        let url = "postgres://\(role)@\(location.host):\(location.port)/\(location.database)?sslmode=disable"
+        let opened = try await TestDatabase(kind: .postgres, address: url).open()
+        let store = try #require(opened.store as? PostgresSessionStore)
+        try await waitUntil("the main pool is open") { try await backends(named: "caucus", seenBy: admin).count == PostgresSessionStore.connections }
+
+        try await admin.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(role) NOLOGIN"), logger: logger)
+        let victim = try #require(try await backends(named: "caucus", seenBy: admin).min())
+        try await admin.query("SELECT pg_terminate_backend(\(victim))", logger: logger)
+        try await waitUntil("the pool lost one") { try await backends(named: "caucus", seenBy: admin).count == PostgresSessionStore.connections - 1 }
+        // The pool tries to open another at once and is refused.
+        try await Task.sleep(for: .milliseconds(300))
+
+        #expect(await answers(store, within: .seconds(5)), "the store answers on the connections it has")
+        try await admin.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(role) LOGIN"), logger: logger)
+        await opened.close()
+    }
+
+    /// Waits (10 s at most) until `condition` holds, or records that it never did.
+    private func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let giveUp = ContinuousClock.now + .seconds(10)
+        while try await !condition() {
+            guard ContinuousClock.now < giveUp else { throw StoreTestTimeout(what: what) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The backends of this database whose `application_name` is `name` (the store names its pools).
+    private func backends(named name: String, seenBy connection: PostgresConnection) async throws -> Set<Int32> {
+        let rows = try await connection.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(name)", logger: logger)
+        var pids: Set<Int32> = []
+        for try await pid in rows.decode(Int32.self) { pids.insert(pid) }
+        return pids
     }
 
     /// Connections to this database, as PostgreSQL counts them.
@@ -88,4 +162,9 @@ import Testing
             return nil
         }
     }
+}
+
+struct StoreTestTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting until \(what)" }
 }
