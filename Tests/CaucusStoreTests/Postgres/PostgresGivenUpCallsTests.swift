@@ -99,6 +99,36 @@ import Testing
         #expect(await answers(store), "the pool opened another")
     }
 
+    /// A lease's statement that waits behind a lock (a node frozen in the middle of a
+    /// transaction) is ended by PostgreSQL after half the store's bound, and its connection
+    /// stays: the renewals need the two there are. Without that, it waited out the bound and
+    /// was closed.
+    @Test func aLeaseStatementWaitingBehindALockIsEndedByTheServerAndKeepsItsConnection() async throws {
+        let url = try await TestPostgres.shared.freshDatabase("lease_wait")
+        let store = PostgresSessionStore(location: try PostgresStoreLocation(url: url), callDeadline: .seconds(2))
+        let pool = Task { try await store.run() }
+        defer { pool.cancel() }
+        try await store.prepare()
+        let blocker = try await PostgresConnection.connect(configuration: try PostgresStoreLocation(url: url).connectionConfiguration(), id: 1, logger: logger)
+        defer { Task { try? await blocker.close() } }
+        try await waitUntil("the lease pool is open") {
+            try await backends(named: "caucus-leases", seenBy: blocker).count == PostgresSessionStore.leaseConnections
+        }
+        let before = try await backends(named: "caucus-leases", seenBy: blocker)
+        let node = NodeID("http://127.0.0.1:8081")
+
+        try await blocker.query("BEGIN", logger: logger)
+        try await blocker.query("LOCK TABLE nodes IN ACCESS EXCLUSIVE MODE", logger: logger)
+        let error = await #expect(throws: StoreError.self) { try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)) }
+        #expect(error?.code == .database)
+        // Past the bound since it took its connection: closed by now, had PostgreSQL not ended it.
+        try await Task.sleep(for: .seconds(2.5))
+        try await blocker.query("COMMIT", logger: logger)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await backends(named: "caucus-leases", seenBy: blocker) == before, "no lease connection was closed")
+        #expect(try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)).owner.node == node)
+    }
+
     /// A connection of the pool lost (ended by the server) while no other can be opened (here
     /// the store's role may no longer log in; as well every slot taken) leaves the others
     /// serving. postgres-nio queues every call once an open fails, idle connections or not,
