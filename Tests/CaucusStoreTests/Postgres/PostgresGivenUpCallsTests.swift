@@ -75,28 +75,23 @@ import Testing
     /// gone silent, as far as the store can tell) loses that connection, and the pool opens
     /// another: the caller's deadline closes nothing, this bound does.
     @Test func aQueryUnansweredForTheStoresOwnBoundLosesItsConnection() async throws {
-        let url = try await TestPostgres.shared.freshDatabase("unanswered")
-        let store = PostgresSessionStore(location: try PostgresStoreLocation(url: url), callDeadline: .seconds(1))
-        let pool = Task { try await store.run() }
-        defer { pool.cancel() }
-        try await store.prepare()
-        let blocker = try await PostgresConnection.connect(configuration: try PostgresStoreLocation(url: url).connectionConfiguration(), id: 1, logger: logger)
-        defer { Task { try? await blocker.close() } }
-        try await waitUntil("the main pool is open") { try await backends(named: "caucus", seenBy: blocker).count == PostgresSessionStore.connections }
-        let before = try await backends(named: "caucus", seenBy: blocker)
+        try await withStore(named: "unanswered", callDeadline: .seconds(1)) { store, blocker in
+            try await waitUntil("the main pool is open") { try await backends(named: "caucus", seenBy: blocker).count == PostgresSessionStore.connections }
+            let before = try await backends(named: "caucus", seenBy: blocker)
 
-        try await blocker.query("BEGIN", logger: logger)
-        try await blocker.query("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE", logger: logger)
-        let error = await #expect(throws: StoreError.self) { try await store.liveSessionID(app: "demo", nameKey: "maths") }
-        #expect(error?.code == .database)
-        // Held past the bound: the store closes it (its backend goes once the lock lets it).
-        try await Task.sleep(for: .seconds(1.5))
-        try await blocker.query("COMMIT", logger: logger)
-        try await waitUntil("the unanswered query's backend is gone") {
-            let now = try await backends(named: "caucus", seenBy: blocker)
-            return !before.isSubset(of: now)
+            try await blocker.query("BEGIN", logger: logger)
+            try await blocker.query("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE", logger: logger)
+            let error = await #expect(throws: StoreError.self) { try await store.liveSessionID(app: "demo", nameKey: "maths") }
+            #expect(error?.code == .database)
+            // Held past the bound: the store closes it (its backend goes once the lock lets it).
+            try await Task.sleep(for: .seconds(1.5))
+            try await blocker.query("COMMIT", logger: logger)
+            try await waitUntil("the unanswered query's backend is gone") {
+                let now = try await backends(named: "caucus", seenBy: blocker)
+                return !before.isSubset(of: now)
+            }
+            #expect(await answers(store), "the pool opened another")
         }
-        #expect(await answers(store), "the pool opened another")
     }
 
     /// A lease's statement that waits behind a lock (a node frozen in the middle of a
@@ -104,29 +99,24 @@ import Testing
     /// stays: the renewals need the two there are. Without that, it waited out the bound and
     /// was closed.
     @Test func aLeaseStatementWaitingBehindALockIsEndedByTheServerAndKeepsItsConnection() async throws {
-        let url = try await TestPostgres.shared.freshDatabase("lease_wait")
-        let store = PostgresSessionStore(location: try PostgresStoreLocation(url: url), callDeadline: .seconds(2))
-        let pool = Task { try await store.run() }
-        defer { pool.cancel() }
-        try await store.prepare()
-        let blocker = try await PostgresConnection.connect(configuration: try PostgresStoreLocation(url: url).connectionConfiguration(), id: 1, logger: logger)
-        defer { Task { try? await blocker.close() } }
-        try await waitUntil("the lease pool is open") {
-            try await backends(named: "caucus-leases", seenBy: blocker).count == PostgresSessionStore.leaseConnections
-        }
-        let before = try await backends(named: "caucus-leases", seenBy: blocker)
-        let node = NodeID("http://127.0.0.1:8081")
+        try await withStore(named: "lease_wait", callDeadline: .seconds(2)) { store, blocker in
+            try await waitUntil("the lease pool is open") {
+                try await backends(named: "caucus-leases", seenBy: blocker).count == PostgresSessionStore.leaseConnections
+            }
+            let before = try await backends(named: "caucus-leases", seenBy: blocker)
+            let node = NodeID("http://127.0.0.1:8081")
 
-        try await blocker.query("BEGIN", logger: logger)
-        try await blocker.query("LOCK TABLE nodes IN ACCESS EXCLUSIVE MODE", logger: logger)
-        let error = await #expect(throws: StoreError.self) { try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)) }
-        #expect(error?.code == .database)
-        // Past the bound since it took its connection: closed by now, had PostgreSQL not ended it.
-        try await Task.sleep(for: .seconds(2.5))
-        try await blocker.query("COMMIT", logger: logger)
-        try await Task.sleep(for: .seconds(1))
-        #expect(try await backends(named: "caucus-leases", seenBy: blocker) == before, "no lease connection was closed")
-        #expect(try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)).owner.node == node)
+            try await blocker.query("BEGIN", logger: logger)
+            try await blocker.query("LOCK TABLE nodes IN ACCESS EXCLUSIVE MODE", logger: logger)
+            let error = await #expect(throws: StoreError.self) { try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)) }
+            #expect(error?.code == .database)
+            // Past the bound since it took its connection: closed by now, had PostgreSQL not ended it.
+            try await Task.sleep(for: .seconds(2.5))
+            try await blocker.query("COMMIT", logger: logger)
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await backends(named: "caucus-leases", seenBy: blocker) == before, "no lease connection was closed")
+            #expect(try await store.startNodeLease(for: node, until: Instant(milliseconds: 60_000)).owner.node == node)
+        }
     }
 
     /// A connection of the pool lost (ended by the server) while no other can be opened (here
@@ -157,6 +147,21 @@ import Testing
         #expect(await answers(store, within: .seconds(5)), "the store answers on the connections it has")
         try await admin.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(role) LOGIN"), logger: logger)
         await opened.close()
+    }
+
+    /// A store of a fresh database whose own bound is `callDeadline`, its pools running, and a
+    /// connection of the test's own to the same database.
+    private func withStore(
+        named name: String, callDeadline: Duration, _ body: (PostgresSessionStore, PostgresConnection) async throws -> Void
+    ) async throws {
+        let location = try PostgresStoreLocation(url: try await TestPostgres.shared.freshDatabase(name))
+        let store = PostgresSessionStore(location: location, callDeadline: callDeadline)
+        let pool = Task { try await store.run() }
+        defer { pool.cancel() }
+        try await store.prepare()
+        let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        defer { Task { try? await blocker.close() } }
+        try await body(store, blocker)
     }
 
     /// Waits (10 s at most) until `condition` holds, or records that it never did.
