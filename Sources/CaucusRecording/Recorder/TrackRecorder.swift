@@ -235,12 +235,15 @@ public struct TrackRecorder: Sendable {
     /// assembler would wait its whole span: over a minute of a low-rate stream.
     private mutating func giveUpOnAStaleGap(at timestamp: UInt32, clock: LocationClock) -> [TrackRecorderAction] {
         guard codec.isVideo else { return [] }
-        guard let reference = lastFrameTimestamp else {
+        let patience = codec.clockRate / 1_000 * Self.videoPatience
+        let waited = lastFrameTimestamp.map { Int(Int32(bitPattern: timestamp &- $0)) }
+        // No frame yet, or the timestamps jumped back (a restarted encoder, a new base read as a
+        // step back: measured from the old frame the wait would never end): counted from here.
+        guard let waited, waited >= -patience else {
             lastFrameTimestamp = timestamp
             return []
         }
-        guard Int(Int32(bitPattern: timestamp &- reference)) > codec.clockRate / 1_000 * Self.videoPatience, assembler.bufferedPacketCount > 0
-        else { return [] }
+        guard waited > patience, assembler.bufferedPacketCount > 0 else { return [] }
         return handle(assembler.skipMissing(), clock: clock)
     }
 
@@ -370,7 +373,9 @@ public struct TrackRecorder: Sendable {
             lastKeyframeRequest = timestamp
             return []
         }
-        if let last = lastKeyframeRequest, Int(Int32(bitPattern: timestamp &- last)) < codec.clockRate / 2 { return [] }
+        // At most every half second of the stream; a frame before the last request is the
+        // sender's timestamps jumping back (or 2^31 ticks ahead): asked again, counted from there.
+        if let last = lastKeyframeRequest, (0..<codec.clockRate / 2).contains(Int(Int32(bitPattern: timestamp &- last))) { return [] }
         lastKeyframeRequest = timestamp
         return [.requestKeyframe]
     }

@@ -1,0 +1,66 @@
+import CaucusMedia
+import Testing
+
+@testable import CaucusRecording
+
+/// A video sender whose RTP timestamps jump back on the same SSRC (a restarted encoder, or a
+/// new random base 2^31 ticks or more ahead, which reads as a step back): the recorder's two
+/// waits measured in stream time, for a keyframe and for a missing packet, go on from the
+/// jump instead of waiting for the stream to come back to where they began.
+@Suite struct TrackRecorderJumpTests {
+    typealias Frames = TrackRecorderTests
+
+    /// 30 pictures a second (3,000 ticks at 90 kHz) from `base`.
+    static func timestamp(_ index: Int, from base: UInt32) -> UInt32 {
+        base &+ UInt32(index) * 3_000
+    }
+
+    /// Waiting for a keyframe, the recorder asks every half second of the stream. After the
+    /// jump it asks at once and every half second from there, until a keyframe comes.
+    @Test(arguments: [UInt32(100_000), UInt32(3_000_000_000)])
+    func aKeyframeIsAskedForAgainAfterTheTimestampsJump(to base: UInt32) throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5)
+        let clock = try Frames.clock()
+        #expect(recorder.start() == [.requestKeyframe])
+        var requests: [Int] = []
+        // 1 s of interframes from RTP 2,000,000, then 2 s from `base`: nothing to write. The
+        // start's request is dated by frame 0; asked again at 15, half a second on, then at the
+        // jump (30) and every 15 frames after it.
+        for index in 0..<90 {
+            let timestamp = index < 30 ? Self.timestamp(index, from: 2_000_000) : Self.timestamp(index - 30, from: base)
+            let actions = recorder.receive(Frames.frame(Frames.interframe, at: timestamp), clock: clock)
+            if actions.contains(.requestKeyframe) { requests.append(index) }
+            #expect(Frames.clusters(actions).isEmpty)
+        }
+        #expect(requests == [15, 30, 45, 60, 75], "asked at \(requests)")
+        let key = recorder.receive(Frames.frame(Frames.keyframe(width: 64, height: 48), at: Self.timestamp(60, from: base)), clock: clock)
+        #expect(Frames.starts(key).count == 1 && recorder.counters.framesWritten == 1)
+    }
+
+    /// A packet lost just before the jump: the gap is given up on a second of the stream after
+    /// the jump (a keyframe asked for), not held until the reassembly's whole span runs out.
+    @Test(arguments: [UInt32(100_000), UInt32(3_000_000_000)])
+    func aGapIsGivenUpOnAfterTheTimestampsJump(to base: UInt32) throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, firstSequenceNumber: 1_000)
+        let clock = try Frames.clock()
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
+        // 15 pictures a second, one packet each, keyframes at 0 and every 2 s; from picture
+        // 12 on, the timestamps start again from `base`.
+        let packets = try (0..<80).map { index in
+            let frame = index % 30 == 0 ? Frames.keyframe(width: 64, height: 48) : Frames.interframe
+            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
+            let timestamp = index < 12 ? 2_000_000 + UInt32(index) * 6_000 : base &+ UInt32(index - 12) * 6_000
+            return sequencer.packets(payloads: payloads, timestamp: timestamp, markerOnLast: true)[0]
+        }
+        var requestedAt: Int?
+        for index in 0..<80 where index != 10 {
+            let actions = recorder.receive(packets[index], clock: clock)
+            if requestedAt == nil, actions.contains(.requestKeyframe) { requestedAt = index }
+        }
+        // The jump at picture 12 starts the count; a second later is picture 27, and the
+        // first packet past it 28's.
+        #expect(requestedAt == 28, "the gap given up on a second after the jump, not at \(String(describing: requestedAt))")
+        #expect(recorder.counters.losses == 1)
+        #expect(recorder.counters.framesWritten > 10, "written again from the keyframe at picture 30")
+    }
+}
