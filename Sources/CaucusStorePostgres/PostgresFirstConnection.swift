@@ -15,7 +15,7 @@ enum PostgresFirstConnection {
     static func establish(
         _ location: PostgresStoreLocation, deadline: ContinuousClock.Instant, logger: Logger
     ) async throws {
-        let configuration = try location.connectionConfiguration()
+        let configuration = try location.connectionConfiguration(name: "caucus-first")
         var attempt = 0
         var lastFailure = "no attempt finished"
         while ContinuousClock.now < deadline {
@@ -109,14 +109,18 @@ enum PostgresFirstConnection {
 }
 
 extension PostgresStoreLocation {
-    /// The settings of one connection, as the pool's (`clientConfiguration`) make each of its own.
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    /// The settings of one connection, as the pool's (`clientConfiguration`) make each of its own;
+    /// `name` becomes its `application_name`, which `pg_stat_activity` shows.
+    func connectionConfiguration(name: String) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
             case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
             case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
-        return PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+        configuration.options.additionalStartupParameters = [("application_name", name)]
+        return configuration
     }
 }

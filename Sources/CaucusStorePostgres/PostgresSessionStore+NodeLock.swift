@@ -11,11 +11,13 @@ import PostgresNIO
 extension PostgresSessionStore {
     /// The advisory lock's key: a 64-bit hash PostgreSQL computes, the same on every node.
     private static func lockKey(_ node: NodeID) -> String { "caucus-node:" + node.rawValue }
+    /// The lock's connection's `application_name`, beside the pools' `caucus` and `caucus-leases`.
+    static let livenessConnectionName = "caucus-liveness"
 
     public func holdNodeLock(for node: NodeID) async throws {
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(name: Self.livenessConnectionName), id: 0, logger: logger)
         } catch {
             throw StoreError(.database, "No connection for the node's liveness lock: \(Self.describe(error))")
         }

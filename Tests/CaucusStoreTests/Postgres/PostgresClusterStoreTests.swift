@@ -91,7 +91,7 @@ struct PostgresClusterStoreTests {
     @Test func aVersion2DatabaseWithPerSessionLeasesIsMigrated() async throws {
         let url = try await TestPostgres.shared.freshDatabase("migration")
         let location = try PostgresStoreLocation(url: url)
-        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: Logger(label: "test"))
+        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(name: "caucus-test"), id: 1, logger: Logger(label: "test"))
         try await connection.query("CREATE TABLE caucus_schema (version INTEGER NOT NULL)", logger: Logger(label: "test"))
         for statement in PostgresSchema.migrations.prefix(2).joined() {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Logger(label: "test"))
@@ -113,6 +113,41 @@ struct PostgresClusterStoreTests {
         #expect(try await store.lease(of: StoredSessionID(rawValue: 3)).lease == .never)
         #expect(try await store.sessionsWithExpiredLeases(at: at(19)).isEmpty)
         #expect(try await store.sessionsWithExpiredLeases(at: at(20)) == [1, 2].map(StoredSessionID.init(rawValue:)))
+        await opened.close()
+    }
+
+    /// A node's liveness lock is held on a connection of its own that says what it is in
+    /// `pg_stat_activity` (`caucus-liveness`, beside the pools' `caucus` and `caucus-leases`):
+    /// an operator counting a node's slots sees all three. Its end frees the lock.
+    @Test func theLivenessLockIsHeldOnAConnectionNamedForIt() async throws {
+        let url = try await TestPostgres.shared.freshDatabase("liveness")
+        let opened = try await TestDatabase(kind: .postgres, address: url).open()
+        let store = try #require(opened.store as? PostgresSessionStore)
+        let logger = Logger(label: "test")
+        let observer = try await PostgresConnection.connect(
+            configuration: try PostgresStoreLocation(url: url).connectionConfiguration(name: "caucus-test"), id: 1, logger: logger)
+        /// The names of the backends of this database that hold an advisory lock.
+        func lockHolders() async throws -> [String] {
+            let rows = try await observer.query(
+                """
+                SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND a.datname = current_database()
+                """, logger: logger)
+            var names: [String] = []
+            for try await name in rows.decode(String.self) { names.append(name) }
+            return names
+        }
+        #expect(try await lockHolders().isEmpty)
+        let holding = Task { try await store.holdNodeLock(for: nodeA) }
+        let giveUp = ContinuousClock.now + .seconds(10)
+        while try await lockHolders().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await lockHolders() == [PostgresSessionStore.livenessConnectionName])
+        #expect(try await !store.isNodeGone(nodeA))
+        holding.cancel()
+        _ = await holding.result
+        while try await !lockHolders().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await store.isNodeGone(nodeA), "the lock went with its connection")
+        try await observer.close()
         await opened.close()
     }
 }

@@ -22,7 +22,7 @@ import Testing
         let url = try await postgres.freshDatabase("given_up")
         let opened = try await TestDatabase(kind: .postgres, address: url).open()
         let store = try #require(opened.store as? PostgresSessionStore)
-        let configuration = try PostgresStoreLocation(url: url).connectionConfiguration()
+        let configuration = try PostgresStoreLocation(url: url).connectionConfiguration(name: "caucus-test")
         let blocker = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         // The store's pools have opened their connections (the main pool's and the leases'
         // own) before another program takes every slot left.
@@ -126,7 +126,7 @@ import Testing
     @Test func aConnectionLostWhenNoneCanBeOpenedLeavesTheOthersServing() async throws {
         let adminURL = try await TestPostgres.shared.freshDatabase("lost_one")
         let location = try PostgresStoreLocation(url: adminURL)
-        let admin = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        let admin = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(name: "caucus-test"), id: 1, logger: logger)
         defer { Task { try? await admin.close() } }
         let role = "keeper_\(location.database)"
         for statement in ["CREATE ROLE \(role) LOGIN", "ALTER DATABASE \(location.database) OWNER TO \(role)", "GRANT ALL ON SCHEMA public TO \(role)"] {
@@ -159,7 +159,7 @@ import Testing
         let pool = Task { try await store.run() }
         defer { pool.cancel() }
         try await store.prepare()
-        let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
+        let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(name: "caucus-test"), id: 1, logger: logger)
         defer { Task { try? await blocker.close() } }
         try await body(store, blocker)
     }
