@@ -125,4 +125,30 @@ import Testing
         }
         #expect(!clock.isMapped(9))
     }
+
+    /// A track's mapping, which a recorder keeps between reports instead of the whole clock,
+    /// places every timestamp where the clock does (across the 32-bit wrap), and is what the
+    /// clock holds after each change: none before a report, a new one after the next report of
+    /// the track's publisher (whose offset may move every track of it), none once forgotten.
+    @Test func aTracksMappingPlacesItsTimestampsAsTheClockDoes() throws {
+        var clock = LocationClock()
+        #expect(clock.mapping(of: 1) == nil)
+        try clock.receive(Self.report(ssrc: 1, ntpSeconds: 1_000, rtp: 4_294_000_000), publisher: "a", clockRate: 48_000, arrival: 5_000_000)
+        try clock.receive(Self.report(ssrc: 2, ntpSeconds: 1_000.5, rtp: 90), publisher: "a", clockRate: 90_000, arrival: 5_600_000)
+        let audio = try #require(clock.mapping(of: 1))
+        #expect(audio.ssrc == 1)
+        for rtp: UInt32 in [0, 4_293_000_000, 4_294_000_000, 4_294_967_295, 1_000_000, 2_000_000_000] {
+            #expect(audio.time(ofRTP: rtp) == clock.time(ofRTP: rtp, ssrc: 1), "RTP \(rtp)")
+        }
+        #expect(audio.time(ofRTP: 4_294_000_000 &+ 48_000) == 6_000_000, "a second after the report, which arrived with no delay")
+        // The video's report arrived 100 ms late: the publisher's offset stays the audio's.
+        #expect(clock.mapping(of: 1) == audio)
+        // A report that arrived sooner moves the publisher's offset, for both tracks.
+        let video = try #require(clock.mapping(of: 2))
+        try clock.receive(Self.report(ssrc: 2, ntpSeconds: 1_001.5, rtp: 90 + 90_000), publisher: "a", clockRate: 90_000, arrival: 6_480_000)
+        #expect(clock.mapping(of: 1) != audio && clock.mapping(of: 2) != video)
+        #expect(clock.mapping(of: 1)?.time(ofRTP: 4_294_000_000) == 4_980_000)
+        clock.forget(publisher: "a")
+        #expect(clock.mapping(of: 1) == nil && clock.mapping(of: 2) == nil)
+    }
 }

@@ -38,11 +38,22 @@ public struct LocationClock: Sendable {
     /// publisher: what ``time(ofRTP:ssrc:)`` reads per frame (one lookup, plain values).
     private var mappings: [UInt32: Mapping] = [:]
 
-    private struct Mapping: Sendable {
-        var clockRate: Int64
-        var rtpTimestamp: UInt32
+    /// How one track's RTP timestamps map onto the location's clock, as the clock has it now:
+    /// plain values, which a caller may keep for a track between reports (one that changes
+    /// with every ``receive(_:publisher:clockRate:arrival:)`` and ``forget(publisher:)``)
+    /// instead of copying the whole clock for every packet.
+    public struct Mapping: Hashable, Sendable {
+        public let ssrc: UInt32
+        let clockRate: Int64
+        let rtpTimestamp: UInt32
         /// The location-clock time of `rtpTimestamp`, in microseconds.
-        var time: Int64
+        let time: Int64
+
+        /// The location-clock time (µs) of the track's RTP timestamp `rtpTimestamp`.
+        public func time(ofRTP rtpTimestamp: UInt32) -> Int64 {
+            let ticks = Int64(Int32(bitPattern: rtpTimestamp &- self.rtpTimestamp))
+            return time + ticks * 1_000_000 / clockRate
+        }
     }
 
     public init(offsetWindow: Int = 16) {
@@ -71,7 +82,8 @@ public struct LocationClock: Sendable {
         offsets[publisher] = samples
         let offset = samples.min() ?? 0
         for (ssrc, anchor) in anchors where anchor.publisher == publisher {
-            mappings[ssrc] = Mapping(clockRate: anchor.clockRate, rtpTimestamp: anchor.rtpTimestamp, time: anchor.senderMicroseconds + offset)
+            mappings[ssrc] = Mapping(
+                ssrc: ssrc, clockRate: anchor.clockRate, rtpTimestamp: anchor.rtpTimestamp, time: anchor.senderMicroseconds + offset)
         }
     }
 
@@ -99,9 +111,12 @@ public struct LocationClock: Sendable {
     /// before its first sender report. Timestamps within 2^31 ticks of the report's either
     /// way map (half a day of audio, six hours of video), across the 32-bit wrap.
     public func time(ofRTP rtpTimestamp: UInt32, ssrc: UInt32) -> Int64? {
-        guard let mapping = mappings[ssrc] else { return nil }
-        let ticks = Int64(Int32(bitPattern: rtpTimestamp &- mapping.rtpTimestamp))
-        return mapping.time + ticks * 1_000_000 / mapping.clockRate
+        mappings[ssrc]?.time(ofRTP: rtpTimestamp)
+    }
+
+    /// Track `ssrc`'s mapping now, or nil before its first sender report.
+    public func mapping(of ssrc: UInt32) -> Mapping? {
+        mappings[ssrc]
     }
 
     /// How far a report may place a track from its latest report and still be taken as the

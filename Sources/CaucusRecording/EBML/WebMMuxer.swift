@@ -140,7 +140,8 @@ public struct WebMMuxer: Sendable {
             head[end + 3] = keyframe ? 0x80 : 0x00
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<(end + 4)]))
         }
-        bytes.append(contentsOf: frame)
+        // Through its buffer: appended as a slice, the frame's array was retained and released.
+        frame.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
         lastTimestamp = timestamp
         return startsCluster
     }

@@ -68,19 +68,6 @@ public struct TrackRecorder: Sendable {
         }
     }
 
-    /// What it dropped or refused, for metrics and tests.
-    public struct Counters: Hashable, Sendable {
-        public var framesWritten = 0
-        /// Video frames before the first keyframe or after a loss, before the next.
-        public var framesWaitingForKeyframe = 0
-        /// Frames dropped because more than ``maximumHeldFrames`` waited for a sender report.
-        public var framesWaitingForClock = 0
-        /// Losses the reassembly reported.
-        public var losses = 0
-        /// Packets of another SSRC, and frames the muxer refused (an empty one).
-        public var refused = 0
-    }
-
     /// How many packets audio runs past a missing one before the gap is given up on: 25 of
     /// WebRTC's 20 ms Opus packets.
     public static let audioPatience = 25
@@ -188,19 +175,25 @@ public struct TrackRecorder: Sendable {
     /// VP8 picture in one packet), go straight into the cluster: no copy of their own, no
     /// buffering, no actions but a completed cluster. Everything else takes the path of
     /// ``receive(_:clock:)-(RTPPacket,_)``, and comes out the same.
-    public mutating func receive(datagram: [UInt8], clock: borrowing LocationClock) -> [TrackRecorderAction] {
-        receive(datagram: datagram[...], clock: clock)
+    public mutating func receive(datagram: [UInt8], clock: LocationClock) -> [TrackRecorderAction] {
+        receive(datagram: datagram[...], mapping: clock.mapping(of: ssrc)) { clock }
     }
 
     /// The same, for a datagram that lies in a larger buffer (a batch of recorded packets):
-    /// read in place, copied only when it takes the other path.
-    public mutating func receive(datagram: ArraySlice<UInt8>, clock: borrowing LocationClock) -> [TrackRecorderAction] {
+    /// read in place, copied only when it takes the other path. The direct path reads only the
+    /// track's `mapping` as the caller keeps it (``LocationClock/mapping(of:)``); `clock` is
+    /// asked for on the other path alone (a clock held in a class and handed over per packet
+    /// was copied per packet, its four dictionaries retained and released: docs/benchmarks.md).
+    public mutating func receive(
+        datagram: ArraySlice<UInt8>, mapping: LocationClock.Mapping?, clock: () -> LocationClock
+    ) -> [TrackRecorderAction] {
         guard !finished else { return [] }
-        if codec != .h264, held.isEmpty, let payload = RTPHeaderFields.payloadRange(of: datagram), !payload.isEmpty,
-            let ssrc = RTPHeaderFields.ssrc(of: datagram), ssrc == self.ssrc,
-            let timestamp = RTPHeaderFields.timestamp(of: datagram), let time = clock.time(ofRTP: timestamp, ssrc: ssrc),
+        assert(mapping == clock().mapping(of: ssrc), "the caller's mapping is the clock's")
+        if codec != .h264, held.isEmpty, let mapping, mapping.ssrc == ssrc, let payload = RTPHeaderFields.payloadRange(of: datagram),
+            !payload.isEmpty, RTPHeaderFields.ssrc(of: datagram) == ssrc, let timestamp = RTPHeaderFields.timestamp(of: datagram),
             let sequenceNumber = RTPHeaderFields.sequenceNumber(of: datagram)
         {
+            let time = mapping.time(ofRTP: timestamp)
             if codec == .opus, assembler.takeWholeFrame(sequenceNumber: sequenceNumber) {
                 return place(datagram[payload], isKeyframe: true, timestamp: timestamp, at: time)
             }
@@ -215,7 +208,7 @@ public struct TrackRecorder: Sendable {
             counters.refused += 1
             return []
         }
-        return receive(packet, clock: clock)
+        return receive(packet, clock: clock())
     }
 
     /// Takes one RTP packet of the track (after SRTP).

@@ -14,6 +14,9 @@ final class LocationRecording {
     private final class Track {
         var recorder: TrackRecorder
         let output: TrackOutput
+        /// The clock's mapping of the recorder's SSRC, kept up as the clock changes
+        /// (``refreshMappings()``): what each packet reads instead of a copy of the clock.
+        var mapping: LocationClock.Mapping?
 
         init(recorder: TrackRecorder, output: TrackOutput) {
             self.recorder = recorder
@@ -101,6 +104,7 @@ final class LocationRecording {
             }
         }
         clock.forget(publisher: RecordingRoster.userName(publisher))
+        refreshMappings()
         if let failure { throw failure }
     }
 
@@ -138,7 +142,7 @@ final class LocationRecording {
     }
 
     private func receive(_ datagram: ArraySlice<UInt8>, on track: Track, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
-        let actions = track.recorder.receive(datagram: datagram, clock: clock)
+        let actions = track.recorder.receive(datagram: datagram, mapping: track.mapping) { clock }
         guard !actions.isEmpty else { return }
         try perform(actions, of: track.output, stream, at: now)
     }
@@ -149,6 +153,13 @@ final class LocationRecording {
         try? clock.receive(
             report.report, publisher: RecordingRoster.userName(report.stream.publisher), clockRate: report.clockRate,
             arrival: microseconds(at: now))
+        refreshMappings()
+    }
+
+    /// Each track's mapping read again from the clock, which changed (a report, a publisher
+    /// forgotten): a few tracks, about once a second per stream.
+    private func refreshMappings() {
+        for track in tracks.values { track.mapping = clock.mapping(of: track.recorder.ssrc) }
     }
 
     var wantsKeyframes: Bool { !keyframesWanted.isEmpty }
@@ -183,6 +194,7 @@ final class LocationRecording {
                 ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
                 firstFileIndex: firstFileIndex ?? nextFileIndex(base: base)),
             output: TrackOutput(files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user))
+        track.mapping = clock.mapping(of: ssrc)
         let actions = track.recorder.start()
         tracks[stream] = track
         try perform(actions, of: track.output, stream, at: now)
