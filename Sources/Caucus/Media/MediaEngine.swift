@@ -35,6 +35,8 @@ actor MediaEngine {
     nonisolated let shareKeyframeRequests = MediaBroadcast<Void>(bufferLimit: 1)
     nonisolated var activeSpeakers: MediaBroadcast<[UserID]> { session.mediaSlots.activeSpeakers }
     nonisolated let sendPath = NIOLockedValueBox(SendPath())
+    /// Where each offer's sending SSRCs come from (tests queue some, to collide on purpose).
+    nonisolated let ssrcs = NIOLockedValueBox(SSRCPicker())
 
     /// What is on and the peer's life: decided there, carried out here.
     private var machine = MediaMachine()
@@ -231,33 +233,53 @@ actor MediaEngine {
     }
 
     private static func makeConnection(engine: MediaEngine, id: MediaMachine.PeerID) async throws(SessionError) -> MediaConnection {
-        let (session, frames) = (engine.session, engine.frames)
-        let (keyframeRequests, shareKeyframeRequests) = (engine.keyframeRequests, engine.shareKeyframeRequests)
+        let session = engine.session
         let certificate: DTLSCertificate
         do {
             certificate = try DTLSCertificate.generate(commonName: "caucus-sdk")
         } catch {
             throw .media("no DTLS certificate: \(error)")
         }
-        var ssrcs: Set<UInt32> = []
-        while ssrcs.count < 3 { ssrcs.insert(.random(in: 1...UInt32.max)) }
-        let (audioSSRC, videoSSRC, shareSSRC) = (ssrcs.removeFirst(), ssrcs.removeFirst(), ssrcs.removeFirst())
-        // mids 0, 1, 2: what this user sends (audio, camera, screen share), then receive-only slots.
-        let sections: [SDPOffer.Section] =
-            [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC), .publishing(.video, ssrc: shareSSRC)]
-            + Array(repeating: .receiving(.audio), count: audioSlots - 1) + Array(repeating: .receiving(.video), count: videoSlots - 1)
         let screenShareMids: Set<String> = ["2"]
-        var offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
-        // RFC 6464 levels on what this user sends, so the server can rank it as a speaker.
-        offer.audioLevelID = 1
-        offer.videoCodec = engine.videoCodec == .h264 ? .h264 : .vp8
-        var request = WireRequest(.mediaOffer)
-        request.sdp = offer.text
-        request.screenShareMids = Array(screenShareMids)
-        session.mediaSlots.forget()
-        guard case .mediaAnswer(let text) = try await session.perform(request) else {
-            throw .invalidResponse("the reply to mediaOffer carries no answer")
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (audioSSRC, videoSSRC, shareSSRC) = engine.ssrcs.withLockedValue { $0.three() }
+            // mids 0, 1, 2: what this user sends (audio, camera, screen share), then receive-only slots.
+            let sections: [SDPOffer.Section] =
+                [.publishing(.audio, ssrc: audioSSRC), .publishing(.video, ssrc: videoSSRC), .publishing(.video, ssrc: shareSSRC)]
+                + Array(repeating: .receiving(.audio), count: audioSlots - 1) + Array(repeating: .receiving(.video), count: videoSlots - 1)
+            var offer = SDPOffer(sections: sections, credentials: ICECredentials.random(), fingerprint: certificate.fingerprint)
+            // RFC 6464 levels on what this user sends, so the server can rank it as a speaker.
+            offer.audioLevelID = 1
+            offer.videoCodec = engine.videoCodec == .h264 ? .h264 : .vp8
+            var request = WireRequest(.mediaOffer)
+            request.sdp = offer.text
+            request.screenShareMids = Array(screenShareMids)
+            session.mediaSlots.forget()
+            let reply: ReplyResult
+            do throws(SessionError) {
+                reply = try await session.perform(request)
+            } catch where error.serverError?.code == CaucusError.Code.mediaOfferRefused.rawValue && attempt == 1 {
+                // Refused: most likely an SSRC another user of the session sends from (about
+                // one chance in a thousand for a session of a thousand). Offered once more with
+                // SSRCs of its own; an offer refused for another reason is refused again.
+                continue
+            }
+            guard case .mediaAnswer(let text) = reply else {
+                throw .invalidResponse("the reply to mediaOffer carries no answer")
+            }
+            return try await connect(
+                engine: engine, id: id, offer: offer, answer: text, certificate: certificate, screenShareMids: screenShareMids,
+                sending: [.audio: audioSSRC, .video: videoSSRC, .screenShare: shareSSRC])
         }
+    }
+
+    private static func connect(
+        engine: MediaEngine, id: MediaMachine.PeerID, offer: SDPOffer, answer text: String, certificate: DTLSCertificate,
+        screenShareMids: Set<String>, sending: [MediaKind: UInt32]
+    ) async throws(SessionError) -> MediaConnection {
+        let (frames, keyframeRequests, shareKeyframeRequests) = (engine.frames, engine.keyframeRequests, engine.shareKeyframeRequests)
         let answer: SessionDescription
         do {
             answer = try SessionDescription(parsing: text)
@@ -266,7 +288,7 @@ actor MediaEngine {
         }
         return try await MediaConnection.open(
             offer: offer, videoCodec: engine.videoCodec, screenShareMids: screenShareMids, certificate: certificate, answer: answer,
-            sending: [.audio: audioSSRC, .video: videoSSRC, .screenShare: shareSSRC], deliver: { frames.yield($0) },
+            sending: sending, deliver: { frames.yield($0) },
             keyframeRequested: { ($0 == .screenShare ? shareKeyframeRequests : keyframeRequests).yield(()) },
             lost: { [weak engine] in
                 guard let engine else { return }
