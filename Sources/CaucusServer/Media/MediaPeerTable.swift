@@ -73,6 +73,10 @@ final class MediaPeerTable {
     /// reached yet (a NAT rebinding) finds its peer by them, which then decides, by SRTP,
     /// whether it is really its own. The first offer to name an SSRC keeps it.
     private var bySSRC: [UInt32: Entry] = [:]
+    /// The same per session, where no two users may send from one SSRC (`ssrcSentByAnother`):
+    /// an offer's check is a lookup per SSRC it names, not a walk of every peer. Sessions may
+    /// share SSRCs, so `bySSRC` (one peer an SSRC) cannot answer it.
+    private var bySessionSSRC: [SessionSSRC: Entry] = [:]
     /// Peers that closed on their own, kept for `stats` until replaced or dropped.
     private var closed: [MediaPeerKey: Stats] = [:]
     private let metrics: MediaMetrics
@@ -91,12 +95,10 @@ final class MediaPeerTable {
     /// lowest). A session's streams are told apart by SSRC: an offer naming one another user
     /// sends from would otherwise take that user's stream, or be dropped in its place.
     func ssrcSentByAnother(of ssrcs: Set<UInt32>, for key: MediaPeerKey) -> UInt32? {
-        guard !ssrcs.isEmpty else { return nil }
-        var taken: UInt32?
-        for entry in byKey.values where entry.key.session == key.session && entry.key.user != key.user {
-            if let shared = entry.ssrcs.intersection(ssrcs).min() { taken = min(taken ?? shared, shared) }
-        }
-        return taken
+        ssrcs.filter { ssrc in
+            guard let sender = bySessionSSRC[SessionSSRC(session: key.session, ssrc: ssrc)] else { return false }
+            return sender.key.user != key.user
+        }.min()
     }
 
     /// Installs `peer` for `key`, closing the one it replaces; returns the replaced peer's
@@ -110,6 +112,10 @@ final class MediaPeerTable {
         byKey[key] = entry
         byUfrag[peer.localCredentials.ufrag] = entry
         for ssrc in ssrcs where bySSRC[ssrc] == nil { bySSRC[ssrc] = entry }
+        for ssrc in ssrcs {
+            let named = SessionSSRC(session: key.session, ssrc: ssrc)
+            if bySessionSSRC[named] == nil { bySessionSSRC[named] = entry }
+        }
         return replaced
     }
 
@@ -322,5 +328,15 @@ final class MediaPeerTable {
         byUfrag[entry.peer.localCredentials.ufrag] = nil
         for address in entry.addresses where byAddress[address] === entry { byAddress[address] = nil }
         for ssrc in entry.ssrcs where bySSRC[ssrc] === entry { bySSRC[ssrc] = nil }
+        for ssrc in entry.ssrcs {
+            let named = SessionSSRC(session: entry.key.session, ssrc: ssrc)
+            if bySessionSSRC[named] === entry { bySessionSSRC[named] = nil }
+        }
+    }
+
+    /// An SSRC as one session's: the key of `bySessionSSRC`.
+    private struct SessionSSRC: Hashable {
+        let session: StoredSessionID
+        let ssrc: UInt32
     }
 }

@@ -129,7 +129,8 @@ import Testing
 
     /// Two users of a session may not send from one SSRC: the later offer is refused (7102),
     /// makes no peer and leaves the first user's media as it was; with an SSRC of its own it
-    /// is answered. The first user may offer its own SSRC again, and another session may use it.
+    /// is answered. The first user may offer its own SSRC again, and another session may use it;
+    /// one that another session named first is still guarded in this one.
     @Test func anOfferSendingFromAnotherUsersSSRCIsRefused() async throws {
         let server = try await TestServer.start()
         let ada = try await server.joined("Ada", role: .host)
@@ -157,6 +158,14 @@ import Testing
         #expect(try await ada.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc)])["sdp"] is String, "her own")
         let elsewhere = try await server.joined("Cy", session: "Other", role: .host)
         #expect(try await elsewhere.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 1)])["sdp"] is String)
+        // An SSRC another session's user named first is still this session's to guard: Ada
+        // may send from it, and then Bo may not.
+        #expect(try await elsewhere.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 2)])["sdp"] is String)
+        #expect(try await ada.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 2)])["sdp"] is String)
+        let taken = try await bo.reply(to: try bo.send("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc + 2)]))
+        #expect((taken["error"] as? JSON)?["code"] as? Int == 7102, "\(taken)")
+        // Ada's new peer replaced the one that sent from her first SSRC: Bo may take it now.
+        #expect(try await bo.request("mediaOffer", ["sdp": try offer(sending: MediaTestClient.ssrc)])["sdp"] is String)
         await server.stop()
     }
 
