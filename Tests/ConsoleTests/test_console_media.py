@@ -6,11 +6,13 @@ getVideoPlaybackQuality().totalVideoFrames rising) and getStats reports inbound 
 that person (audioLevel > 0). A mute shows on the others' pages, a move switches tiles with no
 new offer and the time from the host's click to each moved page showing exactly its new
 tiles, all playing, is measured and printed; a reload resumes the seat and the media, and a
-refused camera leaves a clear message and a page that still chats. Who speaks is the server's
+refused camera leaves a clear message and a page that still chats, and an offer refused
+for another user's SSRC (7102) is made once more with new ones. Who speaks is the server's
 list (the slot map frame's activeSpeakers), shown on every tile it names unless muted. axe-core finds no serious or critical violation on the
 host's and a participant's page, desktop and phone; screenshots of each state are written."""
 
 import json
+import re
 import time
 import unittest
 
@@ -37,6 +39,44 @@ RECORD_SPEAKERS = """
           if (Array.isArray(frame.media?.activeSpeakers)) window.__activeSpeakers = frame.media.activeSpeakers;
         } catch {}
       });
+    }
+  };
+})();
+"""
+
+# Makes the page's first mediaOffer send from `TAKEN` (another user's SSRC) in place of its
+# audio sender's own, as a browser whose random pick collided would, and logs each mediaOffer's
+# outcome as the server answers it ("answered", or the error's code and name).
+COLLIDE_FIRST_OFFER = """
+(() => {
+  const Real = window.WebSocket;
+  window.__offerOutcomes = [];
+  window.WebSocket = class extends Real {
+    constructor(...args) {
+      super(...args);
+      this.offerIDs = new Set();
+      this.addEventListener("message", (event) => {
+        try {
+          const frame = JSON.parse(event.data);
+          if (!this.offerIDs.has(frame.re)) return;
+          window.__offerOutcomes.push(frame.error ? `${frame.error.code} ${frame.error.name}` : "answered");
+        } catch {}
+      });
+    }
+    send(text) {
+      try {
+        const request = JSON.parse(text);
+        if (request.op === "mediaOffer") {
+          this.offerIDs.add(request.id);
+          if (!window.__collided) {
+            window.__collided = true;
+            const own = request.sdp.match(/a=ssrc:(\\d+) /)[1];
+            request.sdp = request.sdp.replaceAll(`a=ssrc:${own} `, "a=ssrc:TAKEN ");
+            text = JSON.stringify(request);
+          }
+        }
+      } catch {}
+      super.send(text);
     }
   };
 })();
@@ -367,6 +407,32 @@ class MediaPageTests(ConsoleTestCase):
         # Only Bo unmutes himself.
         bo.click(css_for("toggle-mic"))
         host.wait(lambda: any(tile["name"] == "Bo" and tile["muted"] == "false" for tile in self.tiles(host)), "Bo unmuted")
+
+    def test_an_offer_refused_for_another_users_ssrc_is_made_again_with_new_ones(self):
+        host, bo = self.page("host Ann"), self.page("participant Bo")
+        host.join("Collision", "Ann", "host")
+        host.wait(lambda: host.driver.execute_script("return window.caucusConsole.media.pc?.remoteDescription != null;"),
+                  "Ann's offer answered")
+        ann_sdp = host.driver.execute_script("return window.caucusConsole.media.pc.localDescription.sdp;")
+        taken = re.search(r"a=ssrc:(\d+) ", ann_sdp).group(1)
+        script = bo.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": COLLIDE_FIRST_OFFER.replace("TAKEN", taken)})["identifier"]
+        try:
+            bo.join("Collision", "Bo", "participant")
+            # The server refuses the offer that sends from Ann's SSRC; the page offers once more
+            # from a new RTCPeerConnection, whose SSRCs are its own.
+            bo.wait(lambda: len(bo.driver.execute_script("return window.__offerOutcomes;")) >= 2, "Bo's second offer answered")
+            self.assertEqual(bo.driver.execute_script("return window.__offerOutcomes;"), ["7102 mediaOfferRefused", "answered"])
+            bo_sdp = bo.driver.execute_script("return window.caucusConsole.media.pc.localDescription.sdp;")
+            self.assertNotIn(f"a=ssrc:{taken} ", bo_sdp)
+            self.assertIsNone(json.loads(self.media_report(bo))["problem"])
+            # Each sees and hears the other: neither stream was taken by the refused offer.
+            self.wait_tiles(bo, ["Ann", "Bo"])
+            self.wait_playing(bo, ["Ann"])
+            self.wait_playing(host, ["Bo"])
+            self.assertFalse(bo.visible(css_for("media-problem")), "Bo's page shows a media problem")
+        finally:
+            bo.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
 
     def test_a_refused_camera_says_so_and_the_page_still_chats(self):
         host, bo = self.page("host Ann"), self.page("participant Bo")

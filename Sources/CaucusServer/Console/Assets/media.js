@@ -102,6 +102,37 @@ export class MediaSession extends EventTarget {
     // TURN servers the server named, with this user's own time-limited credentials.
     const iceServers = await this.connection.currentIceServers();
     if (this.closed) return;
+    // An offer the server refuses with 7102 most likely sends from an SSRC another user of
+    // the session sends from: the browser picks them at random, and a new RTCPeerConnection
+    // picks new ones. So the page offers once more, as the SDK does (docs/sdk-media.md).
+    let offered;
+    try {
+      offered = await this.offer(iceServers);
+    } catch (error) {
+      if (error?.name !== "mediaOfferRefused" || this.closed) throw error;
+      offered = await this.offer(iceServers);
+    }
+    if (!offered) return;
+    const { pc, receiving, reply } = offered;
+    await pc.setRemoteDescription({ type: "answer", sdp: reply.sdp });
+    const previous = this.slots;
+    this.slots = new Map();
+    for (const [kind, transceiver] of receiving) {
+      this.slots.set(transceiver.mid, { kind, track: transceiver.receiver.track, user: previous.get(transceiver.mid)?.user ?? null });
+      if (kind === "audio") this.play(transceiver.receiver.track);
+    }
+    if (this.pendingSlots) this.setSlots(this.pendingSlots);
+    if (this.screen) await this.sendScreen.sender.replaceTrack(this.screen);
+    await this.publish();
+    this.changed();
+  }
+
+  /**
+   * A new RTCPeerConnection (new SSRCs, new ICE credentials) with this user's sending sections
+   * and receive slots, offered to the server: its answer, or null if another negotiation
+   * replaced this one meanwhile.
+   */
+  async offer(iceServers) {
     this.closePeer();
     const pc = new RTCPeerConnection({ bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers });
     this.pc = pc;
@@ -118,18 +149,7 @@ export class MediaSession extends EventTarget {
     this.pendingSlots = null;
     const screenShareMids = [this.sendScreen.mid, receiving.at(-1)[1].mid];
     const reply = await this.connection.request("mediaOffer", { sdp: pc.localDescription.sdp, screenShareMids });
-    if (this.pc !== pc) return;
-    await pc.setRemoteDescription({ type: "answer", sdp: reply.sdp });
-    const previous = this.slots;
-    this.slots = new Map();
-    for (const [kind, transceiver] of receiving) {
-      this.slots.set(transceiver.mid, { kind, track: transceiver.receiver.track, user: previous.get(transceiver.mid)?.user ?? null });
-      if (kind === "audio") this.play(transceiver.receiver.track);
-    }
-    if (this.pendingSlots) this.setSlots(this.pendingSlots);
-    if (this.screen) await this.sendScreen.sender.replaceTrack(this.screen);
-    await this.publish();
-    this.changed();
+    return this.pc === pc ? { pc, receiving, reply } : null;
   }
 
   /** Every audio slot plays, whoever fills it: the server sends only the people here. */
