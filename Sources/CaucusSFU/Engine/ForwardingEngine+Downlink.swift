@@ -57,7 +57,7 @@ extension ForwardingEngine {
         var changed: [Int] = []
         for user in downlinks.users {
             guard let assignment = records.assignment(of: user), let subscriber = subscribers[user] else { continue }
-            let shown = Set(subscriber.rewriters.keys.compactMap { assignment.source(in: $0) })
+            let shown = Set(subscriber.rewriters.slots.compactMap { assignment.source(in: $0) })
                 .compactMap { stream in simulcast[stream].map { (stream, $0) } }
             if downlinks.choose(for: user, showing: shown) { changed.append(user) }
         }
@@ -71,7 +71,7 @@ extension ForwardingEngine {
         guard let subscriber = subscribers[user] else { return [] }
         var copies: [Copy] = []
         var remaining = bytes
-        for (slot, rewriter) in subscriber.rewriters.sorted(by: { $0.key.index < $1.key.index })
+        for (slot, rewriter) in subscriber.rewriters.sorted(by: { $0.slot.index < $1.slot.index })
         where slot.kind.needsKeyframe && subscriber.retransmissionStreams[slot] != nil {
             guard let last = rewriter.lastSequenceNumber, let source = rewriter.source,
                 routes.sources(of: SlotDestination(subscriber: user, slot: slot)).contains(source)

@@ -205,7 +205,7 @@ extension ForwardingEngine {
         }
         if let subscriber = subscribers[user] {
             for outgoing in keyframes.sorted() {
-                guard let rewriter = subscriber.rewriters.values.first(where: { $0.outgoingSSRC == outgoing }),
+                guard let rewriter = subscriber.rewriters.first(where: { $0.rewriter.outgoingSSRC == outgoing })?.rewriter,
                     let source = rewriter.pending ?? rewriter.keyframeTarget, let stream = upTracks[source]?.stream,
                     keyframeRequests.shouldRequest(source, at: now)
                 else { continue }
@@ -229,7 +229,7 @@ extension ForwardingEngine {
     /// be: an array, or a NACK's numbers read in place).
     func answer(_ ssrc: UInt32, lost numbers: some Sequence<UInt16>, from user: Int, now: Duration, into routed: inout RoutedRTCP) {
         guard let subscriber = subscribers[user],
-            let (slot, rewriter) = subscriber.rewriters.first(where: { $0.value.outgoingSSRC == ssrc })
+            let (slot, rewriter) = subscriber.rewriters.first(where: { $0.rewriter.outgoingSSRC == ssrc })
         else { return }
         judgeRetransmissions(of: subscriber, nackedOn: ssrc, lost: numbers, from: user, at: now, into: &routed)
         var missing: [(source: UInt32, lost: [UInt16])] = []

@@ -8,7 +8,7 @@ extension ForwardingEngine {
     final class Subscriber {
         let plan: MediaSlotPlan
         /// Each slot's rewriter, which also holds how its source is renumbered for this subscriber.
-        var rewriters: [SlotID: SlotRewriter]
+        var rewriters: SlotRewriters
         /// The catalog numbers of each slot's format, of the first slot's per kind (what a
         /// publication must translate to for this subscriber to receive it: every slot of a
         /// kind comes from one offer), and of each publication's.
@@ -34,9 +34,7 @@ extension ForwardingEngine {
 
         init(plan: MediaSlotPlan, catalog: inout FormatCatalog) {
             self.plan = plan
-            rewriters = Dictionary(uniqueKeysWithValues: plan.receiveSlots.map {
-                ($0.slot, SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC))
-            })
+            rewriters = SlotRewriters(plan.receiveSlots.map { SlotRewriter(slot: $0.slot, outgoingSSRC: $0.outgoingSSRC) })
             var slotFormats: [SlotID: Int] = [:]
             var receiveFormats: [StreamKind: Int] = [:]
             var retransmissionStreams: [SlotID: RTXEncapsulation] = [:]
@@ -64,8 +62,8 @@ extension ForwardingEngine {
             slot: SlotID, ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadLength: Int, arrival: Duration,
             startsKeyframe: Bool
         ) -> RewrittenHeader? {
-            guard let index = rewriters.index(forKey: slot) else { return nil }
-            return rewriters.values[index].rewrite(
+            guard let position = rewriters.position(of: slot) else { return nil }
+            return rewriters[position].rewrite(
                 ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadLength: payloadLength, arrival: arrival,
                 startsKeyframe: startsKeyframe)
         }

@@ -203,10 +203,10 @@ public final class ForwardingEngine {
             // By the plan's slots: iterating the rewriters while changing one would copy them all.
             for receiveSlot in subscriber.plan.receiveSlots {
                 let slot = receiveSlot.slot
-                guard let rewriter = subscriber.rewriters.index(forKey: slot) else { continue }
+                guard let rewriter = subscriber.rewriters.position(of: slot) else { continue }
                 let stream = assignment.source(in: slot)
                 let ssrc = stream.flatMap { incomingSSRC(of: $0, for: user) }
-                let (source, pending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
+                let (source, pending) = (subscriber.rewriters[rewriter].source, subscriber.rewriters[rewriter].pending)
                 if (pending ?? source) != ssrc { changes.slotSwitches += 1 }
                 // A video slot keeps its current source until the new one's keyframe, if that
                 // source may still be received; otherwise it goes dark until then.
@@ -222,15 +222,15 @@ public final class ForwardingEngine {
                 if let ssrc, let format = upTracks[ssrc]?.format, let slotFormat = subscriber.slotFormats[slot] {
                     translation = catalog.translation(from: format, to: slotFormat)
                 }
-                if subscriber.rewriters.values[rewriter].select(source: ssrc, policy: policy, translation: translation),
+                if subscriber.rewriters[rewriter].select(source: ssrc, policy: policy, translation: translation),
                     let stream, let ssrc
                 {
                     keyframeSources.insert(KeyframeSource(publisher: stream.publisher, ssrc: ssrc))
                 }
-                let (newSource, newPending) = (subscriber.rewriters.values[rewriter].source, subscriber.rewriters.values[rewriter].pending)
+                let (newSource, newPending) = (subscriber.rewriters[rewriter].source, subscriber.rewriters[rewriter].pending)
                 routes.route(SlotDestination(subscriber: user, slot: slot), from: [newSource, newPending].compactMap { $0 })
                 if slot.kind.needsKeyframe, source != nil, newSource == nil,
-                    let closing = closingCopy(to: user, in: receiveSlot, header: subscriber.rewriters.values[rewriter].closingHeader(at: now))
+                    let closing = closingCopy(to: user, in: receiveSlot, header: subscriber.rewriters[rewriter].closingHeader(at: now))
                 {
                     changes.closings.append(closing)
                 }
@@ -282,7 +282,7 @@ public final class ForwardingEngine {
 
     /// Takes a departing peer's slots out of the table.
     private func unroute(_ user: Int, _ subscriber: Subscriber) {
-        for slot in subscriber.rewriters.keys { routes.route(SlotDestination(subscriber: user, slot: slot), from: []) }
+        for slot in subscriber.rewriters.slots { routes.route(SlotDestination(subscriber: user, slot: slot), from: []) }
     }
 
     /// Records each stream's SSRC and format from the peers' plans; a stream that is gone takes

@@ -1,0 +1,49 @@
+extension ForwardingEngine {
+    /// A subscriber's rewriters, one per receive slot, in its plan's order. A subscriber has a
+    /// handful of slots (eight by default), and the packet path finds one for every copy it
+    /// makes: a scan of their slots, packed side by side, costs less than hashing a `SlotID`,
+    /// which was the engine's largest single cost in a profile of audio forwarding
+    /// (`docs/benchmarks.md`, "A subscriber's rewriters found by a scan").
+    struct SlotRewriters: Sequence {
+        /// The slots, in the rewriters' order: what a lookup scans.
+        private(set) var slots: [SlotID]
+        private var rewriters: [SlotRewriter]
+
+        /// One rewriter per slot; a slot named twice keeps its first.
+        init(_ rewriters: [SlotRewriter]) {
+            var slots: [SlotID] = []
+            var kept: [SlotRewriter] = []
+            for rewriter in rewriters where !slots.contains(rewriter.slot) {
+                slots.append(rewriter.slot)
+                kept.append(rewriter)
+            }
+            self.slots = slots
+            self.rewriters = kept
+        }
+
+        /// Where `slot`'s rewriter is, for reading and changing it in place by its position.
+        func position(of slot: SlotID) -> Int? {
+            slots.firstIndex(of: slot)
+        }
+
+        /// The rewriter at `position` (from ``position(of:)``), changed in place.
+        subscript(position: Int) -> SlotRewriter {
+            get { rewriters[position] }
+            _modify { yield &rewriters[position] }
+        }
+
+        /// `slot`'s rewriter, if the subscriber has that slot; setting one changes it in place
+        /// (setting nil, or a slot it does not have, changes nothing: the slots are its plan's).
+        subscript(slot: SlotID) -> SlotRewriter? {
+            get { position(of: slot).map { rewriters[$0] } }
+            set {
+                guard let newValue, let position = position(of: slot) else { return }
+                rewriters[position] = newValue
+            }
+        }
+
+        func makeIterator() -> some IteratorProtocol<(slot: SlotID, rewriter: SlotRewriter)> {
+            zip(slots, rewriters).lazy.map { (slot: $0, rewriter: $1) }.makeIterator()
+        }
+    }
+}
