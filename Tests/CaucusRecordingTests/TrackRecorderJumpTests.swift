@@ -63,4 +63,31 @@ import Testing
         #expect(recorder.counters.losses == 1)
         #expect(recorder.counters.framesWritten > 10, "written again from the keyframe at picture 30")
     }
+
+    /// A repair that comes after its gap was given up on is late, not a jump back: a second gap
+    /// that opens meanwhile still gets its whole second. (Taken for a jump, the late packet's
+    /// old timestamp would start the count a second back, and the next packet would give the
+    /// new gap up at once.)
+    @Test func aLateRepairIsNotTakenForAJumpBack() throws {
+        var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, firstSequenceNumber: 1_000)
+        let clock = try Frames.clock()
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
+        // 15 pictures a second, one packet each, keyframes at 0 and every 2 s.
+        let packets = try (0..<80).map { index in
+            let frame = index % 30 == 0 ? Frames.keyframe(width: 64, height: 48) : Frames.interframe
+            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
+            return sequencer.packets(payloads: payloads, timestamp: 2_000_000 + UInt32(index) * 6_000, markerOnLast: true)[0]
+        }
+        // 10 is lost (given up at 25, a second past 9); 42 too, and 10 comes after 43, late.
+        let order = Array(0..<10) + Array(11...41) + [43, 10] + Array(44..<80)
+        var lossesAt: [Int] = []
+        for index in order {
+            let losses = recorder.counters.losses
+            _ = recorder.receive(packets[index], clock: clock)
+            if recorder.counters.losses > losses { lossesAt.append(index) }
+        }
+        // 42's wait starts at 41; a second later is picture 56, and the first packet past it 57's.
+        #expect(lossesAt == [25, 57], "gaps given up at \(lossesAt)")
+        #expect(recorder.counters.framesWritten > 40)
+    }
 }

@@ -218,7 +218,11 @@ public struct TrackRecorder: Sendable {
             counters.refused += 1
             return []
         }
+        let refused = assembler.counters.late + assembler.counters.duplicates
         let actions = handle(assembler.receive(packet), clock: clock)
+        // A late or repeated packet (a repair after its gap was given up) tells nothing of where
+        // the stream is now: its old timestamp is no jump back.
+        guard assembler.counters.late + assembler.counters.duplicates == refused else { return actions }
         return actions + giveUpOnAStaleGap(at: packet.timestamp, clock: clock)
     }
 
