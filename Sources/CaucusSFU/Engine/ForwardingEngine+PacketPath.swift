@@ -285,7 +285,8 @@ extension ForwardingEngine {
         }
         // A receiver that waits behind the gap (aiortc) would wait long, then show what it
         // held: the slot's numbers jump past it instead, and the new picture starts at a keyframe.
-        if missesStalePackets, subscriber.rewriters[slot]?.skipPastStaleNumbers() == true,
+        if missesStalePackets, let position = subscriber.rewriters.position(of: slot),
+            subscriber.rewriters[position].skipPastStaleNumbers(),
             let current = rewriter.pending ?? rewriter.source, let stream = upTracks[current]?.stream,
             keyframeRequests.shouldRequest(current, at: now)
         {

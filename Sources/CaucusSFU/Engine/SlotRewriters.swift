@@ -32,14 +32,10 @@ extension ForwardingEngine {
             _modify { yield &rewriters[position] }
         }
 
-        /// `slot`'s rewriter, if the subscriber has that slot; setting one changes it in place
-        /// (setting nil, or a slot it does not have, changes nothing: the slots are its plan's).
+        /// A copy of `slot`'s rewriter, if the subscriber has that slot (to change one, find its
+        /// position: the slots are the plan's, none added or taken away).
         subscript(slot: SlotID) -> SlotRewriter? {
-            get { position(of: slot).map { rewriters[$0] } }
-            set {
-                guard let newValue, let position = position(of: slot) else { return }
-                rewriters[position] = newValue
-            }
+            position(of: slot).map { rewriters[$0] }
         }
 
         func makeIterator() -> some IteratorProtocol<(slot: SlotID, rewriter: SlotRewriter)> {
