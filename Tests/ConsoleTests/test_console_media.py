@@ -45,12 +45,22 @@ RECORD_SPEAKERS = """
 """
 
 # Makes the page's first mediaOffer send from `TAKEN` (another user's SSRC) in place of its
-# audio sender's own, as a browser whose random pick collided would, and logs each mediaOffer's
-# outcome as the server answers it ("answered", or the error's code and name).
+# audio sender's own, as a browser whose random pick collided would; keeps each mediaOffer's
+# SDP as sent and its outcome as the server answers it ("answered", or the error's code and
+# name), and every RTCPeerConnection the page makes.
 COLLIDE_FIRST_OFFER = """
 (() => {
+  const RealPeerConnection = window.RTCPeerConnection;
+  window.__peerConnections = [];
+  window.RTCPeerConnection = class extends RealPeerConnection {
+    constructor(...args) {
+      super(...args);
+      window.__peerConnections.push(this);
+    }
+  };
   const Real = window.WebSocket;
   window.__offerOutcomes = [];
+  window.__offersSent = [];
   window.WebSocket = class extends Real {
     constructor(...args) {
       super(...args);
@@ -74,6 +84,7 @@ COLLIDE_FIRST_OFFER = """
             request.sdp = request.sdp.replaceAll(`a=ssrc:${own} `, "a=ssrc:TAKEN ");
             text = JSON.stringify(request);
           }
+          window.__offersSent.push(request.sdp);
         }
       } catch {}
       super.send(text);
@@ -423,8 +434,13 @@ class MediaPageTests(ConsoleTestCase):
             # from a new RTCPeerConnection, whose SSRCs are its own.
             bo.wait(lambda: len(bo.driver.execute_script("return window.__offerOutcomes;")) >= 2, "Bo's second offer answered")
             self.assertEqual(bo.driver.execute_script("return window.__offerOutcomes;"), ["7102 mediaOfferRefused", "answered"])
-            bo_sdp = bo.driver.execute_script("return window.caucusConsole.media.pc.localDescription.sdp;")
-            self.assertNotIn(f"a=ssrc:{taken} ", bo_sdp)
+            refused, answered = bo.driver.execute_script("return window.__offersSent;")
+            self.assertIn(f"a=ssrc:{taken} ", refused)
+            self.assertNotIn(f"a=ssrc:{taken} ", answered)
+            # The second offer came from a connection of its own; the refused one is closed.
+            states = lambda: bo.driver.execute_script("return window.__peerConnections.map((pc) => pc.signalingState);")
+            bo.wait(lambda: states() == ["closed", "stable"], f"the refused connection closed, the second answered ({states()})")
+            self.assertTrue(bo.driver.execute_script("return window.caucusConsole.media.pc === window.__peerConnections[1];"))
             self.assertIsNone(json.loads(self.media_report(bo))["problem"])
             # Each sees and hears the other: neither stream was taken by the refused offer.
             self.wait_tiles(bo, ["Ann", "Bo"])
