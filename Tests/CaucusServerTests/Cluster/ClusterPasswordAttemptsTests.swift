@@ -23,8 +23,9 @@ import Testing
             #expect(try await join(at: other, "guess\(guess)") == 1015, "sent on to the serving node, not answered")
             #expect(try await join(at: serving, "guess\(guess)") == 2011)
         }
-        // The thirty came through both nodes: the serving node refuses even the right password,
-        // and the other still sends the guesser there.
+        // Every guess was read by the serving node only (the other turned each join away
+        // before reading its password, as a client that follows 1015 finds): after thirty the
+        // serving node refuses even the right password, and the other still sends it there.
         #expect(try await join(at: other, "s3cret") == 1015)
         #expect(try await join(at: serving, "s3cret") == 2032)
         await host.close()
