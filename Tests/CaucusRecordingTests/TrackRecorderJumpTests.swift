@@ -15,6 +15,17 @@ import Testing
         base &+ UInt32(index) * 3_000
     }
 
+    /// 80 VP8 pictures of SSRC 7, one packet each from sequence number 1,000 (15 a second at
+    /// the timestamps given), keyframes at 0 and every 2 s.
+    static func pictures(timestamp: (Int) -> UInt32) throws -> [RTPPacket] {
+        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
+        return try (0..<80).map { index in
+            let frame = index % 30 == 0 ? Frames.keyframe(width: 64, height: 48) : Frames.interframe
+            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
+            return sequencer.packets(payloads: payloads, timestamp: timestamp(index), markerOnLast: true)[0]
+        }
+    }
+
     /// Waiting for a keyframe, the recorder asks every half second of the stream. After the
     /// jump it asks at once and every half second from there, until a keyframe comes.
     @Test(arguments: [UInt32(100_000), UInt32(3_000_000_000)])
@@ -43,15 +54,8 @@ import Testing
     func aGapIsGivenUpOnAfterTheTimestampsJump(to base: UInt32) throws {
         var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, firstSequenceNumber: 1_000)
         let clock = try Frames.clock()
-        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
-        // 15 pictures a second, one packet each, keyframes at 0 and every 2 s; from picture
-        // 12 on, the timestamps start again from `base`.
-        let packets = try (0..<80).map { index in
-            let frame = index % 30 == 0 ? Frames.keyframe(width: 64, height: 48) : Frames.interframe
-            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
-            let timestamp = index < 12 ? 2_000_000 + UInt32(index) * 6_000 : base &+ UInt32(index - 12) * 6_000
-            return sequencer.packets(payloads: payloads, timestamp: timestamp, markerOnLast: true)[0]
-        }
+        // From picture 12 on, the timestamps start again from `base`.
+        let packets = try Self.pictures { index in index < 12 ? 2_000_000 + UInt32(index) * 6_000 : base &+ UInt32(index - 12) * 6_000 }
         var requestedAt: Int?
         for index in 0..<80 where index != 10 {
             let actions = recorder.receive(packets[index], clock: clock)
@@ -71,13 +75,7 @@ import Testing
     @Test func aLateRepairIsNotTakenForAJumpBack() throws {
         var recorder = TrackRecorder(ssrc: 7, codec: .vp8, trackUID: 5, firstSequenceNumber: 1_000)
         let clock = try Frames.clock()
-        var sequencer = RTPPacketSequencer(ssrc: 7, payloadType: 96, firstSequenceNumber: 1_000)
-        // 15 pictures a second, one packet each, keyframes at 0 and every 2 s.
-        let packets = try (0..<80).map { index in
-            let frame = index % 30 == 0 ? Frames.keyframe(width: 64, height: 48) : Frames.interframe
-            let payloads = try VP8Payload.payloads(for: frame, descriptor: VP8PayloadDescriptor(startsPartition: true), maximumPayloadSize: 1_000)
-            return sequencer.packets(payloads: payloads, timestamp: 2_000_000 + UInt32(index) * 6_000, markerOnLast: true)[0]
-        }
+        let packets = try Self.pictures { index in 2_000_000 + UInt32(index) * 6_000 }
         // 10 is lost (given up at 25, a second past 9); 42 too, and 10 comes after 43, late.
         let order = Array(0..<10) + Array(11...41) + [43, 10] + Array(44..<80)
         var lossesAt: [Int] = []
