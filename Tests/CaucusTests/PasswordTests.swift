@@ -17,6 +17,8 @@ import Testing
         }
         #expect(prompts.withLockedValue { $0 } == [.needed, .wrong])
         #expect(try ann.snapshot.users.map(\.name) == ["Teacher", "Ann"])
+        // The log fills from the event stream in a task of its own: wait for the join to reach it.
+        try await ann.log.next("Ann's join") { if case .sessionJoined = $0 { true } else { nil } }
         let order = ann.log.all.compactMap { event -> String? in
             switch event {
             case .needPassword: "need"
