@@ -9,8 +9,11 @@ extension ForwardingEngine {
         private(set) var slots: [SlotID]
         private var rewriters: [SlotRewriter]
 
-        /// One rewriter per slot; a slot named twice keeps its first.
+        /// One rewriter per slot. A receive plan names each slot once (`MediaSlotPlan`), which a
+        /// debug build checks; a release build keeps the first of a slot named twice, so that a
+        /// lookup's answer never depends on which of two it meets.
         init(_ rewriters: [SlotRewriter]) {
+            assert(Set(rewriters.map(\.slot)).count == rewriters.count, "a receive plan names a slot twice")
             var slots: [SlotID] = []
             var kept: [SlotRewriter] = []
             for rewriter in rewriters where !slots.contains(rewriter.slot) {
