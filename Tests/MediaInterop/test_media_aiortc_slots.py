@@ -200,7 +200,22 @@ class AiortcSlotsTests(unittest.TestCase):
         for window in range(windows):
             begin = start + window * WINDOW_SECONDS
             silent = self.silent_slots(begin, begin + WINDOW_SECONDS)
-            self.assertEqual(silent, [], f"{where}: slots that decoded nothing in window {window}")
+            self.assertEqual(silent, [], f"{where}: slots that decoded nothing in window {window}; {self.explain(silent, begin)}")
+
+    def explain(self, silent, begin):
+        """For a failure's message: around each silent slot's window, its last frame before and
+        first after (seconds from the window's start), and aiortc's counts for the slot now (a
+        packet lost and never repaired holds aiortc's jitter buffer until 128 packets later)."""
+        if not silent:
+            return ""
+        parts = []
+        for name, mid, _ in silent:
+            frames = [at for at, _ in self.peers[name].frames.get(mid, [])]
+            before = max((at for at in frames if at < begin), default=None)
+            after = min((at for at in frames if at >= begin + WINDOW_SECONDS), default=None)
+            gap = [None if at is None else round(at - begin, 2) for at in (before, after)]
+            parts.append(f"{name} slot {mid}: frames around the window at {gap}, receiver {self.peers[name].ask({'op': 'stats'}).get(mid)}")
+        return "; ".join(parts)
 
     def test_seven_aiortc_subscribers_decode_every_slot_as_the_slot_map_says(self):
         host = self.peers["Hana"]

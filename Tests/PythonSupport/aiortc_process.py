@@ -13,7 +13,8 @@ the labels recognised; {"op": "history"} -> every video frame recognised per slo
 label) and every slot map received (wall time, its video slots' mid and user);
 {"op": "request", "name": op, "arguments": {…}} -> the reply's result to a request on the peer's
 WebSocket (or {"error": …}); {"op": "path"} -> the selected ICE pair's local candidate type and
-transport; {"op": "close"}."""
+transport; {"op": "stats"} -> per receiving mid, aiortc's inbound RTP counts (packets received,
+packets lost and never repaired, jitter), which a failed test prints; {"op": "close"}."""
 
 import asyncio
 import json
@@ -82,6 +83,19 @@ def selected_path(peer):
             "remote": f"{remote.host}:{remote.port}", "remoteTransport": remote.transport}
 
 
+async def receive_stats(peer):
+    """mid -> aiortc's inbound-rtp counts of the stream that mid receives."""
+    stats = {}
+    for transceiver in peer.pc.getTransceivers():
+        if transceiver.mid is None or transceiver.direction == "sendonly":
+            continue
+        for item in (await transceiver.receiver.getStats()).values():
+            if item.type == "inbound-rtp":
+                stats[transceiver.mid] = {"packetsReceived": item.packetsReceived, "packetsLost": item.packetsLost,
+                                          "jitter": item.jitter}
+    return stats
+
+
 async def main(config):
     palette = {name: (tone, tuple(colour)) for name, (tone, colour) in config["palette"].items()}
     ice_servers = [RTCIceServer(urls=server["urls"], username=server.get("username"), credential=server.get("credential"))
@@ -108,6 +122,8 @@ async def main(config):
             answer = await relay_request(peer, request["name"], request.get("arguments", {}))
         elif request["op"] == "path":
             answer = selected_path(peer)
+        elif request["op"] == "stats":
+            answer = await receive_stats(peer)
         elif request["op"] == "close":
             break
         else:
