@@ -106,39 +106,6 @@ public struct TrackRecorder: Sendable {
     /// H.264's parameter sets seen so far (unused for other codecs).
     private var h264 = H264TrackFormat()
 
-    private struct OpenFile: Sendable {
-        var index: Int
-        var muxer: WebMMuxer
-        /// Where its frames go: the sender's spacing, slewed toward the location's clock.
-        var timing: FrameTiming
-        var codec: WebMTrack.Codec
-        /// The cluster being filled: handed over whole (``TrackRecorderAction/writeCluster``)
-        /// when the next one starts, so a file on disk always ends at a cluster's end.
-        var cluster: [UInt8] = []
-
-        /// Adds a frame's block at `milliseconds` from the file's start; returns the cluster
-        /// it completed, if its block starts the next. Changed in place (`file!.append`), never
-        /// copied: a copy would share, then duplicate, the cluster's buffer.
-        mutating func append(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, at milliseconds: Int64) throws(WebMMuxerError) -> [UInt8]? {
-            var completed: [UInt8]?
-            if muxer.startsCluster(track: 1, timestamp: milliseconds, keyframe: isKeyframe), !cluster.isEmpty {
-                completed = cluster
-                // The next cluster is about as large: its buffer is made that size at once,
-                // not grown (and copied) a dozen times on the way.
-                let capacity = cluster.capacity
-                cluster = []
-                cluster.reserveCapacity(capacity)
-            }
-            do throws(WebMMuxerError) {
-                _ = try muxer.append(track: 1, timestamp: milliseconds, keyframe: isKeyframe, frame: bytes, to: &cluster)
-            } catch {
-                if let completed { cluster = completed }
-                throw error
-            }
-            return completed
-        }
-    }
-
     public init(
         ssrc: UInt32, codec: Codec, trackUID: UInt64, trackName: String? = nil, firstSequenceNumber: UInt16? = nil,
         maximumHeldFrames: Int = 512, maximumHeldBytes: Int = 8 << 20, clusterSpan: Int64 = 1_000, firstFileIndex: Int = 0
@@ -308,20 +275,31 @@ public struct TrackRecorder: Sendable {
         return actions
     }
 
+    /// A frame's block placed in the open file: one file started first if none is open (at a
+    /// keyframe, for video) or one ended if the stream changed (size, parameters, clock).
     private mutating func place(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, timestamp: UInt32, at time: Int64) -> [TrackRecorderAction] {
-        var actions: [TrackRecorderAction] = []
         // The codec a keyframe's file needs (its size, H.264's parameter sets); nil for others.
-        var bytes = bytes
-        var keyframeCodec: WebMTrack.Codec?
+        // The frame is handed on as it came, never bound to a variable of its own: a copy of
+        // the slice retained and released the batch's buffer for every frame, a third of this
+        // function's time on the writer (docs/benchmarks.md).
         switch codec {
         case .opus:
-            keyframeCodec = .opus()
+            return place(block: bytes, isKeyframe: isKeyframe, keyframeCodec: .opus(), timestamp: timestamp, at: time)
         case .vp8:
-            keyframeCodec = isKeyframe ? VP8KeyframeSize.of(bytes).map { .vp8(width: $0.width, height: $0.height) } : nil
+            let size = isKeyframe ? VP8KeyframeSize.of(bytes) : nil
+            return place(
+                block: bytes, isKeyframe: isKeyframe, keyframeCodec: size.map { .vp8(width: $0.width, height: $0.height) },
+                timestamp: timestamp, at: time)
         case .h264:
             let (block, described) = h264.take(Array(bytes), isKeyframe: isKeyframe)
-            (bytes, keyframeCodec) = (block[...], described)
+            return place(block: block[...], isKeyframe: isKeyframe, keyframeCodec: described, timestamp: timestamp, at: time)
         }
+    }
+
+    private mutating func place(
+        block bytes: ArraySlice<UInt8>, isKeyframe: Bool, keyframeCodec: WebMTrack.Codec?, timestamp: UInt32, at time: Int64
+    ) -> [TrackRecorderAction] {
+        var actions: [TrackRecorderAction] = []
         if codec.isVideo {
             if waitingForKeyframe, keyframeCodec == nil {
                 counters.framesWaitingForKeyframe += 1
