@@ -279,9 +279,9 @@ public struct TrackRecorder: Sendable {
     /// keyframe, for video) or one ended if the stream changed (size, parameters, clock).
     private mutating func place(_ bytes: ArraySlice<UInt8>, isKeyframe: Bool, timestamp: UInt32, at time: Int64) -> [TrackRecorderAction] {
         // The codec a keyframe's file needs (its size, H.264's parameter sets); nil for others.
-        // The frame is handed on as it came, never bound to a variable of its own: a copy of
-        // the slice retained and released the batch's buffer for every frame, a third of this
-        // function's time on the writer (docs/benchmarks.md).
+        // The frame is handed on as it came, never bound to a variable of its own: bound, the
+        // slice retained and released the batch's buffer for every frame (its removal made no
+        // difference the writer's samples can show: docs/benchmarks.md).
         switch codec {
         case .opus:
             return place(block: bytes, isKeyframe: isKeyframe, keyframeCodec: .opus(), timestamp: timestamp, at: time)
