@@ -30,6 +30,8 @@ struct LeaseBench: AsyncParsableCommand {
     func run() async throws {
         guard nodes > 0, sessions > 0, seconds > 0 else { throw ValidationError("--nodes, --sessions and --seconds must be positive.") }
         let folder = try ServerUnderTest.freshFolder()
+        // Runs last, after every node has stopped (defers run in reverse).
+        defer { ServerUnderTest.removeFolder(folder) }
         let ports = try FreeLoopbackPorts.take(nodes)
         let servers = try ports.map { port in
             try ServerUnderTest(

@@ -8,11 +8,17 @@ import Glibc
 
 /// The server a benchmark measures: a `caucus serve` child process started on a fresh data
 /// folder (so its memory and CPU can be read from /proc), or a running one given by URL.
+///
+/// A fresh data folder is the bench's own: it goes when the bench ends (``stop()``, or
+/// ``removeFolder(_:)`` for one several servers share), recordings and all (about 145 MB a run
+/// of `bench media --record`), so runs do not fill the temporary folder.
 final class ServerUnderTest: Sendable {
     let host: String
     let port: Int
     let app: AppCredentials
     private let process: Process?
+    /// The data folder ``stop()`` removes: one this server alone was started on.
+    private let ownedFolder: String?
 
     static let benchApp = AppCredentials(
         key: "bench", secret: "bench-secret-0123456789abcdef",
@@ -20,8 +26,8 @@ final class ServerUnderTest: Sendable {
         // Up to 1,000 rooms: `media --room-size 5` puts 1,000 users in 200.
         limits: SessionLimits(maxSubsessions: 1_000, maxUsersPerSession: 20_000, maxRoomCapacity: 10_000, reconnectGraceSeconds: 600), maxSessions: 100_000)
 
-    private init(host: String, port: Int, app: AppCredentials, process: Process?) {
-        (self.host, self.port, self.app, self.process) = (host, port, app, process)
+    private init(host: String, port: Int, app: AppCredentials, process: Process?, ownedFolder: String?) {
+        (self.host, self.port, self.app, self.process, self.ownedFolder) = (host, port, app, process, ownedFolder)
     }
 
     convenience init(url: String?, app: AppCredentials?) throws {
@@ -30,10 +36,10 @@ final class ServerUnderTest: Sendable {
                 throw BenchError("--url must look like ws://127.0.0.1:8080")
             }
             guard let app else { throw BenchError("--url needs --app-key and --app-secret") }
-            self.init(host: host, port: port, app: app, process: nil)
+            self.init(host: host, port: port, app: app, process: nil, ownedFolder: nil)
             return
         }
-        try self.init(folder: Self.freshFolder(), arguments: [])
+        try self.init(folder: Self.freshFolder(), arguments: [], ownsFolder: true)
     }
 
     /// A fresh data folder holding the bench app's configuration.
@@ -45,9 +51,24 @@ final class ServerUnderTest: Sendable {
         return folder
     }
 
+    /// Removes a folder from ``freshFolder()`` once every server on it has stopped.
+    static func removeFolder(_ folder: String) {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     /// `caucus serve` on `folder` (from `freshFolder`), with `arguments` after the usual ones
-    /// (a later `--port` wins).
-    convenience init(folder: String, arguments: [String]) throws {
+    /// (a later `--port` wins). With `ownsFolder`, ``stop()`` removes the folder (and so does
+    /// a start that fails).
+    convenience init(folder: String, arguments: [String], ownsFolder: Bool = false) throws {
+        do {
+            try self.init(starting: folder, arguments: arguments, ownsFolder: ownsFolder)
+        } catch {
+            if ownsFolder { Self.removeFolder(folder) }
+            throw error
+        }
+    }
+
+    private convenience init(starting folder: String, arguments: [String], ownsFolder: Bool) throws {
         let (process, text) = try BenchChildProcess.start(
             // A bench opens its users' sockets from one address before they join, and some
             // wait their turn to join longer than real clients would.
@@ -57,7 +78,7 @@ final class ServerUnderTest: Sendable {
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
             let port = Int(text[range].split(separator: ":").last ?? "")
         else { throw BenchError("no port in: \(text)") }
-        self.init(host: "127.0.0.1", port: port, app: Self.benchApp, process: process)
+        self.init(host: "127.0.0.1", port: port, app: Self.benchApp, process: process, ownedFolder: ownsFolder ? folder : nil)
     }
 
     func token(session: String, role: RoleClaim) throws -> String {
@@ -85,10 +106,13 @@ final class ServerUnderTest: Sendable {
         process.waitUntilExit()
     }
 
+    /// Stops the server (SIGTERM, then waits), and removes the data folder it owns.
     func stop() {
-        guard let process, process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        if let ownedFolder { Self.removeFolder(ownedFolder) }
     }
 
     deinit { stop() }

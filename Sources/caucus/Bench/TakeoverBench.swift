@@ -27,6 +27,8 @@ struct TakeoverBench: AsyncParsableCommand {
 
     func run() async throws {
         let folder = try ServerUnderTest.freshFolder()
+        // Runs last, after both nodes have stopped (defers run in reverse).
+        defer { ServerUnderTest.removeFolder(folder) }
         let ports = try FreeLoopbackPorts.take(2)
         let nodes = try ports.map { port in
             try ServerUnderTest(

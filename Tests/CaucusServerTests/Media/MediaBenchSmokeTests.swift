@@ -40,6 +40,32 @@ import Testing
         #expect(report["routing updates while 2 speakers took turns in the main session"]?.hasPrefix("0,") == false)
     }
 
+    /// The server's data folder (its recordings among it: about 145 MB a run of 50 recorded
+    /// rooms) is the bench's own, and goes when the bench ends.
+    @Test func aRecordedRunLeavesNoDataFolderBehind() async throws {
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-bench-tmp-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        // Whether the server's folder showed up under the TMPDIR the bench was given, while it ran.
+        let seen = Task { () -> Bool in
+            while !Task.isCancelled {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+                if names.contains(where: { $0.hasPrefix("caucus-bench-") }) { return true }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return false
+        }
+        let (status, output, error) = try await ServerProcess.runToEnd(
+            ["bench", "media", "--users", "6", "--rooms", "2", "--seconds", "1", "--record", "--record-rounds", "1", "--json"],
+            environment: ["TMPDIR": temporary + "/"])
+        seen.cancel()
+        #expect(status == 0, "\(error)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String], "\(output)")
+        #expect(report["recording every room: forwarded"] != nil)
+        #expect(await seen.value)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+    }
+
     @Test func aShapeThatLeavesSomeoneAloneIsRefusedBeforeAnythingStarts() async throws {
         let (status, _, error) = try await run(["--users", "9", "--room-size", "2"])
         #expect(status != 0)

@@ -4,11 +4,15 @@ import Foundation
 
 extension ServerProcess {
     /// Runs `caucus` with `arguments` to its end (a bench, say), off the cooperative pool:
-    /// its exit status, standard output and standard error.
-    static func runToEnd(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+    /// its exit status, standard output and standard error. `environment` is added to this
+    /// process's own.
+    static func runToEnd(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let (output, error) = (Pipe(), Pipe())
         process.standardOutput = output
         process.standardError = error

@@ -60,7 +60,7 @@ struct MediaBench: AsyncParsableCommand {
     func run() async throws {
         let shape = try shape()
         let folder = try ServerUnderTest.freshFolder()
-        let server = try ServerUnderTest(folder: folder, arguments: [])
+        let server = try ServerUnderTest(folder: folder, arguments: [], ownsFolder: true)
         defer { server.stop() }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
         let session = "Media \(UUID().uuidString.prefix(8))"

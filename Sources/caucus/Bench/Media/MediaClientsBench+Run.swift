@@ -13,7 +13,7 @@ extension MediaClientsBench {
     func measure() async throws {
         let pattern = TestPattern(size: videoSize)
         let loop = try LoopedMedia.encode(tone: Tone(hertz: ClientMediaOptions.defaultTone), pattern: pattern, frameRate: frameRate)
-        let server = try ServerUnderTest(folder: try ServerUnderTest.freshFolder(), arguments: [])
+        let server = try ServerUnderTest(folder: try ServerUnderTest.freshFolder(), arguments: [], ownsFolder: true)
         defer { server.stop() }
         let sessionName = "Media clients \(UUID().uuidString.prefix(8))"
         let members = (0..<clients).map(MediaClientsBenchClient.init)
