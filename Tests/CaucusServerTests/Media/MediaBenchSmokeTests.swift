@@ -43,8 +43,7 @@ import Testing
     /// The server's data folder (its recordings among it: about 145 MB a run of 50 recorded
     /// rooms) is the bench's own, and goes when the bench ends.
     @Test func aRecordedRunLeavesNoDataFolderBehind() async throws {
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("caucus-bench-tmp-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let temporary = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         // Whether the server's folder showed up under the TMPDIR the bench was given, while it ran.
         let seen = Task { () -> Bool in
