@@ -2,6 +2,10 @@ import CoreMetrics
 import Dispatch
 import NIOConcurrencyHelpers
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where recordings are written: one serial queue of its own, off the media loops.
 ///
 /// Why not on the media loop that forwards the media: a write to a disk that stalls (a shared
@@ -15,6 +19,11 @@ import NIOConcurrencyHelpers
 /// it past ``backlogLimit`` is dropped (counted in `caucus_recording_media_dropped_total`), so a
 /// stalled disk costs a gap in the files, never the server's memory. Pictures and stops are
 /// never dropped. Once the disk is back, writing goes on; video at its next keyframe.
+///
+/// What the writer costs is counted as it runs: each job's CPU time on its thread goes to
+/// `caucus_recording_writer_cpu_seconds_total`, so recording's own share of the server's CPU
+/// is read from the server (and `caucus bench media --record` reports it) rather than guessed
+/// from the forwarding around it.
 final class RecordingWriter: Sendable {
     /// Media bytes waiting at most: about 16 seconds of 50 recorded rooms of four publishers
     /// (docs/recording.md).
@@ -24,6 +33,7 @@ final class RecordingWriter: Sendable {
     private let queue = DispatchQueue(label: "caucus.recording-writer", qos: .utility)
     private let backlog = NIOLockedValueBox(Backlog())
     private let dropped = Counter(label: "caucus_recording_media_dropped_total")
+    private let cpu = FloatingPointCounter(label: "caucus_recording_writer_cpu_seconds_total")
 
     private struct Backlog {
         var bytes = 0
@@ -36,7 +46,8 @@ final class RecordingWriter: Sendable {
 
     /// Runs `job` on the writer, after every job given before it.
     func run(_ job: @escaping @Sendable () -> Void) {
-        queue.async(execute: job)
+        let cpu = cpu
+        queue.async { Self.counting(cpu, job) }
     }
 
     /// Runs `job`, which writes `items` media items of `bytes` bytes, unless the media waiting
@@ -54,12 +65,28 @@ final class RecordingWriter: Sendable {
             dropped.increment(by: items)
             return false
         }
-        let backlog = backlog
+        let (backlog, cpu) = (backlog, cpu)
         queue.async {
-            job()
+            Self.counting(cpu, job)
             backlog.withLockedValue { $0.bytes -= bytes }
         }
         return true
+    }
+
+    /// Runs `job`, adding the CPU time it took on this thread to `cpu`. Two reads of the
+    /// thread's clock a job, and a job writes a batch (up to a tenth of a second of a session's
+    /// media), not a packet.
+    private static func counting(_ cpu: FloatingPointCounter, _ job: () -> Void) {
+        let before = threadCPUSeconds()
+        job()
+        if let before, let after = threadCPUSeconds(), after > before { cpu.increment(by: after - before) }
+    }
+
+    /// The calling thread's CPU time (user and system), in seconds; nil where it cannot be read.
+    private static func threadCPUSeconds() -> Double? {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Media items dropped so far, the backlog being full.

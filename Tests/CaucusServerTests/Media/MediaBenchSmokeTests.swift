@@ -61,6 +61,10 @@ import Testing
         #expect(status == 0, "\(error)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String], "\(output)")
         #expect(report["recording every room: forwarded"] != nil)
+        // The writer's CPU is read from the server (`caucus_recording_writer_cpu_seconds_total`):
+        // a round that recorded counted some.
+        let writer = report["recording writer: CPU per forwarded packet, by round"] ?? ""
+        #expect(Double(writer.split(separator: " ").first ?? "") ?? 0 > 0, "\(writer)")
         #expect(await seen.value)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
     }

@@ -104,7 +104,8 @@ struct MediaBench: AsyncParsableCommand {
         if record {
             progress("recording every room")
             recording = try await MediaBenchRecording.measure(
-                host: host, folder: folder, steps: steps, before: sfu, rounds: recordRounds, cpu: { server.cpuSeconds })
+                host: host, folder: folder, steps: steps, before: sfu, rounds: recordRounds, cpu: { server.cpuSeconds },
+                writerCPU: { try await ServerMetricsScrape.read(server).value(MediaBenchRecording.writerCPUSeries) })
         }
         peers.stopSending()
 

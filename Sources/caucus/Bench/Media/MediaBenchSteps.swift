@@ -99,6 +99,9 @@ struct MediaBenchSteps {
         var sentPerSecond: Double
         var perSecond: Double
         var cpuPerPacket: Double
+        /// The server's CPU time in the window, and the packets the users received in it.
+        var cpuSeconds: Double
+        var packets: Int
         /// The bench process's own CPU time per second of the window: the simulated users' cost.
         var benchCPUShare: Double
     }
@@ -123,7 +126,7 @@ struct MediaBenchSteps {
         let sent = counts.reduce(0) { $0 + $1.1 }
         return Window(
             sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received),
-            benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
+            cpuSeconds: cpuAfter - cpuBefore, packets: received, benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
     }
 
     /// The bench process's own CPU time: the simulated users' cost.
