@@ -69,16 +69,19 @@ final class ServerUnderTest: Sendable {
     }
 
     private convenience init(starting folder: String, arguments: [String], ownsFolder: Bool) throws {
-        let (process, text) = try BenchChildProcess.start(
+        let (process, port) = try BenchChildProcess.start(
             // A bench opens its users' sockets from one address before they join, and some
             // wait their turn to join longer than real clients would.
             ["serve", "--port", "0", "--data", folder, "--config", folder + "/apps.json", "--log-level", "error",
              "--join-deadline", "3600", "--max-waiting-per-address", "1000000", "--max-waiting", "1000000"] + arguments,
-            name: "caucus serve")
-        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-            let port = Int(text[range].split(separator: ":").last ?? "")
-        else { throw BenchError("no port in: \(text)") }
+            name: "caucus serve", address: Self.port(in:))
         self.init(host: "127.0.0.1", port: port, app: Self.benchApp, process: process, ownedFolder: ownsFolder ? folder : nil)
+    }
+
+    /// The port in `caucus serve`'s first line (`… 127.0.0.1:8080 …`).
+    static func port(in line: String) -> Int? {
+        guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else { return nil }
+        return Int(line[range].split(separator: ":").last ?? "")
     }
 
     func token(session: String, role: RoleClaim) throws -> String {
