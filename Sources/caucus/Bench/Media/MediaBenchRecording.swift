@@ -58,12 +58,16 @@ struct MediaBenchRecording {
         with.indices.map { with[$0].cpuPerPacket / ((without[$0].cpuPerPacket + without[$0 + 1].cpuPerPacket) / 2) }
     }
 
-    /// Per round, the writer's CPU per packet forwarded in the window, over the CPU per packet
-    /// of the windows without recording around it: the writer's points of ``ratios``.
+    /// Per round, the writer's CPU seconds per packet forwarded in the window.
+    var writerCPUPerPacket: [Double] {
+        with.indices.map { writerCPU[$0] / Double(max(with[$0].packets, 1)) }
+    }
+
+    /// Per round, the writer's CPU per packet over the CPU per packet of the windows without
+    /// recording around it: the writer's points of ``ratios``.
     var writerPoints: [Double] {
-        with.indices.map { index in
-            let perPacket = writerCPU[index] / Double(max(with[index].packets, 1))
-            return perPacket / ((without[index].cpuPerPacket + without[index + 1].cpuPerPacket) / 2)
+        zip(writerCPUPerPacket, with.indices).map { perPacket, index in
+            perPacket / ((without[index].cpuPerPacket + without[index + 1].cpuPerPacket) / 2)
         }
     }
 
@@ -77,8 +81,9 @@ struct MediaBenchRecording {
         report.add("CPU per packet, recording / not, by round", ratios.map { $0.formatted(decimals: 3) + "×" }.joined(separator: ", "))
         let median = ratios.sorted()[ratios.count / 2]
         report.add("CPU per packet, recording / not (median of \(ratios.count) rounds)", median.formatted(decimals: 3) + "×")
-        let writerPerPacket = with.indices.map { writerCPU[$0] / Double(max(with[$0].packets, 1)) * 1e6 }
-        report.add("recording writer: CPU per forwarded packet, by round", writerPerPacket.map { $0.formatted(decimals: 3) }.joined(separator: ", ") + " µs")
+        report.add(
+            "recording writer: CPU per forwarded packet, by round",
+            writerCPUPerPacket.map { ($0 * 1e6).formatted(decimals: 3) }.joined(separator: ", ") + " µs")
         let shares = with.indices.map { writerCPU[$0] / max(with[$0].cpuSeconds, 1e-9) * 100 }
         report.add("recording writer: share of the server's CPU while recording, by round", shares.map { $0.formatted(decimals: 2) + " %" }.joined(separator: ", "))
         // What is left of the ratio once the writer's points are taken out: the forwarding's part.
