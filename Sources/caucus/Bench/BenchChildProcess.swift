@@ -29,18 +29,22 @@ enum BenchChildProcess {
             let byte = output.fileHandleForReading.readData(ofLength: 1)
             guard !byte.isEmpty else {
                 // Its output closed: it exited, or is made to (one that closed it and went on).
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
+                abandon(process)
                 throw BenchError("\(name) exited before listening")
             }
             line += byte
         }
         let text = String(decoding: line, as: UTF8.self)
         guard let found = address(text) else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            abandon(process)
             throw BenchError("\(name) did not say where it listens: \(text)")
         }
         return (process, found)
+    }
+
+    /// Kills a child the bench gives up on (SIGKILL: see the type's comment), and waits for it.
+    private static func abandon(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }

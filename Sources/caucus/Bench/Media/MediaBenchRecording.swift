@@ -55,7 +55,12 @@ struct MediaBenchRecording {
     /// Per round, CPU per forwarded packet with recording over the mean of the windows without
     /// before and after it.
     var ratios: [Double] {
-        with.indices.map { with[$0].cpuPerPacket / ((without[$0].cpuPerPacket + without[$0 + 1].cpuPerPacket) / 2) }
+        with.indices.map { with[$0].cpuPerPacket / notRecording(around: $0) }
+    }
+
+    /// The CPU per packet of the windows without recording before and after round `round`.
+    private func notRecording(around round: Int) -> Double {
+        (without[round].cpuPerPacket + without[round + 1].cpuPerPacket) / 2
     }
 
     /// Per round, the writer's CPU seconds per packet forwarded in the window.
@@ -66,9 +71,7 @@ struct MediaBenchRecording {
     /// Per round, the writer's CPU per packet over the CPU per packet of the windows without
     /// recording around it: the writer's points of ``ratios``.
     var writerPoints: [Double] {
-        zip(writerCPUPerPacket, with.indices).map { perPacket, index in
-            perPacket / ((without[index].cpuPerPacket + without[index + 1].cpuPerPacket) / 2)
-        }
+        zip(writerCPUPerPacket, with.indices).map { perPacket, round in perPacket / notRecording(around: round) }
     }
 
     func report(rooms: Int, into report: inout Report) {
