@@ -44,7 +44,7 @@ extension ForwardingEngine {
             counters.foreignSSRCs += 1
             return
         }
-        if !recording.isEmpty { tapForRecording(packet) }
+        if let track, !recording.isEmpty { tapForRecording(packet, track: track) }
         let feedback = forward(rtp: packet, ssrc: ssrc, track: track, arrival: arrival) { subscriber, header, translation in
             let transportSequence = transportSequence(to: subscriber, size: packet.count, translation: translation, at: arrival)
             outputs.append(.copy(

@@ -62,7 +62,7 @@ extension ForwardingEngine {
     /// The taps made again whenever the recorded publishers or the streams' SSRCs and formats
     /// change (``learnStreams()``).
     func learnRecordingTaps() {
-        recording.learn(streams: ssrcsByStream, upTracks: upTracks, catalog: catalog)
+        recording.learn(streams: ssrcsByStream, upTracks: &upTracks)
     }
 
     /// Asks `stream`'s publisher for a keyframe of the SSRC recorded now, unless one is asked
@@ -72,10 +72,19 @@ extension ForwardingEngine {
         outputs.append(.rtcp(user: stream.publisher, packet: Self.pli(ssrc), .keyframeRequest))
     }
 
-    /// Hands `packet` to the shell when its stream is recorded (``RecordingTaps/tap(_:)``).
-    func tapForRecording(_ packet: [UInt8]) {
-        guard let recorded = recording.tap(packet) else { return }
+    /// Hands `packet` to the shell when the up-track at `track` is tapped (``UpTrack/isRecorded``).
+    func tapForRecording(_ packet: [UInt8], track: Dictionary<UInt32, UpTrack>.Index) {
+        // Read in place (an inout access): read through the dictionary's getter, the whole
+        // up-track was copied (its cache retained and released) for every packet.
+        guard let (stream, format) = Self.recordingTap(of: &upTracks.values[track]),
+            let recorded = RecordingTaps.tap(packet, of: stream, in: catalog.recordable[format])
+        else { return }
         outputs.append(.record(.rtp(recorded)))
+    }
+
+    private static func recordingTap(of track: inout UpTrack) -> (PublishedStream, format: Int)? {
+        guard track.isRecorded, let format = track.format else { return nil }
+        return (track.stream, format)
     }
 
     /// Hands a recorded publisher's sender report to the shell.

@@ -22,6 +22,9 @@ struct UpTrack {
     /// Its latest RTCP sender report and when it came: what places it on a recording's clock,
     /// handed to a recording that starts (a sender may not send the next for seconds).
     var lastSenderReport: (report: RTCPSenderReport, arrival: Duration)?
+    /// Handed over to recording as it arrives: its publisher is recorded, and it is the SSRC
+    /// its stream forwards now (``RecordingTaps``, which keeps the mark).
+    var isRecorded = false
 
     /// Where its packets' audio level is, and whose voice it is.
     var audioLevel: (id: UInt8, publisher: Int)? { audioLevelID.map { ($0, stream.publisher) } }

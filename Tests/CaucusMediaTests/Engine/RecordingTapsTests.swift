@@ -11,11 +11,38 @@ import Testing
     typealias Routing = ForwardingEngineTests
     typealias Packets = RecordingTapTests
 
-    /// Taps for `publishers` learned from `engine`'s streams.
-    static func taps(recording publishers: Set<Int>, of engine: ForwardingEngine) -> RecordingTaps {
+    /// Taps and the up-tracks they mark, as the engine holds them; ``tap(_:)`` reads a packet
+    /// as the engine's packet path does: its up-track found by SSRC, its mark read, then tapped.
+    struct Marked {
         var taps = RecordingTaps()
+        var upTracks: [UInt32: UpTrack]
+        let streams: [PublishedStream: UInt32]
+        let catalog: FormatCatalog
+
+        init(_ engine: ForwardingEngine) {
+            upTracks = engine.upTracks
+            streams = engine.ssrcsByStream
+            catalog = engine.catalog
+        }
+
+        mutating func record(_ publishers: Set<Int>) { taps.record(publishers) }
+        mutating func learn() { taps.learn(streams: streams, upTracks: &upTracks) }
+
+        func tap(_ packet: [UInt8]) -> ForwardingEngine.RecordedPacket? {
+            guard packet.count >= 12, let track = upTracks[ForwardingEngine.read32(packet, at: 8)], track.isRecorded else { return nil }
+            guard let format = track.format else {
+                Issue.record("a marked up-track has a format")
+                return nil
+            }
+            return RecordingTaps.tap(packet, of: track.stream, in: catalog.recordable[format])
+        }
+    }
+
+    /// Taps for `publishers` learned from `engine`'s streams.
+    static func taps(recording publishers: Set<Int>, of engine: ForwardingEngine) -> Marked {
+        var taps = Marked(engine)
         taps.record(publishers)
-        taps.learn(streams: engine.ssrcsByStream, upTracks: engine.upTracks, catalog: engine.catalog)
+        taps.learn()
         return taps
     }
 
@@ -23,7 +50,8 @@ import Testing
         // Users 1, 2 and 3: audio on SSRC n (Opus 96), video on 10 × n (VP8 97).
         let engine = Packets.engine()
         let taps = Self.taps(recording: [2], of: engine)
-        #expect(taps.publishers == [2] && !taps.isEmpty)
+        #expect(taps.taps.publishers == [2] && !taps.taps.isEmpty)
+        #expect(taps.upTracks.filter(\.value.isRecorded).keys.sorted() == [2, 20], "2's audio and video, and nothing else")
 
         let video = Packets.packet(ssrc: 20, payloadType: 97)
         let tapped = try #require(taps.tap(video))
@@ -40,16 +68,32 @@ import Testing
 
     @Test func nothingIsTappedBeforeTheTapsAreLearnedNorAfterRecordingStops() {
         let engine = Packets.engine()
-        var taps = RecordingTaps()
+        var taps = Marked(engine)
         taps.record([2])
         #expect(taps.tap(Packets.packet(ssrc: 20, payloadType: 97)) == nil, "the streams are not learned yet")
-        taps.learn(streams: engine.ssrcsByStream, upTracks: engine.upTracks, catalog: engine.catalog)
+        taps.learn()
         #expect(taps.tap(Packets.packet(ssrc: 20, payloadType: 97)) != nil)
 
         taps.record([])
-        taps.learn(streams: engine.ssrcsByStream, upTracks: engine.upTracks, catalog: engine.catalog)
-        #expect(taps.isEmpty)
+        taps.learn()
+        #expect(taps.taps.isEmpty && !taps.upTracks.values.contains(where: \.isRecorded), "every mark cleared")
         #expect(taps.tap(Packets.packet(ssrc: 20, payloadType: 97)) == nil)
+    }
+
+    @Test func ofASimulcastPublicationOnlyTheLayerForwardedNowIsMarked() throws {
+        typealias Simulcast = SimulcastRoutingTests
+        let (engine, _) = try Simulcast.watching()
+        engine.receive(rtp: Simulcast.layerPacket(ssrc: 501, sequenceNumber: 1, rid: "l"), from: 2, at: .milliseconds(1))
+        engine.receive(rtp: Simulcast.layerPacket(ssrc: 502, sequenceNumber: 1, rid: "h", size: 1000), from: 2, at: .milliseconds(2))
+        #expect(engine.upTracks[501] != nil && engine.upTracks[502] != nil, "both layers are up-tracks")
+        engine.record([2])
+        #expect(engine.upTracks[501]?.isRecorded == true, "the layer forwarded now")
+        #expect(engine.upTracks[502]?.isRecorded == false, "a layer learned, not forwarded")
+        let marked = engine.upTracks.filter(\.value.isRecorded).values.map(\.stream.publisher)
+        #expect(Set(marked) == [2], "1 is not recorded")
+        engine.record([])
+        let stillMarked = engine.upTracks.values.contains(where: \.isRecorded)
+        #expect(!stillMarked)
     }
 
     @Test func redundantAudioIsTappedAsItsPrimaryEncodingAndABrokenOneNotAtAll() throws {
