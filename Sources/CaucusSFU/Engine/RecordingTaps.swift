@@ -13,6 +13,9 @@ import CaucusMedia
 struct RecordingTaps {
     /// The publishers (users) recorded now; empty: none, and nothing is tapped.
     private(set) var publishers: Set<Int> = []
+    /// Whether an up-track may carry a mark: when none does and nobody is recorded, a change of
+    /// the streams reads no up-track (a session that records nothing pays nothing for it).
+    private var marked = false
 
     var isEmpty: Bool { publishers.isEmpty }
 
@@ -24,16 +27,27 @@ struct RecordingTaps {
 
     /// Marks again which up-tracks are tapped: a recorded publisher's stream on the SSRC it
     /// forwards now (`streams`), in a known format.
-    func learn(streams: [PublishedStream: UInt32], upTracks: inout [UInt32: UpTrack]) {
+    mutating func learn(streams: [PublishedStream: UInt32], upTracks: inout [UInt32: UpTrack]) {
+        guard !publishers.isEmpty || marked else { return }
+        marked = false
         var index = upTracks.startIndex
         while index != upTracks.endIndex {
-            let stream = upTracks.values[index].stream
-            let tapped = publishers.contains(stream.publisher) && upTracks.values[index].format != nil
-                && streams[stream] == upTracks.keys[index]
-            // Read, and written only when it changes: most up-tracks keep their mark.
-            if upTracks.values[index].isRecorded != tapped { upTracks.values[index].isRecorded = tapped }
+            let ssrc = upTracks.keys[index]
+            let isTapped = Self.mark(&upTracks.values[index]) { [publishers] stream in
+                publishers.contains(stream.publisher) && streams[stream] == ssrc
+            }
+            marked = marked || isTapped
             upTracks.formIndex(after: &index)
         }
+    }
+
+    /// Sets `track`'s mark: whether it has a format and `isTapped` says so of its stream; returns
+    /// the mark. Changed in place (an inout access), and written only when it changes: read
+    /// through the dictionary's getter, each up-track was copied, its repair cache retained.
+    private static func mark(_ track: inout UpTrack, _ isTapped: (PublishedStream) -> Bool) -> Bool {
+        let tapped = track.format != nil && isTapped(track.stream)
+        if track.isRecorded != tapped { track.isRecorded = tapped }
+        return tapped
     }
 
     /// What to hand the shell of `packet` (decrypted RTP as it arrived) of a tapped up-track
