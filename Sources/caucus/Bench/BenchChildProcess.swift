@@ -23,7 +23,9 @@ enum BenchChildProcess {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
+        BenchLeftovers.installHandlers()
         try process.run()
+        BenchLeftovers.adopt(child: process)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let byte = output.fileHandleForReading.readData(ofLength: 1)
@@ -46,5 +48,6 @@ enum BenchChildProcess {
     private static func abandon(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        BenchLeftovers.forget(child: process)
     }
 }

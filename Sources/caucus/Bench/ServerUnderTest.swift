@@ -46,6 +46,7 @@ final class ServerUnderTest: Sendable {
     static func freshFolder() throws -> String {
         let folder = NSTemporaryDirectory() + "caucus-bench-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        BenchLeftovers.adopt(folder: folder)
         struct AppsList: Encodable { let apps: [AppCredentials] }
         _ = FileManager.default.createFile(atPath: folder + "/apps.json", contents: try JSONEncoder().encode(AppsList(apps: [Self.benchApp])))
         return folder
@@ -54,6 +55,7 @@ final class ServerUnderTest: Sendable {
     /// Removes a folder from ``freshFolder()`` once every server on it has stopped.
     static func removeFolder(_ folder: String) {
         try? FileManager.default.removeItem(atPath: folder)
+        BenchLeftovers.forget(folder: folder)
     }
 
     /// `caucus serve` on `folder` (from `freshFolder`), with `arguments` after the usual ones
@@ -107,13 +109,17 @@ final class ServerUnderTest: Sendable {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        BenchLeftovers.forget(child: process)
     }
 
     /// Stops the server (SIGTERM, then waits), and removes the data folder it owns.
     func stop() {
-        if let process, process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        if let process {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            BenchLeftovers.forget(child: process)
         }
         if let ownedFolder { Self.removeFolder(ownedFolder) }
     }

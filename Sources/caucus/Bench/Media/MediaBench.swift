@@ -112,6 +112,7 @@ struct MediaBench: AsyncParsableCommand {
         // The floor: the same fan-out the server was measured with, through the bare relay.
         let relay = try MediaRelayProcess(fanout: Self.fanout(heard, shape: shape))
         defer { relay.stop() }
+        progress("measuring the relay")
         try await peers.useRelay(try SocketAddress(ipAddress: "127.0.0.1", port: relay.port))
         try await Task.sleep(for: .milliseconds(200))
         peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)

@@ -21,9 +21,11 @@ final class MediaRelayProcess: Sendable {
     var cpuSeconds: Double? { ProcessCPU.seconds(of: process.processIdentifier) }
 
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        BenchLeftovers.forget(child: process)
     }
 
     deinit { stop() }
