@@ -231,6 +231,9 @@ import Glibc
 @Suite(.serialized) struct OneFileInstallTests {
     @Test func theBinaryCopiedAloneServesTheConsole() async throws {
         let folder = URL(fileURLWithPath: TestServer.temporaryFolder())
+        // Removed after the server has stopped (the defers run last first): the copy is the
+        // whole debug binary, some 160 MB a run.
+        defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("caucus")
         try FileManager.default.copyItem(at: ServerProcess.executable, to: copy)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["caucus"])
