@@ -44,10 +44,21 @@ enum BenchChildProcess {
         return (process, found)
     }
 
-    /// Kills a child the bench gives up on (SIGKILL: see the type's comment), and waits for it.
-    private static func abandon(_ process: Process) {
+    /// Kills a child the bench gives up on, or one it kills on purpose (a node dying), at once
+    /// (SIGKILL: see the type's comment), and waits for it.
+    static func abandon(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        BenchLeftovers.forget(child: process)
+    }
+
+    /// Stops a child the bench is done with (SIGTERM: a server closes its sessions), and waits
+    /// for it.
+    static func stop(_ process: Process) {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         BenchLeftovers.forget(child: process)
     }
 }

@@ -106,21 +106,12 @@ final class ServerUnderTest: Sendable {
 
     /// Kills the server process at once (SIGKILL), as a machine dying would.
     func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        BenchLeftovers.forget(child: process)
+        if let process { BenchChildProcess.abandon(process) }
     }
 
     /// Stops the server (SIGTERM, then waits), and removes the data folder it owns.
     func stop() {
-        if let process {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            BenchLeftovers.forget(child: process)
-        }
+        if let process { BenchChildProcess.stop(process) }
         if let ownedFolder { Self.removeFolder(ownedFolder) }
     }
 

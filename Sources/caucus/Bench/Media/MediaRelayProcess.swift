@@ -21,11 +21,7 @@ final class MediaRelayProcess: Sendable {
     var cpuSeconds: Double? { ProcessCPU.seconds(of: process.processIdentifier) }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        BenchLeftovers.forget(child: process)
+        BenchChildProcess.stop(process)
     }
 
     deinit { stop() }
