@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "CaucusServer", targets: ["CaucusServer"]),
         // The forwarding engine alone, for `Benchmarks/` (its own package) and servers of others.
         .library(name: "CaucusSFU", targets: ["CaucusSFU"]),
+        // The recording's pure parts (muxer, recorder, clock), for `Benchmarks/`.
+        .library(name: "CaucusRecording", targets: ["CaucusRecording"]),
         .executable(name: "caucus", targets: ["caucus"]),
         // Opus and VP8 through the system's libopus and libvpx (Linux; docs/media.md). Its
         // codecs exist with the `Codecs` trait only: a package that uses them enables it.
