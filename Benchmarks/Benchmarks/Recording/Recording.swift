@@ -35,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
 // else touches an instance.
 final class RecordedTraffic: @unchecked Sendable {
     static let runs = 100
-    /// Runs made up front: the measured ones and the warm-up's.
+    /// Packets made up front: a thousand for each measured run, and some for the warm-up.
     private static let packetsMade = (runs + 10) * 1_000
 
     static let interleaved = RecordedTraffic(publishers: 200, video: true)
@@ -44,7 +44,7 @@ final class RecordedTraffic: @unchecked Sendable {
     static let oneTrack = RecordedTraffic(publishers: 1, video: false)
 
     private var recorders: [TrackRecorder]
-    private var mappings: [LocationClock.Mapping?]
+    private let mappings: [LocationClock.Mapping?]
     private let clock: LocationClock
     private var datagrams: [UInt8] = []
     /// Per packet: its track (index into `recorders`) and its place in `datagrams`.
