@@ -8,20 +8,15 @@ import Foundation
 /// hands over for the location's publishers; every file error is thrown to the caller, which
 /// stops the location and says why. Confined to the session's media loop.
 final class LocationRecording {
-    /// One recorded stream: its recorder on the SSRC it came on, and where its files go. A
-    /// class: the dictionary holds a reference, and the recorder is changed in place through
-    /// it (a struct copied out of the dictionary would copy the recorder's buffers).
-    private final class Track {
+    /// One recorded stream: its recorder on the SSRC it came on, its clock mapping, and where
+    /// its files go. Held in place in ``slots`` (no class per track: a packet reaches its
+    /// recorder through two array reads, with no hashing and no reference counted).
+    private struct Slot {
         var recorder: TrackRecorder
         let output: TrackOutput
-        /// The clock's mapping of the recorder's SSRC, kept up as the clock changes
-        /// (``refreshMappings()``): what each packet reads instead of a copy of the clock.
+        let stream: PublishedStream
+        /// The clock's mapping of the recorder's SSRC, kept up as the clock changes.
         var mapping: LocationClock.Mapping?
-
-        init(recorder: TrackRecorder, output: TrackOutput) {
-            self.recorder = recorder
-            self.output = output
-        }
     }
 
     /// The shell writing a stream's files, and the names its timeline lines give it: one
@@ -44,7 +39,12 @@ final class LocationRecording {
     private let timeline: TimelineFile
     /// The media loop's time of the location clock's 0.
     private let origin: Duration
-    private var tracks: [PublishedStream: Track] = [:]
+    private var slots: ContiguousArray<Slot> = []
+    /// Each recorded stream's place in ``slots``, by publisher × 3 + kind (-1: none). An array,
+    /// not a dictionary: hashing per packet cost the writer measurably (docs/benchmarks.md).
+    /// Its length follows the highest publisher number recorded here: user numbers count a
+    /// session's users from 1, so a location of a session that saw 10,000 users holds 120 KB.
+    private var slotOf: [Int32] = []
     /// The publishers recorded here now.
     private var publishers: Set<Int> = []
     /// Streams whose recorder asks for a keyframe (the engine asks the publisher).
@@ -95,10 +95,12 @@ final class LocationRecording {
     func finish(_ publisher: Int, at now: Duration) throws(RecordingFileError) {
         publishers.remove(publisher)
         var failure: RecordingFileError?
-        for stream in tracks.keys.filter({ $0.publisher == publisher }).sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) {
-            guard let track = tracks.removeValue(forKey: stream) else { continue }
+        for kind in StreamKind.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
+            let stream = PublishedStream(publisher: publisher, kind: kind)
+            guard let index = slotIndex(of: stream) else { continue }
+            var slot = removeSlot(at: index)
             do throws(RecordingFileError) {
-                try perform(track.recorder.finish(clock: clock), of: track.output, stream, at: now)
+                try perform(slot.recorder.finish(clock: clock), of: slot.output, stream, at: now)
             } catch {
                 failure = failure ?? error
             }
@@ -112,7 +114,7 @@ final class LocationRecording {
     /// failing file does not keep the others open: each is ended, the first error thrown after.
     func stop(reason: String, at now: Duration) throws(RecordingFileError) {
         var failure: RecordingFileError?
-        for publisher in publishers.union(tracks.keys.map(\.publisher)).sorted() {
+        for publisher in publishers.union(slots.map(\.stream.publisher)).sorted() {
             do throws(RecordingFileError) { try finish(publisher, at: now) } catch { failure = failure ?? error }
         }
         do throws(RecordingFileError) { try note(.recordingStopped(reason: reason), at: now) } catch { failure = failure ?? error }
@@ -127,24 +129,26 @@ final class LocationRecording {
         guard let ssrc = RTPHeaderFields.ssrc(of: datagram) else { return }
         // The common case reads nothing more: a stream with a track is recorded here
         // (``finish(_:at:)`` removes a publisher's tracks).
-        if let track = tracks[stream], track.recorder.ssrc == ssrc, track.recorder.codec == codec {
-            return try receive(datagram, on: track, stream, at: now)
+        if let index = slotIndex(of: stream), slots[index].recorder.ssrc == ssrc, slots[index].recorder.codec == codec {
+            return try receive(datagram, slot: index, stream, at: now)
         }
         guard publishers.contains(stream.publisher), let codec else { return }
-        if let ended = tracks.removeValue(forKey: stream) {
+        if let index = slotIndex(of: stream) {
+            var ended = removeSlot(at: index)
             try perform(ended.recorder.finish(clock: clock), of: ended.output, stream, at: now)
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: ended.recorder.fileIndex, at: now)
         } else {
             try startTrack(stream, ssrc: ssrc, codec: codec, firstFileIndex: nil, at: now)
         }
-        guard let track = tracks[stream] else { return }
-        try receive(datagram, on: track, stream, at: now)
+        guard let index = slotIndex(of: stream) else { return }
+        try receive(datagram, slot: index, stream, at: now)
     }
 
-    private func receive(_ datagram: ArraySlice<UInt8>, on track: Track, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
-        let actions = track.recorder.receive(datagram: datagram, mapping: track.mapping) { clock }
+    private func receive(_ datagram: ArraySlice<UInt8>, slot index: Int, _ stream: PublishedStream, at now: Duration) throws(RecordingFileError) {
+        let mapping = slots[index].mapping
+        let actions = slots[index].recorder.receive(datagram: datagram, mapping: mapping) { clock }
         guard !actions.isEmpty else { return }
-        try perform(actions, of: track.output, stream, at: now)
+        try perform(actions, of: slots[index].output, stream, at: now)
     }
 
     /// A recorded publisher's sender report: places its track on the location's clock.
@@ -159,7 +163,7 @@ final class LocationRecording {
     /// Each track's mapping read again from the clock, which changed (a report, a publisher
     /// forgotten): a few tracks, about once a second per stream.
     private func refreshMappings() {
-        for track in tracks.values { track.mapping = clock.mapping(of: track.recorder.ssrc) }
+        for index in slots.indices { slots[index].mapping = clock.mapping(of: slots[index].recorder.ssrc) }
     }
 
     var wantsKeyframes: Bool { !keyframesWanted.isEmpty }
@@ -189,15 +193,51 @@ final class LocationRecording {
         case .video: 2
         case .screenShare: 3
         }
-        let track = Track(
-            recorder: TrackRecorder(
-                ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
-                firstFileIndex: firstFileIndex ?? nextFileIndex(base: base)),
-            output: TrackOutput(files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user))
-        track.mapping = clock.mapping(of: ssrc)
-        let actions = track.recorder.start()
-        tracks[stream] = track
-        try perform(actions, of: track.output, stream, at: now)
+        var recorder = TrackRecorder(
+            ssrc: ssrc, codec: codec, trackUID: UInt64(stream.publisher) << 8 | uidKind, trackName: user,
+            firstFileIndex: firstFileIndex ?? nextFileIndex(base: base))
+        let output = TrackOutput(files: TrackRecordingFiles(folder: folder, baseName: base), kind: kind, user: user)
+        let actions = recorder.start()
+        addSlot(Slot(recorder: recorder, output: output, stream: stream, mapping: clock.mapping(of: ssrc)))
+        try perform(actions, of: output, stream, at: now)
+    }
+
+    // MARK: - Slots
+
+    private static func key(_ stream: PublishedStream) -> Int {
+        let kind = switch stream.kind {
+        case .audio: 0
+        case .video: 1
+        case .screenShare: 2
+        }
+        return stream.publisher * 3 + kind
+    }
+
+    private func slotIndex(of stream: PublishedStream) -> Int? {
+        let key = Self.key(stream)
+        guard key >= 0, key < slotOf.count, slotOf[key] >= 0 else { return nil }
+        return Int(slotOf[key])
+    }
+
+    private func addSlot(_ slot: Slot) {
+        let key = Self.key(slot.stream)
+        guard key >= 0 else { return }
+        if key >= slotOf.count { slotOf += repeatElement(-1, count: key + 1 - slotOf.count) }
+        slotOf[key] = Int32(slots.count)
+        slots.append(slot)
+    }
+
+    /// Removes the slot at `index`; the last one takes its place.
+    private func removeSlot(at index: Int) -> Slot {
+        let removed = slots[index]
+        slotOf[Self.key(removed.stream)] = -1
+        let last = slots.count - 1
+        if index != last {
+            slots[index] = slots[last]
+            slotOf[Self.key(slots[index].stream)] = Int32(index)
+        }
+        slots.removeLast()
+        return removed
     }
 
     /// One past the highest index of the base name's files in the folder.

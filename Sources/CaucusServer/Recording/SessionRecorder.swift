@@ -14,7 +14,7 @@ struct RecordingHandover: Sendable {
 
 /// A recorded user as the packet path needs it: the recording of its location (one reference
 /// to follow per packet, no lookup by location name; the location is the recording's) and the
-/// kinds it publishes. Nothing else: each packet copies it out of the dictionary.
+/// kinds it publishes. Nothing else: each packet copies it out of ``SessionRecorder``'s array.
 struct RecordedPublisher {
     let recording: LocationRecording
     private let kinds: UInt8
@@ -60,7 +60,15 @@ final class SessionRecorder {
     /// Where each recorded user is, the recording its media goes to, and what it publishes, as
     /// the packet path reads it. A user whose location is not being recorded (never started,
     /// or stopped on a failure) has no entry.
-    private var recorded: [Int: RecordedPublisher] = [:]
+    private var recorded: [Int: RecordedPublisher] = [:] {
+        didSet {
+            var dense = ContiguousArray<RecordedPublisher?>(repeating: nil, count: (recorded.keys.max() ?? -1) + 1)
+            for (user, publisher) in recorded where user >= 0 { dense[user] = publisher }
+            recordedByUser = dense
+        }
+    }
+    /// ``recorded`` by user number, for the packet path (no hashing).
+    private var recordedByUser: ContiguousArray<RecordedPublisher?> = []
     private var record: RecordingSessionRecord?
     private var locations: [RecordingLocation: LocationRecording] = [:]
     private var failures: [Failure] = []
@@ -123,7 +131,8 @@ final class SessionRecorder {
         case .rtp(let stream, let codec, _, let datagram):
             // Only what the user publishes: a client that goes on sending a kind it stopped
             // publishing (a mute) is not forwarded, and must not be recorded either.
-            guard let publisher = recorded[stream.publisher], publisher.publishes(stream.kind) else { return }
+            let user = stream.publisher
+            guard user >= 0, user < recordedByUser.count, let publisher = recordedByUser[user], publisher.publishes(stream.kind) else { return }
             let recording = publisher.recording
             attempt(recording) { (recording) throws(RecordingFileError) in
                 try recording.receive(datagram, of: stream, codec: codec, at: now)
