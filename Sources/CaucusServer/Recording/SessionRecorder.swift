@@ -111,11 +111,13 @@ final class SessionRecorder {
                 account(recording)
             }
         }
-        recorded = [:]
+        // Built aside and assigned once: each assignment rebuilds ``recordedByUser``.
+        var next: [Int: RecordedPublisher] = [:]
         for (user, person) in roster.picture.people {
             guard let recording = locations[person.location] else { continue }
-            recorded[user] = RecordedPublisher(recording: recording, publishing: person.publishing)
+            next[user] = RecordedPublisher(recording: recording, publishing: person.publishing)
         }
+        recorded = next
         senderReports = senderReports.filter { recorded[$0.value.report.stream.publisher] != nil }
     }
 
