@@ -100,8 +100,11 @@ final class ServerUnderTest: Sendable {
     }
 
     /// CPU time the server process has used (user + system), in seconds.
-    var cpuSeconds: Double? {
-        process.flatMap { ProcessCPU.seconds(of: $0.processIdentifier) }
+    var cpuSeconds: Double? { cpuTimes?.total }
+
+    /// The same, split into user and system time.
+    var cpuTimes: ProcessCPU.Times? {
+        process.flatMap { ProcessCPU.times(of: $0.processIdentifier) }
     }
 
     /// Kills the server process at once (SIGKILL), as a machine dying would.

@@ -26,6 +26,18 @@ import Testing
         #expect(switched + kept == 24)
         #expect(packets(report["caucus serve: forwarded"]) > 0)
         #expect(packets(report["bare UDP relay: forwarded"]) > 0)
+        // Each process's CPU per packet, split into user space and the kernel: the parts add up
+        // to the whole (to the printed figures' rounding), and the gap is the difference.
+        let users = microseconds(report["… of it in user space: caucus serve, relay"])
+        let kernels = microseconds(report["… in the kernel: caucus serve, relay"])
+        let totals = [microseconds(report["caucus serve: CPU per forwarded packet"]), microseconds(report["bare UDP relay: CPU per forwarded packet"])]
+        try #require(users.count == 2 && kernels.count == 2 && totals.map(\.count) == [1, 1], "\(report)")
+        for process in 0..<2 {
+            #expect(users[process] > 0)
+            #expect(abs(users[process] + kernels[process] - totals[process][0]) <= 0.02, "\(report)")
+        }
+        let beyond = microseconds(report["user space beyond the relay's, per forwarded packet"])
+        #expect(beyond.count == 1 && abs(beyond[0] - (users[0] - users[1])) <= 0.02, "\(report)")
     }
 
     /// Six rooms of five: the layout the bench refused before (`assign refused: emptyUserList`);
@@ -83,6 +95,13 @@ import Testing
 
     private func run(_ arguments: [String]) async throws -> (Int32, String, String) {
         try await ServerProcess.runToEnd(["bench", "media"] + arguments)
+    }
+
+    /// The figures of `1.23 µs` or `1.23, 4.56 µs`; empty when it is not one of those.
+    private func microseconds(_ figure: String?) -> [Double] {
+        guard let figure, figure.hasSuffix(" µs") else { return [] }
+        let numbers = figure.dropLast(" µs".count).split(separator: ", ").map { Double($0) }
+        return numbers.contains(nil) ? [] : numbers.compactMap { $0 }
     }
 
     private func packets(_ figure: String?) -> Int { figure.flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0 }

@@ -99,12 +99,12 @@ struct MediaBench: AsyncParsableCommand {
         let heard = try await steps.settle(inRooms: true)
         let afterStart = try await ServerMetricsScrape.read(server)
         progress("everyone in their rooms; measuring the server, then the relay")
-        let sfu = try await steps.measure(cpu: { server.cpuSeconds })
+        let sfu = try await steps.measure(cpu: { server.cpuTimes })
         var recording: MediaBenchRecording?
         if record {
             progress("recording every room")
             recording = try await MediaBenchRecording.measure(
-                host: host, folder: folder, steps: steps, before: sfu, rounds: recordRounds, cpu: { server.cpuSeconds },
+                host: host, folder: folder, steps: steps, before: sfu, rounds: recordRounds, cpu: { server.cpuTimes },
                 writerCPU: { try await ServerMetricsScrape.read(server).value(MediaBenchRecording.writerCPUSeries) })
         }
         peers.stopSending()
@@ -117,7 +117,7 @@ struct MediaBench: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(200))
         peers.startSending(audioRate: audio ? rate : 0, frameRate: video ? frameRate : 0)
         try await Task.sleep(for: .seconds(1))
-        let floor = try await steps.measure(cpu: { relay.cpuSeconds })
+        let floor = try await steps.measure(cpu: { relay.cpuTimes })
         await peers.close()
 
         var report = Report(scenario: "media")
@@ -129,6 +129,9 @@ struct MediaBench: AsyncParsableCommand {
         report.add("bare UDP relay: forwarded", "\(Int(floor.perSecond)) packets/s")
         report.add("bare UDP relay: CPU per forwarded packet", (floor.cpuPerPacket * 1e6).formatted(decimals: 2) + " µs")
         report.add("CPU per packet, caucus serve / relay", (sfu.cpuPerPacket / floor.cpuPerPacket).formatted(decimals: 2) + "×")
+        report.add("… of it in user space: caucus serve, relay", [sfu, floor].map { ($0.userCPUPerPacket * 1e6).formatted(decimals: 2) }.joined(separator: ", ") + " µs")
+        report.add("… in the kernel: caucus serve, relay", [sfu, floor].map { ($0.systemCPUPerPacket * 1e6).formatted(decimals: 2) }.joined(separator: ", ") + " µs")
+        report.add("user space beyond the relay's, per forwarded packet", ((sfu.userCPUPerPacket - floor.userCPUPerPacket) * 1e6).formatted(decimals: 2) + " µs")
         recording?.report(rooms: shape.rooms, into: &report)
         report.add("bench process CPU while the server forwarded", sfu.benchCPUShare.formatted(decimals: 2) + " cores")
         report.add("users who heard another room", "\(Self.crossings(heard, shape: shape))")

@@ -27,7 +27,7 @@ struct MediaBenchRecording {
     let files: Int
 
     static func measure(
-        host: BenchUser, folder: String, steps: MediaBenchSteps, before: MediaBenchSteps.Window, rounds: Int, cpu: () -> Double?,
+        host: BenchUser, folder: String, steps: MediaBenchSteps, before: MediaBenchSteps.Window, rounds: Int, cpu: () -> ProcessCPU.Times?,
         writerCPU: () async throws -> Double
     ) async throws -> MediaBenchRecording {
         let root = folder + "/recordings"

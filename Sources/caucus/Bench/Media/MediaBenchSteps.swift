@@ -99,6 +99,9 @@ struct MediaBenchSteps {
         var sentPerSecond: Double
         var perSecond: Double
         var cpuPerPacket: Double
+        /// Of ``cpuPerPacket``, the time in the process's own code (user) and in the kernel.
+        var userCPUPerPacket: Double
+        var systemCPUPerPacket: Double
         /// The server's CPU time in the window, and the packets the users received in it.
         var cpuSeconds: Double
         var packets: Int
@@ -107,7 +110,7 @@ struct MediaBenchSteps {
     }
 
     /// `seconds` of forwarding, the users only counting what arrives.
-    func measure(cpu: () -> Double?) async throws -> Window {
+    func measure(cpu: () -> ProcessCPU.Times?) async throws -> Window {
         _ = try await peers.each { peer in
             peer.inspecting = false
             peer.resetCounts()
@@ -124,9 +127,11 @@ struct MediaBenchSteps {
         guard received > 0, let cpuBefore, let cpuAfter else { throw BenchError("nothing was forwarded") }
         let seconds = elapsed.milliseconds / 1000
         let sent = counts.reduce(0) { $0 + $1.1 }
+        let (user, system) = (cpuAfter.user - cpuBefore.user, cpuAfter.system - cpuBefore.system)
         return Window(
-            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (cpuAfter - cpuBefore) / Double(received),
-            cpuSeconds: cpuAfter - cpuBefore, packets: received, benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
+            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (user + system) / Double(received),
+            userCPUPerPacket: user / Double(received), systemCPUPerPacket: system / Double(received),
+            cpuSeconds: user + system, packets: received, benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
     }
 
     /// The bench process's own CPU time: the simulated users' cost.

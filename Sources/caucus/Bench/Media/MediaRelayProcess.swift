@@ -18,7 +18,7 @@ final class MediaRelayProcess: Sendable {
         self.process = process
     }
 
-    var cpuSeconds: Double? { ProcessCPU.seconds(of: process.processIdentifier) }
+    var cpuTimes: ProcessCPU.Times? { ProcessCPU.times(of: process.processIdentifier) }
 
     func stop() {
         BenchChildProcess.stop(process)
