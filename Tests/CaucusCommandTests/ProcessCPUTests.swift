@@ -33,7 +33,7 @@ import Glibc
     private func timesOnceBusy(_ script: String) throws -> ProcessCPU.Times {
         let process = try start(script)
         defer {
-            // SIGKILL, which nothing blocks: a shell started by the test runner outlived SIGTERM.
+            // SIGKILL: the test's thread may block SIGTERM, and its child inherits the mask.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
