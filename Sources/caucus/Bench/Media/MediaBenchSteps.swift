@@ -98,15 +98,18 @@ struct MediaBenchSteps {
         /// when it falls behind).
         var sentPerSecond: Double
         var perSecond: Double
-        var cpuPerPacket: Double
-        /// Of ``cpuPerPacket``, the time in the process's own code (user) and in the kernel.
-        var userCPUPerPacket: Double
-        var systemCPUPerPacket: Double
-        /// The server's CPU time in the window, and the packets the users received in it.
-        var cpuSeconds: Double
+        /// The measured process's CPU time in the window (user and system), and the packets the
+        /// users received in it.
+        var cpu: ProcessCPU.Times
         var packets: Int
         /// The bench process's own CPU time per second of the window: the simulated users' cost.
         var benchCPUShare: Double
+
+        var cpuSeconds: Double { cpu.total }
+        var cpuPerPacket: Double { cpu.total / Double(packets) }
+        /// Of ``cpuPerPacket``, the time in the process's own code (user) and in the kernel.
+        var userCPUPerPacket: Double { cpu.user / Double(packets) }
+        var systemCPUPerPacket: Double { cpu.system / Double(packets) }
     }
 
     /// `seconds` of forwarding, the users only counting what arrives.
@@ -127,11 +130,9 @@ struct MediaBenchSteps {
         guard received > 0, let cpuBefore, let cpuAfter else { throw BenchError("nothing was forwarded") }
         let seconds = elapsed.milliseconds / 1000
         let sent = counts.reduce(0) { $0 + $1.1 }
-        let (user, system) = (cpuAfter.user - cpuBefore.user, cpuAfter.system - cpuBefore.system)
         return Window(
-            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds, cpuPerPacket: (user + system) / Double(received),
-            userCPUPerPacket: user / Double(received), systemCPUPerPacket: system / Double(received),
-            cpuSeconds: user + system, packets: received, benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
+            sentPerSecond: Double(sent) / seconds, perSecond: Double(received) / seconds,
+            cpu: ProcessCPU.Times(user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system), packets: received, benchCPUShare: ((ownAfter ?? 0) - (ownBefore ?? 0)) / seconds)
     }
 
     /// The bench process's own CPU time: the simulated users' cost.
