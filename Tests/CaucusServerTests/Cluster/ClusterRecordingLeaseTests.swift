@@ -23,8 +23,13 @@ import Glibc
         ])
         #expect(started.status == 200, "\(started.body)")
         let timeline = cluster.folder + "/recordings/\(session)/main/timeline.jsonl"
+        // Its first line written, not just the file made: a node that takes the session over
+        // removes a timeline holding no whole line (as after a crash between the two), and the
+        // owner stopped in between would go on writing to a file no longer there.
         try await within("the main session's timeline") {
-            while !FileManager.default.fileExists(atPath: timeline) { try await Task.sleep(for: .milliseconds(20)) }
+            while (try? String(contentsOfFile: timeline, encoding: .utf8)).map({ $0.contains("recordingStarted") && $0.hasSuffix("\n") }) != true {
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
 
         // The owner stops past its lease; a join through the other node takes the session over.
@@ -35,10 +40,14 @@ import Glibc
         #expect(ben.url == other.webSocketURL)
         kill(owner.process.processIdentifier, SIGCONT)
         #expect(try await within("the host's close") { try await host.closed() } == 4007)
-        try await within("the woken owner's end of its recording") {
-            while (try? String(contentsOfFile: timeline, encoding: .utf8))?.contains(#""reason":"leaseLost""#) != true {
-                try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await within("the woken owner's end of its recording") {
+                while (try? String(contentsOfFile: timeline, encoding: .utf8))?.contains(#""reason":"leaseLost""#) != true {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
             }
+        } catch {
+            throw TestFailure("\(error); the timeline holds: \((try? String(contentsOfFile: timeline, encoding: .utf8)) ?? "nothing")")
         }
         let text = try String(contentsOfFile: timeline, encoding: .utf8)
         #expect(!text.contains(#""reason":"ended""#), "the session did not end: \(text)")
