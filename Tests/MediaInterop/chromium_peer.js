@@ -47,6 +47,9 @@ window.caucus = {
   sending(name) {
     return this.peers.get(name).sending();
   },
+  reprobe(name) {
+    return this.peers.get(name).reprobe();
+  },
   /** `name`'s ICE username fragment, which its connectivity checks carry (a relay knows it by it). */
   ufrag(name) {
     return /a=ice-ufrag:(\S+)/.exec(this.peers.get(name).pc.localDescription.sdp)[1];

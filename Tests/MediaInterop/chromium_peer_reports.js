@@ -21,6 +21,22 @@ Object.assign(Peer.prototype, {
     return found;
   },
 
+  /** Lowers the video sender's maxBitrate, then lifts it above what the camera's picture needs:
+   *  a higher allocation than its estimate makes Chromium's congestion controller probe again.
+   *  (Its first probes, at the call's start, can fail on a loaded machine; after that a sender
+   *  as app-limited as a still picture's probes no more on its own.) */
+  async reprobe() {
+    const sender = this.pc.getSenders().find((candidate) => candidate.track?.kind === "video");
+    if (!sender) return false;
+    for (const maxBitrate of [200_000, 2_500_000]) {
+      const parameters = sender.getParameters();
+      parameters.encodings[0].maxBitrate = maxBitrate;
+      await sender.setParameters(parameters);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return true;
+  },
+
   /** The transport ICE selected: the local candidate's protocol ("udp" or "tcp"), or null. */
   async selectedProtocol() {
     const stats = await this.pc.getStats();
