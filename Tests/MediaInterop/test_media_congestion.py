@@ -60,7 +60,7 @@ class CongestionFeedbackTests(ServerAndBrowser, AsyncioTestCase):
         await asyncio.sleep(WARM_UP_SECONDS)
         # Chromium's estimator climbs in its own time, slower on a loaded machine: the ratio is
         # read until it holds or RAMP_AT_MOST_SECONDS have passed. Its first probes, at the
-        # start, can fail on a loaded machine (its estimate then stops near 1.5× the start), and
+        # start, can fail on a loaded machine (its estimate then stays short of twice the start), and
         # a sender of a still picture sends too little to probe again on its own: at the first
         # miss both publishers' senders are made to probe again (`reprobe`), the same for both.
         reprobed = False
