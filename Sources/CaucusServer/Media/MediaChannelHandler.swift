@@ -321,7 +321,11 @@ final class MediaChannelHandler: ChannelInboundHandler {
                 return
             }
             let tcp = tcpConnections
-            let plan = SegmentationPlan(datagrams.lazy.map { ($0.destination, $0.length, $0.stream) }, joinable: { tcp.isEmpty || tcp[$0] == nil })
+            // Read by index, field by field: mapped over the elements, each datagram was copied
+            // (its socket address retained and released) to read three of its fields.
+            let plan = SegmentationPlan(
+                datagrams.indices.lazy.map { (datagrams[$0].destination, datagrams[$0].length, datagrams[$0].stream) },
+                joinable: { tcp.isEmpty || tcp[$0] == nil })
             for run in plan.runs {
                 guard run.count > 1 else {
                     write(datagrams[run.first], from: bytes, context: context)
