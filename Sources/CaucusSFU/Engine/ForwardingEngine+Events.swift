@@ -40,7 +40,7 @@ extension ForwardingEngine {
         let track = upTracks.index(forKey: ssrc)
         // A user's SRTP keys are its own, but the SSRC inside is the user's to write: one that
         // another user publishes would be forwarded (past a mute), recorded and heard as theirs.
-        if let track, upTracks.values[track].stream.publisher != user {
+        if let track, publisher(ofUpTrackAt: track) != user {
             counters.foreignSSRCs += 1
             return
         }

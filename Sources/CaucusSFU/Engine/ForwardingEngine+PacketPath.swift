@@ -55,7 +55,7 @@ extension ForwardingEngine {
         deliver: (Int, RewrittenHeader, HeaderTranslation) -> Void
     ) -> [(user: Int, rtcp: [UInt8])] {
         // Before the routes: a speaker nobody's slot holds yet must be heard to win one.
-        if let track { hearLevel(of: packet, audioLevel: upTracks.values[track].audioLevel, at: arrival) }
+        if let track { hearLevel(of: packet, audioLevel: Self.audioLevel(of: &upTracks.values[track]), at: arrival) }
         let destinations = routes.destinations(of: ssrc)
         guard !destinations.isEmpty else { return [] }
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
@@ -71,7 +71,7 @@ extension ForwardingEngine {
             fillsGap = arrived.fillsGap
             if startsKeyframe { keyframeRequests.keyframeArrived(ssrc) }
             if !arrived.lost.isEmpty {
-                feedback.append((upTracks.values[track].stream.publisher, Self.nack(arrived.lost, of: ssrc)))
+                feedback.append((publisher(ofUpTrackAt: track), Self.nack(arrived.lost, of: ssrc)))
                 // Asked now: due again one retry interval on, unless something else is due first.
                 let due = arrival + UpstreamLoss.retryInterval
                 repairDeadline = repairDeadline.map { min($0, due) } ?? due
@@ -108,7 +108,7 @@ extension ForwardingEngine {
             }
         }
         if stillWaiting, let track, keyframeRequests.shouldRequest(ssrc, at: arrival) {
-            feedback.append((upTracks.values[track].stream.publisher, Self.pli(ssrc)))
+            feedback.append((publisher(ofUpTrackAt: track), Self.pli(ssrc)))
         }
         return feedback
     }
@@ -129,12 +129,16 @@ extension ForwardingEngine {
         var next: Duration?
         defer { repairDeadline = next }
         // In place, by index: no array of keys, no lookup or copy of each track, every tick.
-        for index in upTracks.indices {
-            defer {
-                if let due = upTracks.values[index].repair?.loss.nextDeadline { next = min(next ?? due, due) }
-            }
-            guard let due = upTracks.values[index].repair?.loss.dueAndGivenUp(at: now), !due.ask.isEmpty || due.givenUp > 0
-            else { continue }
+        // The indices are walked by hand: `upTracks.indices` holds the dictionary's storage,
+        // so each write below found it shared and copied the whole dictionary, every track and
+        // its cache retained, on every tick (about 1 % of the media loop in a profile:
+        // docs/benchmarks.md). A write through `values` moves no entry, so the walk stays valid.
+        var index = upTracks.startIndex
+        while index != upTracks.endIndex {
+            defer { upTracks.formIndex(after: &index) }
+            let (due, nextDue) = Self.takeRepairsDue(of: &upTracks.values[index], at: now)
+            if let nextDue { next = min(next ?? nextDue, nextDue) }
+            guard let due, !due.ask.isEmpty || due.givenUp > 0 else { continue }
             let (ssrc, track) = upTracks[index]
             if !due.ask.isEmpty { feedback.append((track.stream.publisher, Self.nack(due.ask, of: ssrc))) }
             if due.givenUp > 0, keyframeRequests.shouldRequestOnBehalf(ssrc, at: now) {
@@ -142,6 +146,17 @@ extension ForwardingEngine {
             }
         }
         return feedback
+    }
+
+    /// A video track's losses due to be asked for again now, or given up (nil: it keeps none),
+    /// and when its next falls due; in place (a read through the dictionary's getter copies
+    /// the track).
+    private static func takeRepairsDue(
+        of track: inout UpTrack, at now: Duration
+    ) -> (due: (ask: [UInt16], givenUp: Int)?, next: Duration?) {
+        guard track.repair != nil else { return (nil, nil) }
+        let due = track.repair!.loss.dueAndGivenUp(at: now)
+        return (due, track.repair!.loss.nextDeadline)
     }
 
     static func nack(_ lost: [UInt16], of ssrc: UInt32) -> [UInt8] {
