@@ -50,7 +50,8 @@ struct SegmentationPlan<Destination: Hashable> {
         joinable: (Destination) -> Bool = { _ in true }
     ) {
         // Sized at once: grown as it filled, the table of open runs was allocated and rehashed
-        // several times a flush (a tenth of the plan's time in a profile: docs/benchmarks.md).
+        // several times a flush (about a fifth of the plan's samples in a profile:
+        // docs/benchmarks.md).
         let count = datagrams.underestimatedCount
         runs.reserveCapacity(count)
         next.reserveCapacity(count)
