@@ -168,7 +168,7 @@ public struct TrackRecorder: Sendable {
                 assembler.takeWholeFrame(sequenceNumber: sequenceNumber, endsFrame: datagram[datagram.startIndex + 1] & 0x80 != 0)
             {
                 lastFrameTimestamp = timestamp
-                return place(frame.bytes, isKeyframe: frame.isKeyframe, timestamp: timestamp, at: time)
+                return place(datagram[frame.frameStart..<payload.upperBound], isKeyframe: frame.isKeyframe, timestamp: timestamp, at: time)
             }
         }
         guard let packet = try? RTPPacket(decoding: Array(datagram)) else {

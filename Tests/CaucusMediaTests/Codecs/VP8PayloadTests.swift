@@ -94,6 +94,38 @@ import Testing
         #expect(VP8Payload.frame(from: [[0x10, 0x11], [0x11, 0x12], [0x01, 0x13]].map { $0[...] }) != nil, "later partitions are allowed")
     }
 
+    /// The recorder's in-place read finds, in a payload that lies inside a larger buffer (a
+    /// datagram in a batch), what `frame(from:)` copies out: the index is the buffer's, not the
+    /// payload's from zero.
+    @Test func aWholeFrameReadInPlaceIsWhatFrameFromCopies() {
+        var keyframe: [UInt8] = [0x00, 0x00, 0x00, 0x9D, 0x01, 0x2A, 0x10, 0x00, 0x10, 0x00]
+        keyframe += [0xAB, 0xCD]
+        let payloads: [(String, [UInt8])] = [
+            ("a key frame, short descriptor", [0x10] + keyframe),
+            ("a delta frame, 15-bit picture ID", [0x90, 0x80, 0x92, 0x34, 0x01, 0x02, 0x03]),
+            ("a delta frame of one byte, extensions L, T, K", [0x90, 0x70, 0x05, 0xA3, 0x01]),
+        ]
+        for (what, payload) in payloads {
+            let buffer: [UInt8] = [0xEE, 0xEE, 0xEE] + payload + [0xEE]
+            let slice = buffer[3..<(3 + payload.count)]
+            guard let frame = VP8Payload.wholeFrame(in: slice), let copied = VP8Payload.frame(from: [payload[...]]) else {
+                Issue.record("\(what): not read as a whole frame")
+                continue
+            }
+            #expect(Array(buffer[frame.frameStart..<slice.endIndex]) == copied.bytes, "\(what)")
+            #expect(frame.isKeyframe == copied.isKeyframe, "\(what)")
+        }
+        let refused: [(String, [UInt8])] = [
+            ("a continuation (S unset)", [0x00, 0x01, 0x02]),
+            ("a key frame without its start code", [0x10, 0x00, 0x00, 0x00, 0x9D, 0x01, 0x2B, 0, 0, 0, 0]),
+            ("a descriptor and nothing after it", [0x10]),
+        ]
+        for (what, payload) in refused {
+            let buffer: [UInt8] = [0xEE] + payload
+            #expect(VP8Payload.wholeFrame(in: buffer[1...]) == nil, "\(what)")
+        }
+    }
+
     @Test func opusIsOneFramePerPayloadUnchanged() throws {
         #expect(try OpusPayload.payloads(for: [0xFC, 0x01, 0x02], maximumPayloadSize: 1200) == [[0xFC, 0x01, 0x02]])
         #expect(throws: RTPPacketizationError.emptyFrame) { try OpusPayload.payloads(for: [], maximumPayloadSize: 1200) }
