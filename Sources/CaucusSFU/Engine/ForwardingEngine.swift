@@ -62,6 +62,8 @@ public final class ForwardingEngine {
 
     /// Slot maps, RTCP and copies waiting for the shell (``pollOutput(_:)``), and the counts.
     var outputs: [ForwardingOutput] = []
+    /// The storage the last poll emptied, kept for the outputs after the next (``pollOutput(_:)``).
+    var spareOutputs: [ForwardingOutput] = []
     /// What a user's RTCP calls for, kept between datagrams with its storage (``receive(rtcp:from:at:)``).
     var routedRTCP = RoutedRTCP()
     /// The numbers of the NACK being answered so far, kept with its storage (``answer(_:lost:from:now:into:)``).
