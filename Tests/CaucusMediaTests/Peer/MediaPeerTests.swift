@@ -101,6 +101,31 @@ import Testing
         #expect(harness.server.counters.afterClose == 1)
     }
 
+    /// The forwarding path's in-place protect uses the outbound context the peer keeps beside
+    /// its SRTP session: keyed as the session is (the client opens what it makes), and gone
+    /// with it (nothing is protected once the peer closed, and each refusal is counted).
+    @Test func theInPlacePathProtectsWithTheSessionsKeysAndNothingAfterClose() throws {
+        var harness = try PeerHarness()
+        let packet = SRTPTestPackets.rtp(sequence: 3, ssrc: 0x5555_6666, payloadLength: 120)
+        let tagLength = SRTPProfile.aeadAES128GCM.tagLength
+        func protectInPlace() -> [UInt8]? {
+            var buffer = packet + [UInt8](repeating: 0, count: tagLength)
+            let result = buffer.withUnsafeMutableBytes { harness.server.protect(rtp: $0, length: packet.count) }
+            return result.map { Array(buffer[..<$0.length]) }
+        }
+        #expect(protectInPlace() == nil, "not connected yet")
+        #expect(harness.server.counters.protectFailures == 1)
+
+        harness.connect()
+        var opened = try #require(protectInPlace())
+        try #require(harness.clientSRTP).unprotect(srtp: &opened)
+        #expect(opened == packet)
+
+        _ = harness.server.close(now: harness.now)
+        #expect(protectInPlace() == nil)
+        #expect(harness.server.counters.protectFailures == 2)
+    }
+
     @Test func aWrongCertificateFailsDTLS() throws {
         let stranger = try DTLSCertificate.generate(commonName: "stranger")
         var harness = try PeerHarness(serverExpects: stranger.fingerprint)
