@@ -112,7 +112,7 @@ extension SRTPContext {
     /// the tag authenticates an empty plaintext (RFC 7714 §9.2).
     private static func openGCM(
         _ gcm: AESGCMContext,
-        salt: [UInt8],
+        salt: SRTPSalt,
         _ buffer: UnsafeMutableRawBufferPointer,
         ssrc: UInt32,
         word: UInt32,

@@ -9,11 +9,15 @@
 ///
 /// Not thread-safe: one context belongs to the event loop that owns the peer.
 public final class SRTPContext {
-    public let profile: SRTPProfile
+    // What a forwarded copy reads is declared first, so it lies in the object's first bytes,
+    // beside its header: the RTP transform (its cipher's pointer and salt inline) and the
+    // outbound counters (the first few inline). A copy to a subscriber touches the context, and
+    // then only BoringSSL's keyed state.
     let rtp: SRTPTransform
+    private var outboundRTP = SRTPOutboundCounters()
+    public let profile: SRTPProfile
     let rtcp: SRTPTransform
 
-    private var outboundRTP: [UInt32: SRTPRolloverCounter] = [:]
     /// Bounded: the SSRCs are the peer's to choose (``SRTPInboundStreams``).
     private(set) var inboundRTP = SRTPInboundStreams<InboundRTPStream>()
     var outboundRTCPIndex: [UInt32: UInt32] = [:]
@@ -67,14 +71,14 @@ public final class SRTPContext {
     public func protect(rtp buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         guard length >= 0, buffer.count >= length + rtp.tagLength else { throw .bufferTooSmall }
         let header = try SRTPHeaderView(UnsafeRawBufferPointer(rebasing: buffer[..<length]), trailerLength: 0)
-        // One lookup per packet: the stream's counter is read and updated by its index.
-        let known = outboundRTP.index(forKey: header.ssrc)
-        var counter = known.map { outboundRTP.values[$0] } ?? SRTPRolloverCounter(first: header.sequence)
+        // One lookup per packet: the stream's counter is read and updated in its place.
+        let known = outboundRTP.position(of: header.ssrc)
+        var counter = known.map(outboundRTP.counter(at:)) ?? SRTPRolloverCounter(first: header.sequence)
         let index = counter.estimate(header.sequence)
         let protected = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(length + rtp.tagLength)])
         try Self.sealRTP(rtp, protected, header: header, index: index, plaintextLength: length)
         counter.accept(index)
-        if let known { outboundRTP.values[known] = counter } else { outboundRTP[header.ssrc] = counter }
+        outboundRTP.store(counter, for: header.ssrc, at: known)
         return protected.count
     }
 

@@ -1,6 +1,6 @@
 /// The 48-bit packet index of RFC 3711 §3.3.1: the 16-bit sequence number extended by a
 /// rollover counter the sender never transmits, guessed by the receiver (Appendix A).
-struct SRTPRolloverCounter: Sendable {
+struct SRTPRolloverCounter: Sendable, Equatable {
     private(set) var rollover: UInt32
     private(set) var highestSequence: UInt16
 

@@ -1,16 +1,18 @@
 /// One direction's keyed cipher for RTP or for RTCP: the session salt and the BoringSSL
 /// contexts of the profile, built once from the session keys.
 enum SRTPTransform {
-    case gcm(AESGCMContext, salt: [UInt8])
-    case counterMode(AESCounterModeContext, HMACSHA1Context, salt: [UInt8])
+    case gcm(AESGCMContext, salt: SRTPSalt)
+    case counterMode(AESCounterModeContext, HMACSHA1Context, salt: SRTPSalt)
 
     init(profile: SRTPProfile, keys: SRTPSessionKeys) throws(SRTPError) {
-        guard keys.encryptionKey.count == profile.keyLength, keys.salt.count == profile.saltLength else {
+        guard keys.encryptionKey.count == profile.keyLength, keys.salt.count == profile.saltLength,
+            let salt = SRTPSalt(keys.salt)
+        else {
             throw .invalidKeyingMaterial
         }
         switch profile {
         case .aeadAES128GCM:
-            self = .gcm(try AESGCMContext(key: keys.encryptionKey), salt: keys.salt)
+            self = .gcm(try AESGCMContext(key: keys.encryptionKey), salt: salt)
         case .aesCM128HMACSHA1_80:
             guard keys.authenticationKey.count == HMACSHA1Context.outputLength else {
                 throw .invalidKeyingMaterial
@@ -18,7 +20,7 @@ enum SRTPTransform {
             self = .counterMode(
                 try AESCounterModeContext(key: keys.encryptionKey),
                 try HMACSHA1Context(key: keys.authenticationKey),
-                salt: keys.salt
+                salt: salt
             )
         }
     }
@@ -35,14 +37,14 @@ enum SRTPTransform {
 enum SRTPNonce {
     /// AES-CM counter block (RFC 3711 §4.1.1): `(salt << 16) XOR (SSRC << 64) XOR (index << 16)`.
     static func withCounterBlock<R>(
-        salt: [UInt8],
+        salt: SRTPSalt,
         ssrc: UInt32,
         index: UInt64,
         _ body: (UnsafeRawBufferPointer) throws(SRTPError) -> R
     ) throws(SRTPError) -> R {
         var block: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &block) { bytes in
-            for i in 0..<14 { bytes[i] = salt[i] }
+            salt.copy(into: bytes)
             xorBigEndian(ssrc, into: bytes, at: 4, width: 4)
             xorBigEndian(index, into: bytes, at: 8, width: 6)
         }
@@ -52,14 +54,14 @@ enum SRTPNonce {
     /// GCM nonce (RFC 7714 §8.1 and §9.1): `salt XOR (0^16 || SSRC || counter)`, where the
     /// 48-bit counter is ROC || SEQ for SRTP and 0^16 || index for SRTCP.
     static func withGCMNonce<R>(
-        salt: [UInt8],
+        salt: SRTPSalt,
         ssrc: UInt32,
         counter: UInt64,
         _ body: (UnsafeRawBufferPointer) throws(SRTPError) -> R
     ) throws(SRTPError) -> R {
         var nonce: (UInt64, UInt32) = (0, 0)
         withUnsafeMutableBytes(of: &nonce) { bytes in
-            for i in 0..<12 { bytes[i] = salt[i] }
+            salt.copy(into: bytes)
             xorBigEndian(ssrc, into: bytes, at: 2, width: 4)
             xorBigEndian(counter, into: bytes, at: 6, width: 6)
         }

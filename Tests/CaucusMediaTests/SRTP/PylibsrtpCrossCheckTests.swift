@@ -74,6 +74,34 @@ import Testing
         #expect(throws: SRTPError.authenticationFailed) { try ours.unprotect(srtp: &tampered) }
     }
 
+    /// Many streams at once, as a subscriber with many slots receives: twenty SSRCs (more than
+    /// a context keeps inline, ``SRTPOutboundCounters``), half wrapping each at its own step and
+    /// half far from a wrap, so a stream given another's rollover counter would fail libsrtp's
+    /// tag (a counter past its wrap makes 30,000 read as the next lap's).
+    @Test(arguments: SRTPProfile.allCases)
+    func libsrtpDecryptsManyStreamsEachAcrossItsOwnWrap(profile: SRTPProfile) async throws {
+        let material = SRTPTestPackets.keyingMaterial(profile, seed: 45)
+        let ours = try SRTPContext(profile: profile, keyingMaterial: material)
+        var packets: [[UInt8]] = []
+        for round in 0..<12 {
+            for stream in 0..<20 {
+                // An even stream k starts at 65,535 - k/2 and wraps in round k/2 + 1; an odd one
+                // starts at 30,000 + k.
+                let first = stream % 2 == 0 ? 65_535 - stream / 2 : 30_000 + stream
+                let sequence = UInt16(truncatingIfNeeded: first + round)
+                packets.append(SRTPTestPackets.rtp(sequence: sequence, ssrc: 0x5000_0000 + UInt32(stream) * 0x1_0001, payloadLength: 20 + stream))
+            }
+        }
+        var operations: [(PylibsrtpPeer.Operation, [UInt8])] = []
+        for packet in packets {
+            var protected = packet
+            try ours.protect(rtp: &protected)
+            operations.append((.unprotectRTP, protected))
+        }
+        let answers = try await PylibsrtpPeer.run(profile, material, operations)
+        #expect(answers == packets.map { .packet($0) })
+    }
+
     /// And libsrtp refuses our packets once tampered with: the tag is really checked there.
     @Test(arguments: SRTPProfile.allCases)
     func libsrtpRefusesOurForgeries(profile: SRTPProfile) async throws {

@@ -26,7 +26,7 @@ import Testing
             let gcm = try AESGCMContext(key: keys.encryptionKey)
             let additionalData = plain + word
             var tag = [UInt8](repeating: 0, count: 16)
-            try SRTPNonce.withGCMNonce(salt: keys.salt, ssrc: ssrc, counter: UInt64(index)) { (nonce) throws(SRTPError) in
+            try SRTPNonce.withGCMNonce(salt: try #require(SRTPSalt(keys.salt)), ssrc: ssrc, counter: UInt64(index)) { (nonce) throws(SRTPError) in
                 try additionalData.withBytes { (additionalData) throws(SRTPError) in
                     try tag.withMutableBytes { (tag) throws(SRTPError) in
                         try gcm.seal(nonce: nonce, additionalData: additionalData, buffer: tag, plaintextLength: 0)

@@ -7,7 +7,7 @@ import Testing
     /// index 0, including the blocks around the 16-bit counter's carry (FEFF, FF00, FF01).
     @Test func aesCounterModeKeystream() throws {
         let context = try AESCounterModeContext(key: hex("2B7E151628AED2A6ABF7158809CF4F3C"))
-        let salt = hex("F0F1F2F3F4F5F6F7F8F9FAFBFCFD")
+        let salt = try #require(SRTPSalt(hex("F0F1F2F3F4F5F6F7F8F9FAFBFCFD")))
         var keystream = [UInt8](repeating: 0, count: 16 * 0xFF02)
         try SRTPNonce.withCounterBlock(salt: salt, ssrc: 0, index: 0) { iv in
             keystream.withUnsafeMutableBytes { context.apply(iv: iv, to: $0) }
