@@ -70,7 +70,7 @@ struct SRTPOutboundCounters {
             withUnsafeMutablePointer(to: &ssrcs) { tuple in
                 tuple.withMemoryRebound(to: UInt32.self, capacity: Self.inlineCapacity) { $0[place] = ssrc }
             }
-            setInline(counter, at: inlineCount)
+            setInline(counter, at: place)
             inlineCount += 1
         case nil:
             overflow[ssrc] = counter

@@ -5,14 +5,12 @@
 /// a cache miss on every copy.)
 struct SRTPSalt: Sendable {
     static let capacity = 16
-    /// The bytes, in order, zero past `count`.
+    /// The bytes, in order, zero past the salt's end (no profile needs its length again).
     private var bytes: (UInt64, UInt64) = (0, 0)
-    let count: Int
 
     /// `bytes` as they are; nil past ``capacity`` (no profile's salt is that long).
     init?(_ salt: [UInt8]) {
         guard salt.count <= Self.capacity else { return nil }
-        count = salt.count
         withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: salt) }
     }
 
