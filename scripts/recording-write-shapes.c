@@ -15,6 +15,8 @@
 //   mmap      the file grown by STEP bytes (262144) with fallocate(2), mapped MAP_SHARED,
 //             clusters copied in
 //   fallocate fallocate(FALLOC_FL_KEEP_SIZE) STEP bytes (1048576) ahead, then as shipped
+//   direct    O_DIRECT: each cluster padded to a multiple of 4 KiB (in a real file an EBML
+//             Void), the duration's 4 KiB block written whole
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,7 +43,7 @@ static void check(int ok, const char *what) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s shipped|write|pwrite|reserve|mmap|fallocate ROUNDS [BYTES] [STEP]\n", argv[0]);
+        fprintf(stderr, "usage: %s shipped|write|pwrite|reserve|mmap|fallocate|direct ROUNDS [BYTES] [STEP]\n", argv[0]);
         return 2;
     }
     const char *way = argv[1];
@@ -50,7 +52,8 @@ int main(int argc, char **argv) {
     long step = argc > 4 ? atol(argv[4]) : 0;
     int shipped = !strcmp(way, "shipped"), writeOnly = !strcmp(way, "write"), pwriteOnly = !strcmp(way, "pwrite");
     int reserve = !strcmp(way, "reserve"), mapped = !strcmp(way, "mmap"), ahead = !strcmp(way, "fallocate");
-    if (!(shipped || writeOnly || pwriteOnly || reserve || mapped || ahead) || rounds < 1) {
+    int direct = !strcmp(way, "direct");
+    if (!(shipped || writeOnly || pwriteOnly || reserve || mapped || ahead || direct) || rounds < 1) {
         fprintf(stderr, "unknown way or rounds\n");
         return 2;
     }
@@ -59,7 +62,8 @@ int main(int argc, char **argv) {
 
     char folder[] = "write-shapes-XXXXXX";
     check(mkdtemp(folder) != NULL, "mkdtemp");
-    static char cluster[1 << 21];
+    // Aligned for O_DIRECT.
+    static char cluster[1 << 21] __attribute__((aligned(4096)));
     memset(cluster, 7, sizeof cluster);
     int descriptors[files];
     long end[files], room[files];
@@ -67,14 +71,15 @@ int main(int argc, char **argv) {
     for (int index = 0; index < files; index++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%d.webm", folder, index);
-        descriptors[index] = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+        descriptors[index] = open(path, O_RDWR | O_CREAT | O_EXCL | (direct ? O_DIRECT : 0), 0644);
         check(descriptors[index] >= 0, "open");
         end[index] = 0;
         room[index] = 0;
         maps[index] = NULL;
         if (!mapped) {
-            check(write(descriptors[index], cluster, 200) == 200, "write header");
-            end[index] = room[index] = 200;
+            long header = direct ? 4096 : 200;
+            check(write(descriptors[index], cluster, header) == header, "write header");
+            end[index] = room[index] = header;
         }
     }
 
@@ -85,6 +90,13 @@ int main(int argc, char **argv) {
             if (bytes + step > (long)sizeof cluster) bytes = sizeof cluster - step;
             int fd = descriptors[index];
             double duration = round;
+            if (direct) {
+                bytes = (bytes + 4095) / 4096 * 4096;
+                check(pwrite(fd, cluster, bytes, end[index]) == bytes, "pwrite cluster");
+                end[index] += bytes;
+                check(pwrite(fd, cluster, 4096, 0) == 4096, "pwrite duration's block");
+                continue;
+            }
             if (mapped) {
                 if (end[index] + bytes > room[index]) {
                     check(fallocate(fd, 0, room[index], step) == 0, "fallocate");
